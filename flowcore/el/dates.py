@@ -1,0 +1,465 @@
+"""Java date patterns and time zones for the EL date functions.
+
+NiFi's ``format()`` and ``toDate()`` take ``java.text.SimpleDateFormat`` patterns such as
+``yyyy-MM-dd HH:mm:ss.SSS``. ``strftime`` cannot express them (milliseconds, field widths,
+quoted text), so a pattern is tokenised once and then formats and parses directly, always
+with English (``Locale.US``) names. Dates are epoch milliseconds; ``None`` as a zone means
+the process's local time zone, as a JVM uses its default zone.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import time
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from flowcore.errors import ExpressionError
+
+__all__ = [
+    "DatePattern",
+    "compile_date_pattern",
+    "date_to_string",
+    "parse_default_date",
+    "resolve_zone",
+]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ONE_MS = timedelta(milliseconds=1)
+
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+# SimpleDateFormat's pattern letters; every other ASCII letter is illegal.
+_LETTERS = frozenset("GyYMLwWDdFEuaHkKhmsSzZX")
+_NUMERIC = frozenset("yYMLwWDdFuHkKhmsS")
+
+# Java's legacy three-letter time zone IDs that are not tz database names.
+_LEGACY_IDS = {
+    "PST": "America/Los_Angeles",
+    "CST": "America/Chicago",
+    "AST": "America/Anchorage",
+    "IST": "Asia/Kolkata",
+    "JST": "Asia/Tokyo",
+    "ECT": "Europe/Paris",
+    "AET": "Australia/Sydney",
+    "BST": "Asia/Dhaka",
+}
+
+# Zone abbreviations accepted when parsing a "z" field, as fixed offsets in minutes.
+_ABBREVIATIONS = {
+    "UTC": 0,
+    "GMT": 0,
+    "UT": 0,
+    "Z": 0,
+    "WET": 0,
+    "WEST": 60,
+    "BST": 60,
+    "CET": 60,
+    "CEST": 120,
+    "EET": 120,
+    "EEST": 180,
+    "MSK": 180,
+    "IST": 330,
+    "JST": 540,
+    "AEST": 600,
+    "AEDT": 660,
+    "HST": -600,
+    "AKST": -540,
+    "AKDT": -480,
+    "PST": -480,
+    "PDT": -420,
+    "MST": -420,
+    "MDT": -360,
+    "CST": -360,
+    "CDT": -300,
+    "EST": -300,
+    "EDT": -240,
+}
+
+_OFFSET_ID = re.compile(r"(?:GMT|UTC|UT)?([+-])(\d{1,2})(?::?(\d{2}))?")
+
+
+def _fixed_zone(minutes: int, name: str | None = None) -> timezone:
+    if name is None:
+        sign = "-" if minutes < 0 else "+"
+        hours, mins = divmod(abs(minutes), 60)
+        name = f"GMT{sign}{hours:02d}:{mins:02d}"
+    return timezone(timedelta(minutes=minutes), name)
+
+
+@functools.lru_cache(maxsize=256)
+def resolve_zone(zone_id: str) -> tzinfo:
+    """The zone for a Java time zone ID ("UTC", "America/New_York", "GMT+02:00", "PST")."""
+    name = zone_id.strip()
+    if name in ("UTC", "GMT", "UT"):
+        return _fixed_zone(0, name)
+    match = _OFFSET_ID.fullmatch(name)
+    if match is not None:
+        sign, hours, mins = match.group(1), int(match.group(2)), int(match.group(3) or 0)
+        if hours > 18 or mins > 59:
+            raise ExpressionError(f"Invalid time zone offset '{zone_id}'")
+        total = hours * 60 + mins
+        return _fixed_zone(-total if sign == "-" else total)
+    try:
+        return ZoneInfo(_LEGACY_IDS.get(name, name))
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ExpressionError(f"Unknown time zone '{zone_id}'") from None
+
+
+def _to_datetime(epoch_ms: int, zone: tzinfo | None) -> datetime:
+    utc = _EPOCH + timedelta(milliseconds=epoch_ms)
+    return utc.astimezone(zone) if zone is not None else utc.astimezone()
+
+
+def _sunday_index(day: date) -> int:
+    return (day.weekday() + 1) % 7
+
+
+def _us_week(day: date) -> tuple[int, int]:
+    """(week year, week of year) with weeks starting on Sunday, as Locale.US counts them."""
+    start = day - timedelta(days=_sunday_index(day))
+    if (start + timedelta(days=6)).year > day.year:
+        return day.year + 1, 1
+    jan1 = date(day.year, 1, 1)
+    first_start = jan1 - timedelta(days=_sunday_index(jan1))
+    return day.year, (start - first_start).days // 7 + 1
+
+
+def _offset_minutes(moment: datetime) -> int:
+    offset = moment.utcoffset()
+    return 0 if offset is None else int(offset.total_seconds()) // 60
+
+
+def _rfc822(minutes: int, colon: bool = False) -> str:
+    sign = "-" if minutes < 0 else "+"
+    hours, mins = divmod(abs(minutes), 60)
+    return f"{sign}{hours:02d}:{mins:02d}" if colon else f"{sign}{hours:02d}{mins:02d}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    letter: str
+    count: int
+
+
+def _tokenize(pattern: str) -> tuple[_Field | str, ...]:
+    tokens: list[_Field | str] = []
+    literal: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        if char == "'":
+            if i + 1 < n and pattern[i + 1] == "'":
+                literal.append("'")
+                i += 2
+                continue
+            j = i + 1
+            while True:
+                if j >= n:
+                    raise ExpressionError(f"Unterminated quote in date pattern '{pattern}'")
+                if pattern[j] == "'":
+                    if j + 1 < n and pattern[j + 1] == "'":
+                        literal.append("'")
+                        j += 2
+                        continue
+                    break
+                literal.append(pattern[j])
+                j += 1
+            i = j + 1
+        elif char.isascii() and char.isalpha():
+            if char not in _LETTERS:
+                raise ExpressionError(
+                    f"Illegal pattern character '{char}' in date pattern '{pattern}'"
+                )
+            j = i
+            while j < n and pattern[j] == char:
+                j += 1
+            if char == "X" and j - i > 3:
+                raise ExpressionError(f"Invalid ISO 8601 format length in date pattern '{pattern}'")
+            if literal:
+                tokens.append("".join(literal))
+                literal.clear()
+            tokens.append(_Field(char, j - i))
+            i = j
+        else:
+            literal.append(char)
+            i += 1
+    if literal:
+        tokens.append("".join(literal))
+    return tuple(tokens)
+
+
+def _names_regex(names: tuple[str, ...]) -> str:
+    choices = sorted({*names, *(name[:3] for name in names)}, key=len, reverse=True)
+    return "|".join(choices)
+
+
+_ZONE_TEXT = r"(?:GMT|UTC|UT)[+-]\d{1,2}(?::?\d{2})?|[+-]\d{4}|[A-Za-z][A-Za-z_]*(?:/[A-Za-z_+-]+)*"
+
+
+class DatePattern:
+    """A compiled Java date pattern: formats epoch milliseconds and parses text back."""
+
+    __slots__ = ("_regex", "_tokens", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._tokens = _tokenize(pattern)
+        self._regex = re.compile(self._parse_regex(), re.IGNORECASE)
+
+    def format(self, epoch_ms: int, zone: tzinfo | None = None) -> str:
+        """Render ``epoch_ms`` in ``zone`` (None: the local zone)."""
+        moment = _to_datetime(epoch_ms, zone)
+        return "".join(
+            token if isinstance(token, str) else _format_field(token, moment)
+            for token in self._tokens
+        )
+
+    def parse(self, text: str, zone: tzinfo | None = None) -> int:
+        """Epoch milliseconds for ``text``; a zone in the text wins over ``zone``."""
+        match = self._regex.fullmatch(text)
+        if match is None:
+            raise ExpressionError(f"Cannot parse '{text}' as a date with format '{self.pattern}'")
+        year, month, day, hour, minute, second, millis = 1970, 1, 1, 0, 0, 0, 0
+        day_of_year: int | None = None
+        hour12: int | None = None
+        pm: bool | None = None
+        week_year: int | None = None
+        has_year = has_month_day = False
+        parsed_zone: tzinfo | None = None
+        for index, token in enumerate(self._tokens):
+            if isinstance(token, str):
+                continue
+            value = match.group(f"g{index}")
+            letter = token.letter
+            if letter == "y":
+                year = 2000 + int(value) if token.count <= 2 and len(value) == 2 else int(value)
+                has_year = True
+            elif letter == "Y":
+                week_year = int(value)
+            elif letter in "ML":
+                has_month_day = True
+                month = int(value) if value.isdigit() else _month_number(value)
+            elif letter == "d":
+                has_month_day = True
+                day = int(value)
+            elif letter == "D":
+                day_of_year = int(value)
+            elif letter == "H":
+                hour = int(value)
+            elif letter == "k":
+                hour = int(value) % 24
+            elif letter in "Kh":
+                hour12 = int(value) % 12
+            elif letter == "a":
+                pm = value.upper() == "PM"
+            elif letter == "m":
+                minute = int(value)
+            elif letter == "s":
+                second = int(value)
+            elif letter == "S":
+                # SimpleDateFormat reads S as a count of milliseconds; longer fields are
+                # read as a fraction of a second, as java.time does.
+                millis = int(value) if token.count <= 3 else int(value.ljust(3, "0")[:3])
+            elif letter in "zZX":
+                parsed_zone = _parse_zone(value)
+        if not has_year and week_year is not None:
+            year = week_year
+        if hour12 is not None:
+            hour = hour12 + (12 if pm else 0)
+        try:
+            if day_of_year is not None and not has_month_day:
+                base = date(year, 1, 1) + timedelta(days=day_of_year - 1)
+                month, day = base.month, base.day
+            moment = datetime(
+                year,
+                month,
+                day,
+                hour,
+                minute,
+                second,
+                millis * 1000,
+                tzinfo=parsed_zone or zone or UTC,
+            )
+        except (ValueError, OverflowError) as exc:
+            raise ExpressionError(
+                f"Cannot parse '{text}' as a date with format '{self.pattern}': {exc}"
+            ) from None
+        if parsed_zone is None and zone is None:
+            # Local wall-clock time: mktime applies the process's zone and DST rules.
+            try:
+                seconds = time.mktime((year, month, day, hour, minute, second, 0, 0, -1))
+            except (OverflowError, ValueError) as exc:
+                raise ExpressionError(f"Cannot convert '{text}' to a local time: {exc}") from None
+            return int(seconds) * 1000 + millis
+        return (moment - _EPOCH) // _ONE_MS
+
+    def _parse_regex(self) -> str:
+        parts: list[str] = []
+        tokens = self._tokens
+        for index, token in enumerate(tokens):
+            if isinstance(token, str):
+                parts.append(re.escape(token))
+                continue
+            letter, count = token.letter, token.count
+            following = tokens[index + 1] if index + 1 < len(tokens) else None
+            abutting = isinstance(following, _Field) and _is_numeric(following)
+            if _is_numeric(token):
+                body = rf"\d{{{count}}}" if abutting else r"\d+"
+                parts.append(f"(?P<g{index}>{body})")
+                continue
+            if letter in "ML":
+                body = _names_regex(_MONTHS)
+            elif letter == "E":
+                body = _names_regex(_DAYS)
+            elif letter == "a":
+                body = "AM|PM"
+            elif letter == "G":
+                body = "AD|BC"
+            elif letter == "z":
+                body = _ZONE_TEXT
+            elif letter == "Z":
+                body = r"[+-]\d{2}:?\d{2}|Z"
+            else:  # X
+                body = r"Z|[+-]\d{2}(?::?\d{2})?"
+            parts.append(f"(?P<g{index}>{body})")
+        return "".join(parts)
+
+
+def _is_numeric(field: _Field) -> bool:
+    return field.letter in _NUMERIC and not (field.letter in "ML" and field.count >= 3)
+
+
+def _month_number(name: str) -> int:
+    prefix = name[:3].lower()
+    for number, month in enumerate(_MONTHS, start=1):
+        if month[:3].lower() == prefix:
+            return number
+    raise ExpressionError(f"Unknown month name '{name}'")
+
+
+def _parse_zone(text: str) -> tzinfo:
+    upper = text.upper()
+    if upper in _ABBREVIATIONS:
+        return _fixed_zone(_ABBREVIATIONS[upper], upper if upper != "Z" else "UTC")
+    match = re.fullmatch(r"([+-])(\d{2}):?(\d{2})?", text)
+    if match is not None:
+        total = int(match.group(2)) * 60 + int(match.group(3) or 0)
+        return _fixed_zone(-total if match.group(1) == "-" else total)
+    return resolve_zone(text)
+
+
+def _pad(value: int, count: int) -> str:
+    return str(value).zfill(count)
+
+
+def _format_field(field: _Field, moment: datetime) -> str:
+    letter, count = field.letter, field.count
+    if letter == "y":
+        return f"{moment.year % 100:02d}" if count == 2 else _pad(moment.year, count)
+    if letter == "Y":
+        week_year = _us_week(moment.date())[0]
+        return f"{week_year % 100:02d}" if count == 2 else _pad(week_year, count)
+    if letter in "ML":
+        if count >= 4:
+            return _MONTHS[moment.month - 1]
+        if count == 3:
+            return _MONTHS[moment.month - 1][:3]
+        return _pad(moment.month, count)
+    if letter == "d":
+        return _pad(moment.day, count)
+    if letter == "H":
+        return _pad(moment.hour, count)
+    if letter == "m":
+        return _pad(moment.minute, count)
+    if letter == "s":
+        return _pad(moment.second, count)
+    if letter == "S":
+        return _pad(moment.microsecond // 1000, count)
+    if letter == "E":
+        name = _DAYS[moment.weekday()]
+        return name if count >= 4 else name[:3]
+    if letter == "a":
+        return "AM" if moment.hour < 12 else "PM"
+    if letter == "h":
+        return _pad(moment.hour % 12 or 12, count)
+    if letter == "K":
+        return _pad(moment.hour % 12, count)
+    if letter == "k":
+        return _pad(moment.hour or 24, count)
+    if letter == "D":
+        return _pad(moment.timetuple().tm_yday, count)
+    if letter == "F":
+        return _pad((moment.day - 1) // 7 + 1, count)
+    if letter == "w":
+        return _pad(_us_week(moment.date())[1], count)
+    if letter == "W":
+        first = moment.date().replace(day=1)
+        return _pad((moment.day - 1 + _sunday_index(first)) // 7 + 1, count)
+    if letter == "u":
+        return _pad(moment.isoweekday(), count)
+    if letter == "G":
+        return "AD"
+    minutes = _offset_minutes(moment)
+    if letter == "z":
+        return moment.tzname() or _fixed_zone(minutes).tzname(None) or ""
+    if letter == "Z":
+        return _rfc822(minutes)
+    # X: ISO 8601 offset
+    if minutes == 0:
+        return "Z"
+    if count == 1:
+        return _rfc822(minutes)[:3]
+    return _rfc822(minutes, colon=count == 3)
+
+
+@functools.lru_cache(maxsize=256)
+def compile_date_pattern(pattern: str) -> DatePattern:
+    """The compiled form of a Java date pattern; raises ExpressionError if it is invalid."""
+    return DatePattern(pattern)
+
+
+_TO_STRING = compile_date_pattern("EEE MMM dd HH:mm:ss zzz yyyy")
+_TO_STRING_SHAPE = re.compile(r"(?:[a-zA-Z]{3} ){2}\d{2} \d{2}:\d{2}:\d{2} .*? \d{4}")
+_SLASHED = re.compile(r"\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(\.\d{3})?")
+_SLASHED_PATTERN = compile_date_pattern("yyyy/MM/dd HH:mm:ss")
+_SLASHED_MILLIS_PATTERN = compile_date_pattern("yyyy/MM/dd HH:mm:ss.SSS")
+
+
+def date_to_string(epoch_ms: int) -> str:
+    """A date as Java's ``Date.toString()`` renders it, in the local zone."""
+    return _TO_STRING.format(epoch_ms)
+
+
+def parse_default_date(text: str) -> int:
+    """Epoch milliseconds for text converted to a date without a format, as NiFi does.
+
+    Accepted: a whole number of milliseconds, ``Date.toString()`` output, and
+    ``yyyy/MM/dd HH:mm:ss[.SSS]`` in the local zone.
+    """
+    value = text.strip()
+    if value.isascii() and value.isdigit():
+        return int(value)
+    if _TO_STRING_SHAPE.fullmatch(value):
+        return _TO_STRING.parse(value)
+    slashed = _SLASHED.fullmatch(value)
+    if slashed is not None:
+        pattern = _SLASHED_PATTERN if slashed.group(1) is None else _SLASHED_MILLIS_PATTERN
+        return pattern.parse(value)
+    raise ExpressionError(f"Could not implicitly convert '{value}' to a date")

@@ -1,0 +1,272 @@
+"""Hand-written parser from EL text to ``nodes`` parts.
+
+Outside expressions it applies NiFi's escaping: a run of ``$`` before a complete
+``{...}`` pairs up left to right (``$${x}`` is the text ``${x}``, ``$$${x}`` is ``$`` then
+an expression), and ``#`` runs before ``#{name}`` work the same way for parameters. A
+``${`` that is never closed is plain text, as in NiFi. Inside ``${...}`` it is a small
+recursive-descent parser; whitespace between tokens is ignored. Syntax errors raise
+``ExpressionError`` with the 0-based position in the original text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from flowcore.el.nodes import (
+    AttributeRef,
+    Embedded,
+    FunctionCall,
+    Literal,
+    Node,
+    ParameterRef,
+    ParameterText,
+    Part,
+    Text,
+)
+from flowcore.el.values import Kind
+from flowcore.errors import ExpressionError
+
+__all__ = ["parse_template"]
+
+_WHITESPACE = " \t\r\n"
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Unquoted attribute names stop at the characters NiFi reserves, and at whitespace.
+_ATTRIBUTE = re.compile(r"[^$|{}()\[\],:;/*'\"\s]+")
+_NUMBER = re.compile(
+    r"[-+]?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\d+)"
+)
+_WHOLE = re.compile(r"[-+]?\d+")
+_PARAMETER_NAME = re.compile(r"[A-Za-z0-9 ._-]+")
+_ESCAPES = {"'": "'", '"': '"', "n": "\n", "r": "\r", "t": "\t", "\\": "\\"}
+_STARTS = re.compile(r"[$#]")
+_STARTS_NO_PARAMETERS = re.compile(r"\$")
+
+
+def _error(message: str, pos: int, detail: str = "") -> ExpressionError:
+    return ExpressionError(f"{message} at position {pos}" + (f": {detail}" if detail else ""))
+
+
+def _unexpected(text: str, pos: int, expected: str) -> ExpressionError:
+    found = f"'{text[pos]}'" if pos < len(text) else "end of text"
+    return _error(f"Unexpected {found}", pos, f"expected {expected}")
+
+
+def find_closing_brace(text: str, start: int) -> int:
+    """Index of the ``}`` closing a ``{`` just before ``start``, or -1 if there is none."""
+    depth = 1
+    i, n = start, len(text)
+    while i < n:
+        char = text[i]
+        if char == "'" or char == '"':
+            i += 1
+            while i < n and text[i] != char:
+                i += 2 if text[i] == "\\" else 1
+            if i >= n:
+                return -1
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def parse_template(text: str, *, parameters: bool = True) -> list[Part]:
+    """Split ``text`` into literal text, ``${...}`` expressions and ``#{...}`` parameters.
+
+    With ``parameters=False`` (used for parameter values) ``#`` has no special meaning
+    outside expressions.
+    """
+    parts: list[Part] = []
+    buffer: list[str] = []
+
+    def flush() -> None:
+        if buffer:
+            parts.append(Text("".join(buffer)))
+            buffer.clear()
+
+    starts = _STARTS if parameters else _STARTS_NO_PARAMETERS
+    parser = _ExpressionParser(text)
+    i, n = 0, len(text)
+    while i < n:
+        found = starts.search(text, i)
+        if found is None:
+            buffer.append(text[i:])
+            break
+        run_start = found.start()
+        buffer.append(text[i:run_start])
+        char = text[run_start]
+        brace = run_start
+        while brace < n and text[brace] == char:
+            brace += 1
+        run = brace - run_start
+        if brace >= n or text[brace] != "{":
+            buffer.append(text[run_start:brace])
+            i = brace
+            continue
+        end = find_closing_brace(text, brace + 1) if char == "$" else text.find("}", brace + 1)
+        if end < 0:  # never closed: literal text, the run of $ or # included
+            buffer.append(text[run_start:brace])
+            i = brace
+            continue
+        buffer.append(char * (run // 2))
+        if run % 2 == 0:  # escaped: the braces are literal text
+            buffer.append(text[brace : end + 1])
+        elif char == "$":
+            flush()
+            node, after = parser.expression(brace + 1)
+            if after != end + 1:
+                raise _error(f"Unexpected {_describe(text, after - 1)}", after - 1)
+            parts.append(Embedded(node))
+        else:
+            name = text[brace + 1 : end]
+            if not _PARAMETER_NAME.fullmatch(name):
+                raise _error(
+                    f"Invalid parameter name '{name}' (letters, digits, space, '.', '-' and '_' "
+                    "are allowed)",
+                    brace + 1,
+                )
+            flush()
+            parts.append(ParameterText(name, run_start + run - 1))
+        i = end + 1
+    flush()
+    return parts
+
+
+class _ExpressionParser:
+    """Parses the inside of ``${...}``; every method takes and returns a text offset."""
+
+    __slots__ = ("n", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.n = len(text)
+
+    def _skip(self, i: int) -> int:
+        text, n = self.text, self.n
+        while i < n and text[i] in _WHITESPACE:
+            i += 1
+        return i
+
+    def expression(self, i: int) -> tuple[Node, int]:
+        """Parse from just after ``${`` through the closing ``}``."""
+        text = self.text
+        i = self._skip(i)
+        node, i = self._subject(i)
+        while True:
+            i = self._skip(i)
+            if i >= self.n:
+                raise _error("Expected '}' to close the expression", i)
+            char = text[i]
+            if char == "}":
+                return node, i + 1
+            if char != ":":
+                hint = ""
+                if _ATTRIBUTE.match(text, i) and isinstance(node, AttributeRef):
+                    hint = " (quote attribute names that contain spaces or special characters)"
+                raise _error(f"Unexpected {_describe(text, i)}, expected ':' or '}}'{hint}", i)
+            i = self._skip(i + 1)
+            found = _IDENTIFIER.match(text, i)
+            if found is None:
+                raise _error(f"Expected a function name after ':', found {_describe(text, i)}", i)
+            name = found.group()
+            args, after = self._arguments(self._skip(found.end()), name)
+            node = FunctionCall(name, node, args, i)
+            i = after
+
+    def _subject(self, i: int) -> tuple[Node, int]:
+        text = self.text
+        if i < self.n and text[i] in "'\"":
+            name, after = self._string(i)
+            return AttributeRef(name, i), after
+        if text.startswith("#{", i):
+            return self._parameter(i)
+        if text.startswith("${", i):
+            raise _error("An embedded expression cannot be a subject", i)
+        found = _ATTRIBUTE.match(text, i)
+        if found is None:
+            raise _error(f"Expected an attribute name or a function, found {_describe(text, i)}", i)
+        name = found.group()
+        after = self._skip(found.end())
+        if after < self.n and text[after] == "(":
+            if not _IDENTIFIER.fullmatch(name):
+                raise _error(f"Invalid function name '{name}'", i)
+            args, after = self._arguments(after, name)
+            return FunctionCall(name, None, args, i), after
+        if name[0].isdigit():
+            raise _error(f"Attribute name '{name}' starts with a digit and must be quoted", i)
+        return AttributeRef(name, i), found.end()
+
+    def _arguments(self, i: int, name: str) -> tuple[tuple[Node, ...], int]:
+        text = self.text
+        if i >= self.n or text[i] != "(":
+            raise _error(
+                f"Expected '(' after function name '{name}', found {_describe(text, i)}", i
+            )
+        i = self._skip(i + 1)
+        if i < self.n and text[i] == ")":
+            return (), i + 1
+        args: list[Node] = []
+        while True:
+            arg, i = self._argument(i)
+            args.append(arg)
+            i = self._skip(i)
+            if i < self.n and text[i] == ",":
+                i = self._skip(i + 1)
+                continue
+            if i < self.n and text[i] == ")":
+                return tuple(args), i + 1
+            raise _error(
+                f"Expected ',' or ')' in the arguments of '{name}', found {_describe(text, i)}", i
+            )
+
+    def _argument(self, i: int) -> tuple[Node, int]:
+        text = self.text
+        if i < self.n and text[i] in "'\"":
+            value, after = self._string(i)
+            return Literal(value, Kind.STRING, i), after
+        if text.startswith("${", i):
+            return self.expression(i + 2)
+        if text.startswith("#{", i):
+            return self._parameter(i)
+        number = _NUMBER.match(text, i)
+        if number is not None and not _IDENTIFIER.match(text, number.end()):
+            literal = number.group()
+            if _WHOLE.fullmatch(literal):
+                return Literal(int(literal), Kind.WHOLE, i), number.end()
+            return Literal(float(literal), Kind.DECIMAL, i), number.end()
+        word = _IDENTIFIER.match(text, i)
+        if word is not None and word.group() in ("true", "false"):
+            return Literal(word.group() == "true", Kind.BOOLEAN, i), word.end()
+        raise _error(
+            "Expected an argument (a quoted string, a number, true, false or ${...}), "
+            f"found {_describe(text, i)}",
+            i,
+        )
+
+    def _string(self, i: int) -> tuple[str, int]:
+        text, n = self.text, self.n
+        quote = text[i]
+        out: list[str] = []
+        j = i + 1
+        while j < n:
+            char = text[j]
+            if char == "\\" and j + 1 < n:
+                following = text[j + 1]
+                out.append(_ESCAPES.get(following, "\\" + following))
+                j += 2
+                continue
+            if char == quote:
+                return "".join(out), j + 1
+            out.append(char)
+            j += 1
+        raise _error("Unterminated string literal", i)
+
+    def _parameter(self, i: int) -> tuple[Node, int]:
+        end = self.text.find("}", i + 2)
+        name = self.text[i + 2 : end] if end > 0 else ""
+        if end < 0 or not _PARAMETER_NAME.fullmatch(name):
+            raise _error("Invalid parameter reference", i)
+        return ParameterRef(name, i), end + 1

@@ -1,0 +1,437 @@
+"""A flowcore node: repositories, connections, processors and ports, wired in one place.
+
+``Node`` opens the three repositories named by the settings (found through entry points),
+recovers from them (queues, swap state, claimant counts, id counters, component state),
+sweeps orphaned content, and then offers what the scheduler, the TestRunner, the CLI and
+the REST API need: triggering processors, enqueueing into input ports, checkpoints,
+provenance indexing, queries and replay.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid as uuid_module
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from flowcore.clock import Clock, SystemClock
+from flowcore.engine.connection import Connection
+from flowcore.engine.processor_node import ProcessorNode, RunState, ScheduleConfig
+from flowcore.errors import ConfigurationError, FlowCoreError
+from flowcore.flow.definition import FlowDefinition, FlowDefinitionError
+from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
+from flowcore.model.provenance import ProvenanceEvent, ProvenanceEventType
+from flowcore.processor.context import ProcessContext
+from flowcore.processor.processor import Processor
+from flowcore.processor.registry import processor_class, service_class
+from flowcore.processor.service import ControllerService
+from flowcore.queue.prioritizers import resolve_prioritizers
+from flowcore.queue.queue import BackPressure, FlowFileQueue
+from flowcore.repository.content import ContentRepository
+from flowcore.repository.flowfile import FlowFileRepository, QueuedFlowFile
+from flowcore.repository.provenance import ProvenanceRepository
+from flowcore.repository.registry import load_repository_class
+from flowcore.session.binding import ComponentBinding, IdGenerator, SessionServices
+from flowcore.session.commit import SessionChanges, SessionCommitter
+from flowcore.session.session import ProcessSession
+from flowcore.settings import EngineSettings
+from flowcore.units import parse_data_size, parse_time_period_ms
+
+log = logging.getLogger("flowcore.engine")
+
+PORT_RELATIONSHIP = "success"
+REPLAY_COMPONENT = "flowcore-replay"
+
+
+class ReplayError(FlowCoreError):
+    """A provenance event that cannot be replayed, with NiFi's reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class EnqueueItem:
+    """One FlowFile for an input port: content and attributes."""
+
+    content: bytes
+    attributes: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryReport:
+    flowfiles: int
+    swapped: int
+    orphaned_claims: int
+    journaled_events: int
+
+
+class Node:
+    """One running flowcore instance."""
+
+    def __init__(self, settings: EngineSettings, clock: Clock | None = None) -> None:
+        self.settings = settings
+        self.clock: Clock = clock or SystemClock()
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        self.flowfiles: FlowFileRepository = load_repository_class(
+            settings.flowfile_repository.implementation)(settings, self.clock)
+        self.content: ContentRepository = load_repository_class(
+            settings.content.implementation)(settings, self.clock)
+        self.provenance: ProvenanceRepository = load_repository_class(
+            settings.provenance.implementation)(settings, self.clock, self.flowfiles)
+        self.committer = SessionCommitter(self.flowfiles, self.content)
+        self.ids = IdGenerator()
+        self.services = SessionServices(self.clock, self.content, self.ids, self.committer)
+        self.processors: dict[str, ProcessorNode] = {}
+        self.connections: dict[str, Connection] = {}
+        self.input_ports: dict[str, ComponentBinding] = {}
+        self.controller_services: dict[str, ControllerService] = {}
+        self.recovery: RecoveryReport | None = None
+        self._index_lock = threading.Lock()
+        self._closed = False
+
+    # -- building the flow ----------------------------------------------------------------
+
+    @classmethod
+    def from_flow(cls, settings: EngineSettings, flow: FlowDefinition,
+                  clock: Clock | None = None) -> Node:
+        """Build and recover a node for a validated flow definition."""
+        node = cls(settings, clock)
+        try:
+            node._wire(flow)
+            node.recover()
+        except BaseException:
+            node.close()
+            raise
+        return node
+
+    def _wire(self, definition: FlowDefinition) -> None:
+        flow = definition.flow
+        for name, svc in flow.controller_services.items():
+            try:
+                instance = service_class(svc.type)()
+            except ConfigurationError as exc:
+                raise FlowDefinitionError(f"flow.controller_services.{name}.type",
+                                          str(exc)) from None
+            self.add_controller_service(name, instance, svc.properties)
+        for name, spec in flow.processors.items():
+            try:
+                processor = processor_class(spec.type)()
+            except ConfigurationError as exc:
+                raise FlowDefinitionError(f"flow.processors.{name}.type", str(exc)) from None
+            schedule = ScheduleConfig(
+                period_ms=parse_time_period_ms(spec.schedule.period),
+                concurrent_tasks=spec.schedule.concurrent_tasks,
+                max_runs=spec.schedule.max_runs,
+                penalty_ms=parse_time_period_ms(spec.penalty_duration),
+                yield_ms=parse_time_period_ms(spec.yield_duration),
+                administrative_yield_ms=parse_time_period_ms(
+                    self.settings.scheduler.administrative_yield_duration))
+            node = self.add_processor(name, processor, spec.properties, schedule,
+                                      frozenset(spec.auto_terminate))
+            relationships = set(node.relationship_names())
+            for rel in spec.auto_terminate:
+                if rel not in relationships:
+                    raise FlowDefinitionError(f"flow.processors.{name}.auto_terminate",
+                                              f"'{spec.type}' has no relationship '{rel}'")
+            errors = node.validate()
+            if errors:
+                raise FlowDefinitionError(f"flow.processors.{name}.properties", str(errors[0]))
+            if spec.run_state == "RUNNING":
+                node.start()
+        for port in flow.input_ports:
+            self.add_input_port(port)
+        defaults = flow.defaults.back_pressure
+        for index, spec_c in enumerate(flow.connections):
+            if spec_c.source in self.processors:
+                known = set(self.processors[spec_c.source].relationship_names())
+                for rel in spec_c.relationships:
+                    if rel not in known:
+                        raise FlowDefinitionError(
+                            f"flow.connections.{index}.relationships",
+                            f"'{spec_c.source}' has no relationship '{rel}'")
+            pressure = spec_c.back_pressure
+            objects = next(v for v in (
+                pressure.object_threshold if pressure else None, defaults.object_threshold,
+                self.settings.queue.back_pressure_object_threshold) if v is not None)
+            size = next(v for v in (
+                pressure.data_size_threshold if pressure else None, defaults.data_size_threshold,
+                self.settings.queue.back_pressure_data_size_threshold) if v is not None)
+            try:
+                prioritizers = resolve_prioritizers(spec_c.prioritizers)
+            except ConfigurationError as exc:
+                raise FlowDefinitionError(f"flow.connections.{index}.prioritizers",
+                                          str(exc)) from None
+            self.add_connection(spec_c.identifier, spec_c.source,
+                                spec_c.relationships or [PORT_RELATIONSHIP],
+                                spec_c.destination, prioritizers=spec_c.prioritizers,
+                                back_pressure=BackPressure(objects, parse_data_size(size)))
+            del prioritizers
+        for name, node in self.processors.items():
+            unconnected = set(node.relationship_names()) - node.auto_terminate - {
+                rel for c in self.connections.values() if c.source == name
+                for rel in c.relationships}
+            if unconnected:
+                raise FlowDefinitionError(
+                    f"flow.processors.{name}",
+                    f"relationship(s) {', '.join(sorted(unconnected))} are neither connected "
+                    "nor auto-terminated")
+        self.rebind()
+
+    def add_controller_service(self, identifier: str, service: ControllerService,
+                               properties: Mapping[str, str] | None = None) -> ControllerService:
+        props = dict(properties or {})
+        by_display = {d.display_name: d.name for d in service.property_descriptors
+                      if d.display_name}
+        props = {by_display.get(k, k): v for k, v in props.items()}
+        context = ProcessContext(
+            component_id=identifier, name=identifier,
+            descriptors={d.name: d for d in service.property_descriptors}, properties=props,
+            clock=self.clock, services=self.controller_services)
+        service.on_enabled(context)
+        self.controller_services[identifier] = service
+        return service
+
+    def add_processor(self, name: str, processor: Processor, properties: Mapping[str, str],
+                      schedule: ScheduleConfig | None = None,
+                      auto_terminate: frozenset[str] = frozenset()) -> ProcessorNode:
+        if name in self.processors or name in self.input_ports:
+            msg = f"a component named '{name}' already exists"
+            raise ConfigurationError(msg)
+        node = ProcessorNode(name, processor, properties, schedule or ScheduleConfig(),
+                             self.clock, auto_terminate)
+        node.services = self.controller_services
+        self.processors[name] = node
+        return node
+
+    def add_input_port(self, name: str) -> None:
+        self.input_ports[name] = ComponentBinding(
+            component_id=name, component_type="InputPort", incoming=[], outgoing={},
+            auto_terminated=frozenset(), relationships=frozenset({PORT_RELATIONSHIP}))
+
+    def add_connection(self, name: str, source: str, relationships: Sequence[str],
+                       destination: str | None, *, prioritizers: Sequence[str] = (),
+                       back_pressure: BackPressure | None = None) -> Connection:
+        queue_settings = self.settings.queue
+        queue = FlowFileQueue(
+            name, prioritizers=resolve_prioritizers(prioritizers),
+            back_pressure=back_pressure or BackPressure(
+                queue_settings.back_pressure_object_threshold,
+                parse_data_size(queue_settings.back_pressure_data_size_threshold)),
+            swap_threshold=queue_settings.swap_threshold,
+            swap_batch_size=queue_settings.swap_batch_size, swap_store=self.flowfiles)
+        connection = Connection(name, source, tuple(relationships), destination, queue)
+        self.connections[name] = connection
+        return connection
+
+    def rebind(self) -> None:
+        """(Re)build each component's binding from the connections."""
+        for name, node in self.processors.items():
+            outgoing: dict[str, list[FlowFileQueue]] = {}
+            for connection in self.connections.values():
+                if connection.source == name:
+                    for rel in connection.relationships:
+                        outgoing.setdefault(rel, []).append(connection.queue)
+            incoming = [c.queue for c in self.connections.values() if c.destination == name]
+            state = node.binding.state if node.binding is not None else None
+            stats = node.binding.stats if node.binding is not None else None
+            node.binding = ComponentBinding(
+                component_id=name, component_type=node.type_name, incoming=incoming,
+                outgoing=outgoing, auto_terminated=node.auto_terminate,
+                relationships=frozenset(node.relationship_names()),
+                penalty_ms=node.schedule.penalty_ms)
+            if state is not None and stats is not None:
+                node.binding.state, node.binding.stats = state, stats
+        for name, port in self.input_ports.items():
+            port.outgoing = {PORT_RELATIONSHIP: [c.queue for c in self.connections.values()
+                                                 if c.source == name]}
+
+    # -- recovery -------------------------------------------------------------------------
+
+    def recover(self) -> RecoveryReport:
+        """Rebuild queues, claimant counts, ids and state from the repositories alone."""
+        recovered = self.flowfiles.recover()
+        self.ids = IdGenerator(recovered.next_flowfile_id)
+        self.services.ids = self.ids
+        flowfiles = swapped = 0
+        for name, connection in self.connections.items():
+            records = recovered.queues.pop(name, [])
+            summaries = recovered.swapped.pop(name, [])
+            connection.queue.restore(records, summaries, recovered.next_seq.get(name, 0))
+            flowfiles += len(records)
+            swapped += sum(s.count for s in summaries)
+        for queue_name in set(recovered.queues) | set(recovered.swapped):
+            log.warning("FlowFiles recovered for connection '%s', which is not in the flow: "
+                        "kept in the repository (their content is retained)", queue_name)
+        orphans = self.content.recover(recovered.claim_references)
+        for name, node in self.processors.items():
+            assert node.binding is not None
+            node.binding.state.values = self.flowfiles.load_state(name)
+        journaled = self.index_provenance()
+        self.recovery = RecoveryReport(flowfiles, swapped, orphans, journaled)
+        return self.recovery
+
+    # -- running --------------------------------------------------------------------------
+
+    def trigger(self, name: str, *, raise_errors: bool = False) -> bool:
+        return self.processors[name].trigger(self.services, raise_errors=raise_errors)
+
+    def session_for(self, binding: ComponentBinding) -> ProcessSession:
+        return ProcessSession(binding, self.services)
+
+    def checkpoint(self) -> int:
+        """Sync the FlowFile repository and release the content claims that waited for it."""
+        return self.committer.checkpoint()
+
+    def index_provenance(self) -> int:
+        with self._index_lock:
+            return self.provenance.index_pending()
+
+    def maintain(self) -> None:
+        """Periodic housekeeping: checkpoint, provenance indexing, archive and age-off."""
+        now = self.clock.now_ms()
+        self.checkpoint()
+        self.index_provenance()
+        self.content.cleanup_archive(now)
+        self.provenance.age_off(now)
+
+    # -- input ports ----------------------------------------------------------------------
+
+    def enqueue(self, port: str, items: Iterable[EnqueueItem]) -> list[str]:
+        """Create FlowFiles at an input port in one session; returns their uuids once durable.
+
+        Raises ``BackPressureError`` if a connection of the port is full (nothing is
+        enqueued) and ``ValueError`` for an attempt to set ``uuid``.
+        """
+        binding = self.input_ports.get(port)
+        if binding is None:
+            msg = f"no input port named '{port}'"
+            raise KeyError(msg)
+        for queue in binding.outgoing.get(PORT_RELATIONSHIP, []):
+            if queue.is_full():
+                raise BackPressureError(port, queue.name)
+        session = self.session_for(binding)
+        uuids: list[str] = []
+        try:
+            for item in items:
+                if CoreAttribute.UUID in item.attributes:
+                    msg = "the 'uuid' attribute cannot be set"
+                    raise ValueError(msg)
+                flowfile = session.create()
+                if item.attributes:
+                    flowfile = session.put_all_attributes(flowfile, item.attributes)
+                flowfile = session.write(flowfile, item.content)
+                session.provenance.receive(flowfile, f"flowcore://input-port/{port}")
+                session.transfer(flowfile, PORT_RELATIONSHIP)
+                uuids.append(flowfile.uuid)
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        return uuids
+
+    # -- replay ---------------------------------------------------------------------------
+
+    def replay(self, event_id: int) -> str:
+        """Replay a provenance event: a new FlowFile on the connection the event came from."""
+        self.index_provenance()
+        event = self.provenance.get_event(event_id)
+        if event is None:
+            raise KeyError(f"no provenance event with id {event_id}")
+        if event.event_type == ProvenanceEventType.JOIN:
+            raise ReplayError("cannot replay a JOIN event")
+        ref = event.previous_content or event.current_content
+        attributes = event.previous_attributes if event.previous_content else event.attributes
+        if ref is None:
+            raise ReplayError("the event has no content to replay")
+        if not event.source_queue_id or event.source_queue_id not in self.connections:
+            raise ReplayError("the connection the FlowFile came from no longer exists"
+                              if event.source_queue_id else "the event has no source connection")
+        claim = ContentClaim(ResourceClaim(ref.container, ref.section, ref.identifier),
+                             ref.offset, ref.size)
+        if not self.content.exists(claim):
+            raise ReplayError("the content of the event is no longer available")
+        now = self.clock.now_ms()
+        new_uuid = str(uuid_module.uuid4())
+        new_attributes = {**attributes, CoreAttribute.UUID.value: new_uuid,
+                          "flowfile.replay": "true", "flowfile.replay.timestamp": str(now)}
+        flowfile = FlowFile(id=self.ids.next(), attributes=new_attributes, claim=claim,
+                            claim_offset=0, size=ref.size, entry_date=now,
+                            lineage_start_date=event.lineage_start_date or now)
+        queue = self.connections[event.source_queue_id].queue
+        self.content.increment(claim.resource)
+        binding = ComponentBinding(component_id=REPLAY_COMPONENT, component_type="Replay",
+                                   incoming=[], outgoing={}, auto_terminated=frozenset(),
+                                   relationships=frozenset())
+        replay_event = ProvenanceEvent(
+            event_time=now, event_type=ProvenanceEventType.REPLAY.value,
+            flowfile_uuid=event.flowfile_uuid, component_id=event.component_id,
+            component_type=event.component_type, entry_date=now,
+            lineage_start_date=flowfile.lineage_start_date, parent_uuids=[event.flowfile_uuid],
+            child_uuids=[new_uuid], previous_attributes=dict(attributes),
+            updated_attributes=cast(dict[str, str | None], {
+                k: v for k, v in new_attributes.items() if attributes.get(k) != v}),
+            previous_content=ref, current_content=ref, source_queue_id=queue.name,
+            size=ref.size, details=f"Replay of event {event_id}")
+        changes = SessionChanges(binding=binding, events=[replay_event])
+        changes.puts.append((queue, QueuedFlowFile(queue.name, queue.next_seq(), flowfile)))
+        try:
+            self.committer.commit(changes, now)
+        except BaseException:
+            self.content.decrement(claim.resource)
+            raise
+        return new_uuid
+
+    # -- observation ----------------------------------------------------------------------
+
+    def find_flowfile(self, flowfile_uuid: str) -> tuple[Connection, FlowFile] | None:
+        for connection in self.connections.values():
+            for record in connection.queue.listing():
+                if record.flowfile.uuid == flowfile_uuid:
+                    return connection, record.flowfile
+        return None
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "processors": {name: {"type": n.type_name, "run_state": n.run_state.value,
+                                  "runs": n.runs} for name, n in self.processors.items()},
+            "connections": {name: c.queue.snapshot() for name, c in self.connections.items()},
+        }
+
+    def start_all(self) -> None:
+        for node in self.processors.values():
+            node.start()
+
+    def stop_all(self) -> None:
+        for node in self.processors.values():
+            if node.run_state is RunState.RUNNING:
+                node.stop()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for node in self.processors.values():
+            try:
+                node.stop()
+            except Exception:
+                log.exception("error stopping %s", node.name)
+        for closer in (self.checkpoint, self.index_provenance):
+            try:
+                closer()
+            except Exception:
+                log.exception("error during shutdown")
+        for repository in (self.provenance, self.content, self.flowfiles):
+            try:
+                repository.close()
+            except Exception:
+                log.exception("error closing a repository")
+
+
+class BackPressureError(FlowCoreError):
+    """An input port's connection is full: nothing was enqueued."""
+
+    def __init__(self, port: str, connection: str) -> None:
+        super().__init__(f"back pressure is engaged on connection '{connection}' of input port "
+                         f"'{port}'")
+        self.port = port
+        self.connection = connection

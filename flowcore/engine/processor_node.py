@@ -1,0 +1,249 @@
+"""A processor in a running flow: its configuration, run state, scheduling and trigger."""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from flowcore.clock import Clock
+from flowcore.engine.validation import validate_properties
+from flowcore.errors import ProcessException
+from flowcore.processor.context import ProcessContext
+from flowcore.processor.descriptors import PropertyDescriptor
+from flowcore.processor.processor import Processor, SessionFactoryProcessor
+from flowcore.processor.service import ControllerService
+from flowcore.processor.validation import ValidationResult
+from flowcore.session.binding import ComponentBinding, SessionServices
+from flowcore.session.session import ProcessSession
+
+log = logging.getLogger("flowcore.engine")
+
+
+class RunState(StrEnum):
+    RUNNING = "RUNNING"
+    STOPPED = "STOPPED"
+
+
+@dataclass(slots=True)
+class ScheduleConfig:
+    period_ms: int = 0
+    concurrent_tasks: int = 1
+    max_runs: int | None = None
+    penalty_ms: int = 30_000
+    yield_ms: int = 1_000
+    administrative_yield_ms: int = 30_000
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessorError:
+    time_ms: int
+    message: str
+
+
+@dataclass(slots=True)
+class _Runtime:
+    yielded_until: int = 0
+    next_run_at: int = 0
+    runs: int = 0
+    active_tasks: int = 0
+    scheduled: bool = False
+    errors: collections.deque[ProcessorError] = field(
+        default_factory=lambda: collections.deque(maxlen=10))
+
+
+class _Factory:
+    def __init__(self, binding: ComponentBinding, services: SessionServices) -> None:
+        self._binding = binding
+        self._services = services
+
+    def create_session(self) -> ProcessSession:
+        return ProcessSession(self._binding, self._services)
+
+
+class ProcessorNode:
+    """One processor of the flow, driven by a scheduler or a TestRunner."""
+
+    def __init__(
+        self,
+        name: str,
+        processor: Processor,
+        properties: Mapping[str, str],
+        schedule: ScheduleConfig,
+        clock: Clock,
+        auto_terminate: frozenset[str] = frozenset(),
+    ) -> None:
+        self.name = name
+        self.processor = processor
+        self.type_name = processor.type_name or type(processor).__name__
+        self.schedule = schedule
+        self.clock = clock
+        self.auto_terminate = auto_terminate
+        self.run_state = RunState.STOPPED
+        self.services: dict[str, ControllerService] = {}
+        self._properties: dict[str, str] = {}
+        self._runtime = _Runtime()
+        self._lock = threading.Lock()
+        self.binding: ComponentBinding | None = None
+        for key, value in properties.items():
+            self.set_property(key, value)
+
+    # -- configuration --------------------------------------------------------------------
+
+    @property
+    def descriptors(self) -> dict[str, PropertyDescriptor]:
+        return {d.name: d for d in self.processor.property_descriptors}
+
+    def property_name(self, key: str) -> str:
+        """Accept a property's name or its display name."""
+        descriptors = self.descriptors
+        if key in descriptors:
+            return key
+        for descriptor in descriptors.values():
+            if descriptor.display_name == key:
+                return descriptor.name
+        return key
+
+    def set_property(self, key: str, value: str | None) -> None:
+        name = self.property_name(key)
+        if value is None:
+            self._properties.pop(name, None)
+        else:
+            self._properties[name] = value
+
+    @property
+    def properties(self) -> dict[str, str]:
+        return dict(self._properties)
+
+    def dynamic_descriptors(self) -> dict[str, PropertyDescriptor]:
+        found: dict[str, PropertyDescriptor] = {}
+        for name in self._properties:
+            if name not in self.descriptors:
+                descriptor = self.processor.get_dynamic_property_descriptor(name)
+                if descriptor is not None:
+                    found[name] = descriptor
+        return found
+
+    def relationship_names(self) -> list[str]:
+        return [r.name for r in self.processor.get_relationships(self._properties)]
+
+    def context(self) -> ProcessContext:
+        descriptors = {**self.descriptors, **self.dynamic_descriptors()}
+        return ProcessContext(
+            component_id=self.name, name=self.name, descriptors=descriptors,
+            properties=self._properties, clock=self.clock, services=self.services,
+            yield_callback=self.yield_for_period,
+            max_concurrent_tasks=self.schedule.concurrent_tasks,
+            available_relationships=frozenset(self.relationship_names()))
+
+    def validate(self) -> list[ValidationResult]:
+        results = validate_properties(self.processor.property_descriptors, self._properties,
+                                      self.dynamic_descriptors())
+        if not results:
+            results = [r for r in self.processor.custom_validate(self.context()) if not r.valid]
+        return results
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Mark RUNNING; ``on_scheduled`` runs before the first trigger."""
+        self.run_state = RunState.RUNNING
+
+    def ensure_scheduled(self) -> None:
+        if not self._runtime.scheduled:
+            self.processor.on_scheduled(self.context())
+            self._runtime.scheduled = True
+
+    def stop(self) -> None:
+        """Mark STOPPED and call ``on_stopped`` once running tasks have finished."""
+        self.run_state = RunState.STOPPED
+        if self._runtime.scheduled and self._runtime.active_tasks == 0:
+            self._runtime.scheduled = False
+            self.processor.on_stopped(self.context())
+
+    def yield_for_period(self) -> None:
+        self._runtime.yielded_until = self.clock.now_ms() + self.schedule.yield_ms
+
+    # -- scheduling -----------------------------------------------------------------------
+
+    @property
+    def runs(self) -> int:
+        return self._runtime.runs
+
+    @property
+    def errors(self) -> list[ProcessorError]:
+        return list(self._runtime.errors)
+
+    @property
+    def yielded_until(self) -> int:
+        return self._runtime.yielded_until
+
+    def next_wake_ms(self) -> int:
+        """The earliest time this node may become runnable again by time alone."""
+        return max(self._runtime.yielded_until, self._runtime.next_run_at)
+
+    def is_runnable(self, now_ms: int) -> bool:
+        binding = self.binding
+        runtime = self._runtime
+        if binding is None or self.run_state is not RunState.RUNNING:
+            return False
+        max_runs = self.schedule.max_runs
+        if max_runs is not None and runtime.runs >= max_runs:
+            return False
+        if runtime.active_tasks >= self.schedule.concurrent_tasks:
+            return False
+        if runtime.yielded_until > now_ms or runtime.next_run_at > now_ms:
+            return False
+        for queues in binding.outgoing.values():
+            for queue in queues:
+                if queue.is_full():
+                    return False
+        if not binding.incoming:
+            return True
+        if self.processor.scheduling.trigger_when_empty:
+            return True
+        return any(queue.has_available(now_ms) for queue in binding.incoming)
+
+    def trigger(self, services: SessionServices, *, raise_errors: bool = False) -> bool:
+        """Run ``on_trigger`` once through a session; returns False if it failed."""
+        binding = self.binding
+        assert binding is not None, "the processor is not wired into a flow"
+        runtime = self._runtime
+        with self._lock:
+            runtime.active_tasks += 1
+            runtime.runs += 1
+            runtime.next_run_at = self.clock.now_ms() + self.schedule.period_ms
+        try:
+            self.ensure_scheduled()
+            context = self.context()
+            if isinstance(self.processor, SessionFactoryProcessor):
+                self.processor.on_trigger_with_factory(context, _Factory(binding, services))
+            else:
+                session = ProcessSession(binding, services)
+                try:
+                    self.processor.on_trigger(context, session)
+                    session.commit()
+                except BaseException:
+                    session.rollback(penalize=True)
+                    raise
+            return True
+        except Exception as exc:
+            now = self.clock.now_ms()
+            runtime.errors.append(ProcessorError(now, f"{type(exc).__name__}: {exc}"))
+            administrative = not isinstance(exc, ProcessException)
+            yield_ms = (self.schedule.administrative_yield_ms if administrative
+                        else self.schedule.yield_ms)
+            runtime.yielded_until = now + yield_ms
+            log.error("%s[%s] failed to process; rolled back with penalty and yielding for "
+                      "%d ms: %s\n%s", self.type_name, self.name, yield_ms, exc,
+                      traceback.format_exc())
+            if raise_errors:
+                raise
+            return False
+        finally:
+            with self._lock:
+                runtime.active_tasks -= 1

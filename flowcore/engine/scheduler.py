@@ -1,0 +1,214 @@
+"""Schedulers: a deterministic single-threaded one and a timer-driven thread pool.
+
+The deterministic scheduler triggers runnable processors in flow order on one thread.
+With a ``ManualClock`` time moves only when it advances the clock to the next moment
+something becomes runnable (a penalty ends, a yield ends, a timer fires), so runs are
+repeatable. The threaded scheduler runs each processor on a pool of worker threads, up
+to its concurrent tasks, honouring yields, penalties and back pressure, with a
+maintenance thread for provenance indexing, checkpoints and age-off.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from flowcore.clock import ManualClock
+from flowcore.engine.node import Node
+from flowcore.engine.processor_node import ProcessorNode
+from flowcore.units import parse_time_period
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    triggers: int
+    idle: bool
+    clock_advances: int
+
+
+def _progress(node: ProcessorNode) -> tuple[int, int, int, int]:
+    assert node.binding is not None
+    stats = node.binding.stats
+    return stats.commits, stats.flowfiles_in, stats.flowfiles_out, node.runs
+
+
+class DeterministicScheduler:
+    """Triggers processors one at a time, in the order the flow declares them."""
+
+    def __init__(self, node: Node) -> None:
+        self._node = node
+
+    def run_once(self) -> tuple[int, bool]:
+        """One pass over the processors; returns (triggers, whether FlowFiles moved)."""
+        node = self._node
+        triggers = 0
+        moved = False
+        for processor in node.processors.values():
+            if not processor.is_runnable(node.clock.now_ms()):
+                continue
+            before = _progress(processor)
+            processor.trigger(node.services)
+            triggers += 1
+            after = _progress(processor)
+            moved = moved or after[:3] != before[:3]
+        return triggers, moved
+
+    def run_until_idle(
+        self,
+        max_triggers: int = 10_000_000,
+        *,
+        advance_clock: bool = True,
+        max_wait_seconds: float = 3600.0,
+        on_pass: Callable[[int], None] | None = None,
+    ) -> RunSummary:
+        """Run until nothing is runnable, waiting for timers when asked.
+
+        With a ``ManualClock`` waiting means advancing the clock; with the system clock it
+        means sleeping (never longer than ``max_wait_seconds`` in all).
+        """
+        node = self._node
+        triggers = advances = 0
+        waited = 0.0
+        idle_passes = 0
+        while triggers < max_triggers:
+            count, moved = self.run_once()
+            triggers += count
+            if on_pass is not None:
+                on_pass(triggers)
+            if count and moved:
+                idle_passes = 0
+                continue
+            if count and idle_passes < 2:
+                idle_passes += 1
+                continue
+            wake = self._next_wake()
+            if wake is None or not advance_clock:
+                break
+            delay = (wake - node.clock.now_ms()) / 1000
+            if isinstance(node.clock, ManualClock):
+                node.clock.advance(max(delay, 0.001))
+            else:
+                if waited + delay > max_wait_seconds:
+                    break
+                time.sleep(max(delay, 0.001))
+                waited += delay
+            advances += 1
+            idle_passes = 0
+        node.checkpoint()
+        node.index_provenance()
+        return RunSummary(triggers, triggers < max_triggers, advances)
+
+    def _next_wake(self) -> int | None:
+        """The earliest future time at which a processor with work becomes runnable."""
+        node = self._node
+        now = node.clock.now_ms()
+        candidates: list[int] = []
+        for processor in node.processors.values():
+            binding = processor.binding
+            if binding is None or processor.run_state.value != "RUNNING":
+                continue
+            if processor.schedule.max_runs is not None and processor.runs >= \
+                    processor.schedule.max_runs:
+                continue
+            has_work = not binding.incoming or processor.processor.scheduling.trigger_when_empty
+            penalties = [q.next_penalty_expiration() for q in binding.incoming]
+            if any(q.has_available(now) for q in binding.incoming):
+                has_work = True
+            pending = [p for p in penalties if p is not None and p > now]
+            if pending:
+                candidates.append(max(min(pending), processor.next_wake_ms()))
+            if has_work and processor.next_wake_ms() > now:
+                candidates.append(processor.next_wake_ms())
+        return min(candidates) if candidates else None
+
+
+class ThreadedScheduler:
+    """Timer-driven scheduling on a pool of worker threads."""
+
+    def __init__(self, node: Node, threads: int | None = None) -> None:
+        self._node = node
+        self._threads = threads or node.settings.scheduler.threads
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._running: Counter[str] = Counter()
+        self._workers: list[threading.Thread] = []
+        self._cursor = 0
+        self._bored = parse_time_period(node.settings.scheduler.bored_yield_duration)
+
+    def start(self) -> None:
+        self._stop.clear()
+        for index in range(self._threads):
+            worker = threading.Thread(target=self._work, name=f"flowcore-worker-{index}",
+                                      daemon=True)
+            worker.start()
+            self._workers.append(worker)
+        maintenance = threading.Thread(target=self._maintain, name="flowcore-maintenance",
+                                       daemon=True)
+        maintenance.start()
+        self._workers.append(maintenance)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop scheduling; in-flight triggers finish (their sessions commit or roll back)."""
+        self._stop.set()
+        for worker in self._workers:
+            worker.join(timeout)
+        self._workers.clear()
+
+    def is_idle(self) -> bool:
+        now = self._node.clock.now_ms()
+        with self._lock:
+            if any(self._running.values()):
+                return False
+        return not any(p.is_runnable(now) for p in self._node.processors.values())
+
+    def _reserve(self) -> ProcessorNode | None:
+        processors = list(self._node.processors.values())
+        if not processors:
+            return None
+        now = self._node.clock.now_ms()
+        with self._lock:
+            for offset in range(len(processors)):
+                candidate = processors[(self._cursor + offset) % len(processors)]
+                limit = 1 if candidate.processor.scheduling.trigger_serially else \
+                    candidate.schedule.concurrent_tasks
+                if self._running[candidate.name] >= limit or not candidate.is_runnable(now):
+                    continue
+                self._running[candidate.name] += 1
+                self._cursor = (self._cursor + offset + 1) % len(processors)
+                return candidate
+        return None
+
+    def _work(self) -> None:
+        while not self._stop.is_set():
+            candidate = self._reserve()
+            if candidate is None:
+                self._stop.wait(self._bored)
+                continue
+            try:
+                candidate.trigger(self._node.services)
+            finally:
+                with self._lock:
+                    self._running[candidate.name] -= 1
+
+    def _maintain(self) -> None:
+        settings = self._node.settings
+        index_every = parse_time_period(settings.provenance.index_interval)
+        checkpoint_every = parse_time_period(settings.flowfile_repository.checkpoint_interval)
+        last_checkpoint = time.monotonic()
+        last_cleanup = time.monotonic()
+        while not self._stop.wait(index_every):
+            try:
+                self._node.index_provenance()
+                if time.monotonic() - last_checkpoint >= checkpoint_every:
+                    self._node.checkpoint()
+                    last_checkpoint = time.monotonic()
+                if time.monotonic() - last_cleanup >= 60:
+                    self._node.maintain()
+                    last_cleanup = time.monotonic()
+            except Exception:  # keep maintaining; the error is logged
+                import logging
+
+                logging.getLogger("flowcore.engine").exception("maintenance failed")

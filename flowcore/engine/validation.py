@@ -1,0 +1,50 @@
+"""Validation of a component's configured properties, with NiFi's messages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from flowcore.el import validate_expression
+from flowcore.processor.descriptors import PropertyDescriptor
+from flowcore.processor.validation import ValidationResult
+
+
+def validate_properties(
+    descriptors: Sequence[PropertyDescriptor],
+    properties: Mapping[str, str],
+    dynamic: Mapping[str, PropertyDescriptor],
+) -> list[ValidationResult]:
+    """Check required values, allowable values, validators and Expression Language."""
+    results: list[ValidationResult] = []
+    known = {d.name for d in descriptors}
+    for name, value in properties.items():
+        if name not in known and name not in dynamic:
+            results.append(ValidationResult(
+                name, False, value,
+                f"'{name}' is not a supported property or has no Validator associated with it"))
+    for descriptor in [*descriptors, *dynamic.values()]:
+        label = descriptor.label
+        value = properties.get(descriptor.name)
+        if value is None:
+            value = descriptor.default
+        if value is None or (value == "" and descriptor.required):
+            if descriptor.required:
+                results.append(ValidationResult(label, False, None, f"{label} is required"))
+            continue
+        has_el = "${" in value
+        if has_el and descriptor.supports_expression_language:
+            error = validate_expression(value)
+            if error is not None:
+                results.append(ValidationResult(label, False, value, error))
+            continue
+        allowed = descriptor.allowed
+        if allowed and value not in allowed:
+            results.append(ValidationResult(
+                label, False, value, f"Given value not found in allowed set '{', '.join(allowed)}'"))
+            continue
+        for validator in descriptor.validators:
+            result = validator(label, value)
+            if not result.valid:
+                results.append(result)
+                break
+    return results

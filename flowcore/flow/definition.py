@@ -1,0 +1,232 @@
+"""The YAML flow definition, validated with pydantic.
+
+A flow names its processors, controller services, input ports and connections. Values
+keep NiFi's syntax: time periods ("10 sec"), data sizes ("1 MB"), Expression Language
+and ``#{parameter}`` references. Engine settings (paths, durability) are not part of it.
+An invalid flow is refused with the offending key and the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from flowcore.errors import ConfigurationError
+from flowcore.units import parse_data_size, parse_time_period
+
+
+class FlowDefinitionError(ConfigurationError):
+    """A flow definition that cannot be used; ``key`` is the dotted path of the problem."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(f"{key}: {reason}")
+        self.key = key
+        self.reason = reason
+
+
+def _period(value: str) -> str:
+    parse_time_period(value)
+    return value
+
+
+def _size(value: str) -> str:
+    parse_data_size(value)
+    return value
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class BackPressureSpec(_Model):
+    object_threshold: int | None = Field(default=None, ge=0)
+    data_size_threshold: str | None = None
+
+    _sizes = field_validator("data_size_threshold")(lambda v: v if v is None else _size(v))
+
+
+class ScheduleSpec(_Model):
+    strategy: Literal["TIMER_DRIVEN"] = "TIMER_DRIVEN"
+    period: str = "0 sec"
+    concurrent_tasks: int = Field(default=1, ge=1)
+    max_runs: int | None = Field(default=None, ge=0)
+
+    _periods = field_validator("period")(_period)
+
+
+class ProcessorSpec(_Model):
+    type: str
+    properties: dict[str, str] = Field(default_factory=dict)
+    schedule: ScheduleSpec = Field(default_factory=ScheduleSpec)
+    auto_terminate: list[str] = Field(default_factory=list)
+    penalty_duration: str = "30 sec"
+    yield_duration: str = "1 sec"
+    run_state: Literal["RUNNING", "STOPPED"] = "RUNNING"
+
+    _periods = field_validator("penalty_duration", "yield_duration")(_period)
+
+    @field_validator("properties", mode="before")
+    @classmethod
+    def _stringify(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: _to_text(v) for k, v in value.items()}
+        return value
+
+
+class ControllerServiceSpec(_Model):
+    type: str
+    properties: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("properties", mode="before")
+    @classmethod
+    def _stringify(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: _to_text(v) for k, v in value.items()}
+        return value
+
+
+class InputPortSpec(_Model):
+    description: str = ""
+
+
+class ConnectionSpec(_Model):
+    source: str = Field(alias="from")
+    destination: str = Field(alias="to")
+    relationships: list[str] = Field(default_factory=list)
+    name: str | None = None
+    prioritizers: list[str] = Field(default_factory=list)
+    back_pressure: BackPressureSpec | None = None
+
+    @property
+    def identifier(self) -> str:
+        if self.name:
+            return self.name
+        rels = "+".join(self.relationships) if self.relationships else "out"
+        return f"{self.source}.{rels}->{self.destination}"
+
+
+class DefaultsSpec(_Model):
+    back_pressure: BackPressureSpec = Field(default_factory=BackPressureSpec)
+
+
+class FlowSpec(_Model):
+    name: str
+    parameters: dict[str, str] = Field(default_factory=dict)
+    defaults: DefaultsSpec = Field(default_factory=DefaultsSpec)
+    input_ports: dict[str, InputPortSpec] = Field(default_factory=dict)
+    processors: dict[str, ProcessorSpec] = Field(default_factory=dict)
+    controller_services: dict[str, ControllerServiceSpec] = Field(default_factory=dict)
+    connections: list[ConnectionSpec] = Field(default_factory=list)
+
+    @field_validator("input_ports", mode="before")
+    @classmethod
+    def _ports(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return {name: {} for name in value}
+        return {k: (v or {}) for k, v in value.items()} if isinstance(value, dict) else value
+
+    @model_validator(mode="after")
+    def _names_are_unique(self) -> FlowSpec:
+        clash = set(self.input_ports) & set(self.processors)
+        if clash:
+            name = sorted(clash)[0]
+            raise ValueError(f"'{name}' names both an input port and a processor")
+        return self
+
+
+class FlowDefinition(_Model):
+    version: Literal[1] = 1
+    flow: FlowSpec
+
+
+_PARAM = re.compile(r"#\{([^}]+)\}")
+
+
+def parse_flow(data: Any, source: str = "flow") -> FlowDefinition:
+    """Validate a loaded YAML document; errors name the offending key."""
+    if not isinstance(data, dict):
+        raise FlowDefinitionError(source, "a flow definition must be a mapping")
+    try:
+        definition = FlowDefinition.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(part) for part in error["loc"]) or source
+        raise FlowDefinitionError(key, error["msg"]) from None
+    _check_references(definition)
+    return _substitute_parameters(definition)
+
+
+def load_flow(path: Path) -> FlowDefinition:
+    """Read and validate a flow file."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FlowDefinitionError(str(path), "no such file") from None
+    except yaml.YAMLError as exc:
+        raise FlowDefinitionError(str(path), f"not valid YAML: {exc}") from None
+    return parse_flow(data, str(path))
+
+
+def _check_references(definition: FlowDefinition) -> None:
+    flow = definition.flow
+    nodes = set(flow.processors) | set(flow.input_ports)
+    seen: set[str] = set()
+    for index, connection in enumerate(flow.connections):
+        key = f"flow.connections.{index}"
+        if connection.source not in nodes:
+            raise FlowDefinitionError(f"{key}.from", f"no processor or input port named "
+                                      f"'{connection.source}'")
+        if connection.destination not in flow.processors:
+            raise FlowDefinitionError(f"{key}.to", f"no processor named "
+                                      f"'{connection.destination}'")
+        if connection.source in flow.processors and not connection.relationships:
+            raise FlowDefinitionError(f"{key}.relationships",
+                                      "a connection from a processor needs relationships")
+        if connection.source in flow.input_ports and connection.relationships:
+            raise FlowDefinitionError(f"{key}.relationships",
+                                      "a connection from an input port takes no relationships")
+        if connection.identifier in seen:
+            raise FlowDefinitionError(f"{key}.name",
+                                      f"connection name '{connection.identifier}' is used twice")
+        seen.add(connection.identifier)
+
+
+def _substitute_parameters(definition: FlowDefinition) -> FlowDefinition:
+    flow = definition.flow
+
+    def substitute(text: str, key: str) -> str:
+        def replace(match: re.Match[str]) -> str:
+            name = match.group(1).strip()
+            if name not in flow.parameters:
+                raise FlowDefinitionError(key, f"unknown parameter '#{{{name}}}'")
+            return flow.parameters[name]
+
+        return _PARAM.sub(replace, text)
+
+    for proc_name, spec in flow.processors.items():
+        spec.properties = {
+            k: substitute(v, f"flow.processors.{proc_name}.properties.{k}")
+            for k, v in spec.properties.items()
+        }
+    for svc_name, svc in flow.controller_services.items():
+        svc.properties = {
+            k: substitute(v, f"flow.controller_services.{svc_name}.properties.{k}")
+            for k, v in svc.properties.items()
+        }
+    return definition
+
+
+def _to_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, list | dict):
+        import json
+
+        return json.dumps(value)
+    return str(value)

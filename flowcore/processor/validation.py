@@ -1,0 +1,81 @@
+"""Validation results and the validators NiFi users know, with NiFi's messages.
+
+A result renders as NiFi's "'<Property>' validated against '<value>' is invalid because
+<reason>".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from flowcore.units import is_data_size, is_time_period
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationResult:
+    subject: str
+    valid: bool
+    input: str | None = None
+    explanation: str = ""
+
+    def __str__(self) -> str:
+        if self.valid:
+            return f"'{self.subject}' is valid"
+        if self.input is None:
+            return f"'{self.subject}' is invalid because {self.explanation}"
+        return f"'{self.subject}' validated against '{self.input}' is invalid because {self.explanation}"
+
+
+def _result(subject: str, value: str, ok: bool, why: str) -> ValidationResult:
+    return ValidationResult(subject, ok, value, "" if ok else why)
+
+
+def non_empty(subject: str, value: str) -> ValidationResult:
+    return _result(subject, value, bool(value.strip()), f"{subject} cannot be empty")
+
+
+def integer(subject: str, value: str) -> ValidationResult:
+    return _result(subject, value, bool(re.fullmatch(r"\s*-?\d+\s*", value)), "not a valid integer")
+
+
+def non_negative_integer(subject: str, value: str) -> ValidationResult:
+    ok = bool(re.fullmatch(r"\s*\d+\s*", value))
+    return _result(subject, value, ok, "not a valid non-negative integer")
+
+
+def positive_integer(subject: str, value: str) -> ValidationResult:
+    ok = bool(re.fullmatch(r"\s*\d+\s*", value)) and int(value) > 0
+    return _result(subject, value, ok, "not a positive value")
+
+
+def long_value(subject: str, value: str) -> ValidationResult:
+    return integer(subject, value)
+
+
+def boolean(subject: str, value: str) -> ValidationResult:
+    ok = value.strip().lower() in {"true", "false"}
+    return _result(subject, value, ok, "Value must be 'true' or 'false'")
+
+
+def time_period(subject: str, value: str) -> ValidationResult:
+    ok = is_time_period(value)
+    why = "Must be of format <duration> <TimeUnit> where <duration> is a non-negative integer and TimeUnit is a supported Time Unit, such as: nanos, millis, secs, mins, hrs, days"  # noqa: E501
+    return _result(subject, value, ok, why)
+
+
+def data_size(subject: str, value: str) -> ValidationResult:
+    ok = is_data_size(value)
+    return _result(subject, value, ok, "Must be of format <Data Size> <Data Unit> where <Data Size> is a non-negative integer and <Data Unit> is a supported Data Unit, such as: B, KB, MB, GB, TB")  # noqa: E501
+
+
+def regular_expression(subject: str, value: str) -> ValidationResult:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        return _result(subject, value, False, f"Specified expression is not valid: {exc}")
+    return _result(subject, value, True, "")
+
+
+def attribute_name(subject: str, value: str) -> ValidationResult:
+    return non_empty(subject, value)

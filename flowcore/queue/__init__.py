@@ -1,0 +1,14 @@
+"""Connection queues: prioritizers, penalties, back pressure and swapping."""
+
+from flowcore.queue.prioritizers import PRIORITIZERS, Prioritizer, resolve_prioritizers
+from flowcore.queue.queue import BackPressure, FlowFileQueue, QueueSnapshot, SwapStore
+
+__all__ = [
+    "PRIORITIZERS",
+    "BackPressure",
+    "FlowFileQueue",
+    "Prioritizer",
+    "QueueSnapshot",
+    "SwapStore",
+    "resolve_prioritizers",
+]

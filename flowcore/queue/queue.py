@@ -1,0 +1,317 @@
+"""A connection's queue of FlowFiles.
+
+It holds FlowFiles in priority order, keeps penalized FlowFiles aside until their time,
+counts FlowFiles handed to sessions but not yet committed (they still count towards back
+pressure, as in NiFi) and swaps FlowFiles out of memory NiFi's way: once the active queue
+reaches the swap threshold, new arrivals collect in a swap buffer that is written out in
+batches; as the active queue drains the oldest batch comes back first, then the buffer.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from flowcore.queue.prioritizers import Prioritizer, first_in_first_out
+from flowcore.repository.flowfile import QueuedFlowFile, SwapSummary
+
+
+class SwapStore(Protocol):
+    """Where swapped batches go: the FlowFile repository."""
+
+    def swap_out(self, queue: str, records: Sequence[QueuedFlowFile]) -> SwapSummary: ...
+
+    def swap_in(self, summary: SwapSummary) -> list[QueuedFlowFile]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class BackPressure:
+    """Thresholds at which the queue counts as full; zero disables one."""
+
+    object_threshold: int = 10_000
+    data_size_threshold: int = 1024**3
+
+
+@dataclass(frozen=True, slots=True)
+class QueueSnapshot:
+    """Sizes of a queue at one moment."""
+
+    count: int
+    total_bytes: int
+    active: int
+    penalized: int
+    swapped: int
+    swap_batches: int
+    in_flight: int
+    back_pressure: bool
+
+
+class FlowFileQueue:
+    """A prioritized, swappable FlowFile queue; thread-safe."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        prioritizers: Sequence[Prioritizer] = (),
+        back_pressure: BackPressure | None = None,
+        swap_threshold: int = 20_000,
+        swap_batch_size: int = 10_000,
+        swap_store: SwapStore | None = None,
+    ) -> None:
+        self.name = name
+        self._lock = threading.RLock()
+        self._back_pressure = back_pressure or BackPressure()
+        self._swap_threshold = swap_threshold
+        self._swap_batch = min(swap_batch_size, swap_threshold)
+        self._swap_store = swap_store
+        keys = [p for p in prioritizers if p is not first_in_first_out]
+        self._fifo = not keys
+        self._key: Callable[[QueuedFlowFile], tuple[object, ...]] = _compose(keys)
+        self._deque: deque[QueuedFlowFile] = deque()
+        self._heap: list[tuple[tuple[object, ...], int, QueuedFlowFile]] = []
+        self._penalized: list[tuple[int, int, QueuedFlowFile]] = []
+        self._swap_buffer: list[QueuedFlowFile] = []
+        self._swapped: deque[SwapSummary] = deque()
+        self._swapped_count = 0
+        self._swapped_bytes = 0
+        self._bytes = 0
+        self._count = 0
+        self._in_flight = 0
+        self._in_flight_bytes = 0
+        self._seq = itertools.count()
+        self._tiebreak = itertools.count()
+
+    # -- sequence numbers -----------------------------------------------------------------
+
+    def next_seq(self) -> int:
+        """The place in this queue of the next FlowFile enqueued."""
+        return next(self._seq)
+
+    def restore(self, records: Iterable[QueuedFlowFile], swapped: Iterable[SwapSummary],
+                next_seq: int) -> None:
+        """Load the queue as recovered from the FlowFile repository."""
+        with self._lock:
+            self._seq = itertools.count(next_seq)
+            for summary in swapped:
+                self._swapped.append(summary)
+                self._swapped_count += summary.count
+                self._swapped_bytes += summary.total_bytes
+            first_swapped = self._swapped[0].min_seq if self._swapped else None
+            for record in records:
+                # FlowFiles newer than a swapped batch were waiting in the swap buffer.
+                if first_swapped is not None and record.seq > first_swapped:
+                    self._swap_buffer.append(record)
+                else:
+                    self._add_active(record, now_ms=0)
+                self._count += 1
+                self._bytes += record.flowfile.size
+
+    # -- put ------------------------------------------------------------------------------
+
+    def put_all(self, records: Sequence[QueuedFlowFile], now_ms: int) -> None:
+        """Enqueue committed FlowFiles."""
+        to_swap: list[QueuedFlowFile] | None = None
+        with self._lock:
+            for record in records:
+                self._count += 1
+                self._bytes += record.flowfile.size
+                if self._swap_store is not None and (
+                    self._swap_buffer or self._swapped or self._active_size() >= self._swap_threshold
+                ):
+                    self._swap_buffer.append(record)
+                else:
+                    self._add_active(record, now_ms)
+            if self._swap_store is not None and len(self._swap_buffer) >= self._swap_batch:
+                to_swap = self._swap_buffer[: self._swap_batch]
+                del self._swap_buffer[: self._swap_batch]
+                summary = self._swap_store.swap_out(self.name, to_swap)
+                self._swapped.append(summary)
+                self._swapped_count += summary.count
+                self._swapped_bytes += summary.total_bytes
+                self._count -= summary.count
+                self._bytes -= summary.total_bytes
+
+    def _add_active(self, record: QueuedFlowFile, now_ms: int) -> None:
+        if record.flowfile.penalty_expiration > now_ms:
+            heapq.heappush(
+                self._penalized,
+                (record.flowfile.penalty_expiration, next(self._tiebreak), record),
+            )
+        elif self._fifo:
+            self._deque.append(record)
+        else:
+            heapq.heappush(self._heap, (self._key(record), record.seq, record))
+
+    def _active_size(self) -> int:
+        return len(self._deque) + len(self._heap) + len(self._penalized)
+
+    # -- poll -----------------------------------------------------------------------------
+
+    def poll(self, now_ms: int) -> QueuedFlowFile | None:
+        batch = self.poll_batch(1, now_ms)
+        return batch[0] if batch else None
+
+    def poll_batch(self, limit: int, now_ms: int) -> list[QueuedFlowFile]:
+        """Take up to ``limit`` FlowFiles that are not penalized; they count as in flight."""
+        with self._lock:
+            if self._count == 0 and self._swapped_count == 0:
+                return []
+            self._release_expired_penalties(now_ms)
+            self._swap_in_if_needed()
+            taken: list[QueuedFlowFile] = []
+            if self._fifo:
+                source = self._deque
+                while source and len(taken) < limit:
+                    taken.append(source.popleft())
+            else:
+                heap = self._heap
+                while heap and len(taken) < limit:
+                    taken.append(heapq.heappop(heap)[2])
+            if taken:
+                size = sum(r.flowfile.size for r in taken)
+                self._count -= len(taken)
+                self._bytes -= size
+                self._in_flight += len(taken)
+                self._in_flight_bytes += size
+            return taken
+
+    def _release_expired_penalties(self, now_ms: int) -> None:
+        penalized = self._penalized
+        while penalized and penalized[0][0] <= now_ms:
+            record = heapq.heappop(penalized)[2]
+            if self._fifo:
+                self._deque.appendleft(record)
+            else:
+                heapq.heappush(self._heap, (self._key(record), record.seq, record))
+
+    def _swap_in_if_needed(self) -> None:
+        if self._swap_store is None:
+            return
+        while len(self._deque) + len(self._heap) <= self._swap_threshold - self._swap_batch:
+            if self._swapped:
+                summary = self._swapped.popleft()
+                self._swapped_count -= summary.count
+                self._swapped_bytes -= summary.total_bytes
+                self._count += summary.count
+                self._bytes += summary.total_bytes
+                for record in self._swap_store.swap_in(summary):
+                    self._add_active(record, now_ms=0)
+            elif self._swap_buffer:
+                buffered, self._swap_buffer = self._swap_buffer, []
+                for record in buffered:
+                    self._add_active(record, now_ms=0)
+            else:
+                return
+
+    # -- session outcome ------------------------------------------------------------------
+
+    def acknowledge(self, records: Sequence[QueuedFlowFile]) -> None:
+        """FlowFiles taken by a session that has committed: they have left this queue."""
+        if not records:
+            return
+        with self._lock:
+            self._in_flight -= len(records)
+            self._in_flight_bytes -= sum(r.flowfile.size for r in records)
+
+    def requeue(self, records: Sequence[QueuedFlowFile], now_ms: int) -> None:
+        """FlowFiles of a rolled-back session go back, ahead of what came after them."""
+        if not records:
+            return
+        with self._lock:
+            self._in_flight -= len(records)
+            self._in_flight_bytes -= sum(r.flowfile.size for r in records)
+            for record in reversed(records):
+                self._count += 1
+                self._bytes += record.flowfile.size
+                if record.flowfile.penalty_expiration > now_ms:
+                    self._add_active(record, now_ms)
+                elif self._fifo:
+                    self._deque.appendleft(record)
+                else:
+                    heapq.heappush(self._heap, (self._key(record), record.seq, record))
+
+    # -- observation ----------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        """FlowFiles queued, swapped and in flight."""
+        return self._count + self._swapped_count + self._in_flight
+
+    @property
+    def total_bytes(self) -> int:
+        return self._bytes + self._swapped_bytes + self._in_flight_bytes
+
+    def is_empty(self) -> bool:
+        return self._count == 0 and self._swapped_count == 0
+
+    def has_available(self, now_ms: int) -> bool:
+        """Whether a poll now would return something."""
+        with self._lock:
+            if self._deque or self._heap or self._swap_buffer or self._swapped:
+                return True
+            return bool(self._penalized) and self._penalized[0][0] <= now_ms
+
+    def next_penalty_expiration(self) -> int | None:
+        with self._lock:
+            return self._penalized[0][0] if self._penalized else None
+
+    def is_full(self) -> bool:
+        """Back pressure: the object count or the data size threshold is reached."""
+        limits = self._back_pressure
+        count = self.size
+        if limits.object_threshold and count >= limits.object_threshold:
+            return True
+        return bool(limits.data_size_threshold) and self.total_bytes >= limits.data_size_threshold
+
+    def snapshot(self) -> QueueSnapshot:
+        with self._lock:
+            return QueueSnapshot(
+                count=self.size,
+                total_bytes=self.total_bytes,
+                active=len(self._deque) + len(self._heap) + len(self._swap_buffer),
+                penalized=len(self._penalized),
+                swapped=self._swapped_count,
+                swap_batches=len(self._swapped),
+                in_flight=self._in_flight,
+                back_pressure=self.is_full(),
+            )
+
+    def listing(self) -> list[QueuedFlowFile]:
+        """The FlowFiles held in memory, in the order they would come out (swapped excluded)."""
+        with self._lock:
+            if self._fifo:
+                active = list(self._deque)
+            else:
+                active = [entry[2] for entry in sorted(self._heap, key=lambda e: (e[0], e[1]))]
+            penalized = [entry[2] for entry in sorted(self._penalized)]
+            return active + penalized + list(self._swap_buffer)
+
+    def clear_in_memory(self) -> list[QueuedFlowFile]:
+        """Forget the in-memory FlowFiles (used by the TestRunner's capture queues)."""
+        with self._lock:
+            records = self.listing()
+            self._deque.clear()
+            self._heap.clear()
+            self._penalized.clear()
+            self._swap_buffer.clear()
+            self._count = 0
+            self._bytes = 0
+            return records
+
+
+def _compose(keys: Sequence[Prioritizer]) -> Callable[[QueuedFlowFile], tuple[object, ...]]:
+    if not keys:
+        return first_in_first_out
+    if len(keys) == 1:
+        return keys[0]
+
+    def key(record: QueuedFlowFile) -> tuple[object, ...]:
+        return tuple(part for prioritizer in keys for part in prioritizer(record))
+
+    return key

@@ -1,0 +1,121 @@
+"""The FlowFile repository contract: the write-ahead log of FlowFile state.
+
+One ``commit`` is one atomic, ordered change: the FlowFiles a session put (with the
+connection each now waits in), the ids it deleted, the provenance events it produced
+(appended to a journal that the provenance repository indexes from) and the processor
+state it changed. Either all of it is recovered after a crash or none of it is.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import msgspec
+
+from flowcore.model.flowfile import FlowFile, ResourceClaim
+from flowcore.model.provenance import ProvenanceEvent
+
+
+class QueuedFlowFile(msgspec.Struct, frozen=True, array_like=True):
+    """A FlowFile and where it waits: its connection and its place in that queue."""
+
+    queue: str
+    seq: int
+    flowfile: FlowFile
+
+
+class SwapSummary(msgspec.Struct, frozen=True):
+    """What a swapped-out batch holds, kept so that recovery never reads the batch itself."""
+
+    queue: str
+    location: str
+    count: int
+    total_bytes: int
+    max_flowfile_id: int
+    min_seq: int
+    max_seq: int
+    resource_claims: list[tuple[ResourceClaim, int]]
+
+
+@dataclass(slots=True)
+class RepositoryUpdate:
+    """One session's changes, written in one transaction."""
+
+    puts: list[QueuedFlowFile] = field(default_factory=list)
+    deletes: list[int] = field(default_factory=list)
+    events: list[ProvenanceEvent] = field(default_factory=list)
+    state: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CommitReceipt:
+    """The outcome of a durable commit: the ids given to the session's events."""
+
+    event_ids: Sequence[int]
+
+
+@dataclass(slots=True)
+class RecoveredState:
+    """Everything the engine needs to resume, rebuilt from the repository alone."""
+
+    queues: dict[str, list[QueuedFlowFile]]
+    swapped: dict[str, list[SwapSummary]]
+    next_flowfile_id: int
+    next_event_id: int
+    claim_references: Counter[ResourceClaim]
+    next_seq: dict[str, int]
+
+
+class FlowFileRepository(ABC):
+    """Durable FlowFile state, processor state and the provenance journal."""
+
+    @property
+    @abstractmethod
+    def durability(self) -> Literal["process", "power"]:
+        """``process``: survives kill -9; ``power``: also survives power loss (fsync)."""
+
+    @abstractmethod
+    def commit(self, update: RepositoryUpdate) -> CommitReceipt:
+        """Write ``update`` atomically; concurrent callers may share one transaction.
+
+        Raises ``CommitFailedError`` (and writes nothing) if the change cannot be stored.
+        """
+
+    @abstractmethod
+    def recover(self) -> RecoveredState:
+        """Rebuild queues, swap state, claim references and id counters."""
+
+    @abstractmethod
+    def swap_out(self, queue: str, records: Sequence[QueuedFlowFile]) -> SwapSummary:
+        """Move ``records`` out of the live set into one swapped batch, atomically."""
+
+    @abstractmethod
+    def swap_in(self, summary: SwapSummary) -> list[QueuedFlowFile]:
+        """Move a swapped batch back into the live set and return it in queue order."""
+
+    @abstractmethod
+    def load_state(self, component_id: str) -> dict[str, str]:
+        """The committed LOCAL state of a component (empty if it has none)."""
+
+    @abstractmethod
+    def sync(self) -> None:
+        """Make every commit so far durable against power loss."""
+
+    @abstractmethod
+    def read_journal(self, after_event_id: int, limit: int) -> list[ProvenanceEvent]:
+        """Journaled provenance events with ids above ``after_event_id``, in id order."""
+
+    @abstractmethod
+    def trim_journal(self, through_event_id: int) -> int:
+        """Forget journaled events up to and including an id; returns how many."""
+
+    @abstractmethod
+    def journal_size(self) -> int:
+        """How many events wait in the journal."""
+
+    @abstractmethod
+    def close(self) -> None: ...

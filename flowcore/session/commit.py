@@ -1,0 +1,189 @@
+"""The one commit path of a process session.
+
+``SessionCommitter.commit`` is the only place that makes a session's work durable and
+visible. Its steps, in order:
+
+1. **Content durable.** Every resource claim the session wrote is flushed to the OS (and
+   fsynced with ``durability=power``). A crash after this step leaves unreferenced bytes
+   at most; the start-up sweep removes them.
+2. **One FlowFile-repository transaction** holds the FlowFile changes (with the connection
+   each FlowFile now waits in), the session's provenance events (journaled, given their
+   ids here) and the processor's state. It is atomic: after a crash it is there entirely
+   or not at all. If it fails, nothing has changed and the session is rolled back.
+3. **In-memory queues.** FlowFiles are enqueued on their destination connections and the
+   source connections forget the FlowFiles the session took; the component's in-memory
+   state becomes the committed state. A crash here loses nothing: recovery rebuilds the
+   queues from step 2.
+4. **Claim release.** References the session let go are decremented. A resource claim
+   whose count reaches zero is archived or deleted only once the transaction of step 2
+   is durable: at once with ``durability=power``, after the next ``checkpoint`` (which
+   syncs the repository first) with ``durability=process``. A crash before then keeps
+   the file; the start-up sweep removes it if nothing references it.
+
+Each commit walks a small state machine (``CommitPhase``), and a fault hook can stop it
+between any two steps, which is how the crash tests kill a process at each boundary.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+
+from flowcore.errors import SessionStateError
+from flowcore.model.flowfile import ResourceClaim
+from flowcore.model.provenance import ProvenanceEvent
+from flowcore.queue.queue import FlowFileQueue
+from flowcore.repository.content import ContentRepository
+from flowcore.repository.flowfile import (
+    CommitReceipt,
+    FlowFileRepository,
+    QueuedFlowFile,
+    RepositoryUpdate,
+)
+from flowcore.session.binding import ComponentBinding
+
+
+class CommitPhase(Enum):
+    PREPARED = "prepared"
+    CONTENT_DURABLE = "content durable"
+    REPOSITORY_COMMITTED = "repository committed"
+    QUEUES_UPDATED = "queues updated"
+    COMPLETE = "complete"
+    FAILED = "failed"
+
+
+_NEXT_PHASE = {
+    CommitPhase.PREPARED: CommitPhase.CONTENT_DURABLE,
+    CommitPhase.CONTENT_DURABLE: CommitPhase.REPOSITORY_COMMITTED,
+    CommitPhase.REPOSITORY_COMMITTED: CommitPhase.QUEUES_UPDATED,
+    CommitPhase.QUEUES_UPDATED: CommitPhase.COMPLETE,
+}
+
+
+@dataclass(slots=True)
+class SessionChanges:
+    """Everything a session hands to the commit path."""
+
+    binding: ComponentBinding
+    puts: list[tuple[FlowFileQueue, QueuedFlowFile]] = field(default_factory=list)
+    deletes: list[int] = field(default_factory=list)
+    events: list[ProvenanceEvent] = field(default_factory=list)
+    state: dict[str, str] | None = None
+    taken: dict[FlowFileQueue, list[QueuedFlowFile]] = field(default_factory=dict)
+    written: set[ResourceClaim] = field(default_factory=set)
+    released: list[ResourceClaim] = field(default_factory=list)
+    flowfiles_in: int = 0
+    bytes_in: int = 0
+    flowfiles_out: int = 0
+    bytes_out: int = 0
+
+
+@dataclass(slots=True)
+class CommitListener:
+    """Called after step 3 of every successful commit (metrics, provenance indexing)."""
+
+    on_commit: Callable[[SessionChanges, float], None]
+
+
+class SessionCommit:
+    """One commit's progress through the steps; refuses to go back or skip."""
+
+    __slots__ = ("phase",)
+
+    def __init__(self) -> None:
+        self.phase = CommitPhase.PREPARED
+
+    def advance(self, to: CommitPhase) -> None:
+        if _NEXT_PHASE.get(self.phase) is not to:
+            msg = f"a commit cannot go from '{self.phase.value}' to '{to.value}'"
+            raise SessionStateError(msg)
+        self.phase = to
+
+    def fail(self) -> None:
+        self.phase = CommitPhase.FAILED
+
+
+class SessionCommitter:
+    """Orders every session commit (see the module docstring for the steps)."""
+
+    def __init__(self, flowfiles: FlowFileRepository, content: ContentRepository) -> None:
+        self._flowfiles = flowfiles
+        self._content = content
+        self._power = flowfiles.durability == "power"
+        self._listeners: list[CommitListener] = []
+        self._checkpoint_lock = threading.Lock()
+        self.fault_hook: Callable[[CommitPhase], None] | None = None
+
+    def add_listener(self, listener: CommitListener) -> None:
+        self._listeners.append(listener)
+
+    def commit(self, changes: SessionChanges, now_ms: int) -> CommitReceipt:
+        """Make a session's changes durable and visible, in the documented order."""
+        started = time.perf_counter()
+        commit = SessionCommit()
+        hook = self.fault_hook
+        try:
+            # Step 1: content durable.
+            if changes.written:
+                self._content.flush(changes.written, fsync=self._power)
+            commit.advance(CommitPhase.CONTENT_DURABLE)
+            if hook is not None:
+                hook(commit.phase)
+            # Step 2: one FlowFile-repository transaction (FlowFiles, events, state).
+            update = RepositoryUpdate(
+                puts=[record for _queue, record in changes.puts],
+                deletes=changes.deletes,
+                events=changes.events,
+                state=(
+                    {changes.binding.component_id: changes.state}
+                    if changes.state is not None
+                    else {}
+                ),
+            )
+            receipt = self._flowfiles.commit(update)
+            commit.advance(CommitPhase.REPOSITORY_COMMITTED)
+        except BaseException:
+            commit.fail()
+            raise
+        if hook is not None:
+            hook(commit.phase)
+        # Step 3: in-memory queues and state.
+        by_queue: dict[FlowFileQueue, list[QueuedFlowFile]] = {}
+        for queue, record in changes.puts:
+            by_queue.setdefault(queue, []).append(record)
+        for queue, records in by_queue.items():
+            queue.put_all(records, now_ms)
+        for queue, records in changes.taken.items():
+            queue.acknowledge(records)
+        if changes.state is not None:
+            changes.binding.state.values = dict(changes.state)
+        changes.binding.stats.record(
+            changes.flowfiles_in, changes.bytes_in, changes.flowfiles_out, changes.bytes_out
+        )
+        commit.advance(CommitPhase.QUEUES_UPDATED)
+        if hook is not None:
+            hook(commit.phase)
+        # Step 4: claim release, once the transaction of step 2 is durable.
+        for resource in changes.released:
+            self._content.decrement(resource)
+        if self._power:
+            self._content.release(self._content.take_release_candidates())
+        commit.advance(CommitPhase.COMPLETE)
+        elapsed = time.perf_counter() - started
+        for listener in self._listeners:
+            listener.on_commit(changes, elapsed)
+        return receipt
+
+    def record_events(self, events: list[ProvenanceEvent]) -> CommitReceipt:
+        """Journal provenance events outside any session (forced SENDs, replays)."""
+        return self._flowfiles.commit(RepositoryUpdate(events=events))
+
+    def checkpoint(self) -> int:
+        """Sync the FlowFile repository, then release the claims that waited for it."""
+        with self._checkpoint_lock:
+            candidates = self._content.take_release_candidates()
+            self._flowfiles.sync()
+            return self._content.release(candidates) if candidates else 0

@@ -1,0 +1,626 @@
+"""The process session: a unit of work on FlowFiles that commits atomically.
+
+A session takes FlowFiles from its component's incoming connections, creates, clones,
+reads, writes and routes them, and either commits all of it through the one commit
+path (``flowcore.session.commit``) or rolls all of it back. It generates the provenance
+events NiFi generates (CREATE, FORK, JOIN, CLONE, CONTENT_MODIFIED, ATTRIBUTES_MODIFIED,
+DROP, and auto-terminate DROPs last) and drops spurious ones.
+
+Claim accounting: a FlowFile version holds one reference to its resource claim. A
+reference taken in this session (a write, a clone) is *owned*; it is dropped at once if
+the session replaces it and on rollback. References committed before the session are
+released only after the commit that let them go (step 4 of the commit path).
+"""
+
+from __future__ import annotations
+
+import uuid as uuid_module
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import BinaryIO
+
+from flowcore.errors import FlowFileHandlingError, SessionStateError
+from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
+from flowcore.model.provenance import ContentRef, ProvenanceEvent, ProvenanceEventType
+from flowcore.processor.descriptors import Relationship
+from flowcore.queue.queue import FlowFileQueue
+from flowcore.repository.content import ContentWriter
+from flowcore.repository.flowfile import QueuedFlowFile
+from flowcore.session.binding import ComponentBinding, SessionServices
+from flowcore.session.commit import SessionChanges
+from flowcore.session.reporter import ProvenanceReporter, ReportedEvent
+
+T = ProvenanceEventType
+_CHUNK = 1 << 20
+_CREATION_TYPES = frozenset({T.CREATE, T.FORK, T.CLONE, T.JOIN, T.RECEIVE, T.FETCH})
+_ENRICHED_AT_REPORT = frozenset({T.SEND, T.UPLOAD, T.CLONE})
+
+
+class SessionStatus(Enum):
+    OPEN = "open"
+    COMMITTING = "committing"
+    CLOSED = "closed"
+
+
+@dataclass(slots=True)
+class _Record:
+    """One FlowFile's life in this session."""
+
+    original: FlowFile | None
+    current: FlowFile
+    source: FlowFileQueue | None = None
+    taken: QueuedFlowFile | None = None
+    relationship: str | None = None
+    to_source: bool = False
+    removed: bool = False
+    auto_terminated: bool = False
+    owns_claim: bool = False
+    entered_ms: int = 0
+
+
+class ProcessSession:
+    """NiFi's ProcessSession: get, create, clone, read, write, route, commit, roll back."""
+
+    def __init__(self, binding: ComponentBinding, services: SessionServices) -> None:
+        self._binding = binding
+        self._services = services
+        self._clock = services.clock
+        self._content = services.content
+        self.provenance = ProvenanceReporter(
+            self._add_reported, self._clock.now_ms, self._freeze_reported, self._write_forced
+        )
+        self._status = SessionStatus.OPEN
+        self._reset()
+
+    def _reset(self) -> None:
+        self._records: dict[int, _Record] = {}
+        self._taken: list[_Record] = []
+        self._reported: list[ReportedEvent] = []
+        self._forks: dict[int, list[int]] = {}
+        self._joins: list[tuple[int, list[FlowFile]]] = []
+        self._written: set[ResourceClaim] = set()
+        self._state: dict[str, str] | None = None
+
+    # -- guards ---------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._status is not SessionStatus.OPEN:
+            msg = f"the session is {self._status.value}"
+            raise SessionStateError(msg)
+
+    def _record(self, flowfile: FlowFile) -> _Record:
+        self._check_open()
+        record = self._records.get(flowfile.id)
+        if record is None:
+            msg = f"{_describe(flowfile)} is not known in this session"
+            raise FlowFileHandlingError(msg)
+        if record.current is not flowfile:
+            msg = f"{_describe(flowfile)} is not the most recent version of this FlowFile"
+            raise FlowFileHandlingError(msg)
+        if record.removed and not record.auto_terminated:
+            msg = f"{_describe(flowfile)} has already been removed from the session"
+            raise FlowFileHandlingError(msg)
+        return record
+
+    def _update(self, record: _Record, flowfile: FlowFile) -> FlowFile:
+        record.current = flowfile
+        return flowfile
+
+    # -- getting FlowFiles ----------------------------------------------------------------
+
+    def get(self) -> FlowFile | None:
+        batch = self.get_batch(1)
+        return batch[0] if batch else None
+
+    def get_batch(self, max_results: int) -> list[FlowFile]:
+        """Up to ``max_results`` FlowFiles from the incoming connections, in priority order."""
+        self._check_open()
+        incoming = self._binding.incoming
+        if not incoming or max_results <= 0:
+            return []
+        now = self._clock.now_ms()
+        result: list[FlowFile] = []
+        count = len(incoming)
+        start = self._binding.poll_index
+        for offset in range(count):
+            queue = incoming[(start + offset) % count]
+            for queued in queue.poll_batch(max_results - len(result), now):
+                record = _Record(original=queued.flowfile, current=queued.flowfile,
+                                 source=queue, taken=queued, entered_ms=now)
+                self._records[queued.flowfile.id] = record
+                self._taken.append(record)
+                result.append(queued.flowfile)
+            if len(result) >= max_results:
+                self._binding.poll_index = (start + offset + 1) % count
+                break
+        return result
+
+    @property
+    def queue_size(self) -> int:
+        return sum(queue.size for queue in self._binding.incoming)
+
+    # -- creating FlowFiles ---------------------------------------------------------------
+
+    def create(self, parent: FlowFile | Sequence[FlowFile] | None = None) -> FlowFile:
+        """A new FlowFile; from one parent (FORK) or several (JOIN) it inherits attributes."""
+        self._check_open()
+        now = self._clock.now_ms()
+        new_uuid = str(uuid_module.uuid4())
+        if parent is None:
+            attributes = {CoreAttribute.UUID.value: new_uuid, CoreAttribute.FILENAME.value:
+                          new_uuid, CoreAttribute.PATH.value: "./"}
+            lineage_start = now
+        elif isinstance(parent, FlowFile):
+            self._record(parent)
+            attributes = dict(parent.attributes)
+            attributes[CoreAttribute.UUID] = new_uuid
+            lineage_start = parent.lineage_start_date
+        else:
+            parents = list(parent)
+            if not parents:
+                return self.create()
+            for each in parents:
+                self._record(each)
+            attributes = _intersection([p.attributes for p in parents])
+            attributes[CoreAttribute.UUID] = new_uuid
+            attributes.setdefault(CoreAttribute.FILENAME, new_uuid)
+            attributes.setdefault(CoreAttribute.PATH, "./")
+            lineage_start = min(p.lineage_start_date for p in parents)
+        flowfile = FlowFile(id=self._services.ids.next(), attributes=attributes, claim=None,
+                            claim_offset=0, size=0, entry_date=now,
+                            lineage_start_date=lineage_start)
+        self._records[flowfile.id] = _Record(original=None, current=flowfile, entered_ms=now)
+        if isinstance(parent, FlowFile):
+            self._forks.setdefault(parent.id, []).append(flowfile.id)
+        elif parent is not None:
+            self._joins.append((flowfile.id, list(parent)))
+        return flowfile
+
+    def clone(self, flowfile: FlowFile, offset: int = 0, size: int | None = None) -> FlowFile:
+        """A copy sharing the content claim; a byte range of it points into the same claim."""
+        self._record(flowfile)
+        whole = offset == 0 and (size is None or size == flowfile.size)
+        length = flowfile.size - offset if size is None else size
+        if offset < 0 or length < 0 or offset + length > flowfile.size:
+            msg = f"range {offset}+{length} is outside the {flowfile.size} bytes of the FlowFile"
+            raise FlowFileHandlingError(msg)
+        now = self._clock.now_ms()
+        attributes = dict(flowfile.attributes)
+        attributes[CoreAttribute.UUID] = str(uuid_module.uuid4())
+        child = FlowFile(
+            id=self._services.ids.next(), attributes=attributes, claim=flowfile.claim,
+            claim_offset=flowfile.claim_offset + offset, size=length, entry_date=now,
+            lineage_start_date=flowfile.lineage_start_date)
+        if child.claim is not None:
+            self._content.increment(child.claim.resource)
+        self._records[child.id] = _Record(original=None, current=child,
+                                          owns_claim=child.claim is not None, entered_ms=now)
+        if whole:
+            self.provenance.clone(flowfile, child)
+        else:
+            self._forks.setdefault(flowfile.id, []).append(child.id)
+        return child
+
+    # -- content --------------------------------------------------------------------------
+
+    def read(self, flowfile: FlowFile) -> bytes:
+        self._record(flowfile)
+        if flowfile.claim is None or flowfile.size == 0:
+            return b""
+        return self._content.read(flowfile.claim, flowfile.claim_offset, flowfile.size)
+
+    def stream(self, flowfile: FlowFile, chunk_size: int = _CHUNK) -> Iterator[bytes]:
+        """The content in chunks, never all of it in memory."""
+        self._record(flowfile)
+        claim = flowfile.claim
+        if claim is None:
+            return
+        for start in range(0, flowfile.size, chunk_size):
+            length = min(chunk_size, flowfile.size - start)
+            yield self._content.read(claim, flowfile.claim_offset + start, length)
+
+    def write(self, flowfile: FlowFile,
+              content: bytes | bytearray | memoryview | Callable[[ContentWriter], None]
+              ) -> FlowFile:
+        """Replace the content (copy-on-write into a new claim)."""
+        record = self._record(flowfile)
+        writer = self._content.create_writer()
+        try:
+            if callable(content):
+                content(writer)
+            else:
+                writer.write(content)
+        except BaseException:
+            writer.abort()
+            raise
+        return self._replace_claim(record, writer.close())
+
+    def append(self, flowfile: FlowFile,
+               content: bytes | bytearray | memoryview | Callable[[ContentWriter], None]
+               ) -> FlowFile:
+        """Content followed by more bytes, as a new claim (the old claim is untouched)."""
+        def copy_then_add(writer: ContentWriter) -> None:
+            for chunk in self.stream(flowfile):
+                writer.write(chunk)
+            if callable(content):
+                content(writer)
+            else:
+                writer.write(content)
+
+        return self.write(flowfile, copy_then_add)
+
+    def import_from(self, path: Path, flowfile: FlowFile) -> FlowFile:
+        """Content from a file, streamed."""
+        def copy(writer: ContentWriter) -> None:
+            with path.open("rb") as source:
+                while chunk := source.read(_CHUNK):
+                    writer.write(chunk)
+
+        return self.write(flowfile, copy)
+
+    def export_to(self, flowfile: FlowFile, target: BinaryIO) -> int:
+        """Stream the content into an open binary file; returns the bytes written."""
+        written = 0
+        for chunk in self.stream(flowfile):
+            target.write(chunk)
+            written += len(chunk)
+        return written
+
+    def _replace_claim(self, record: _Record, claim: ContentClaim) -> FlowFile:
+        self._written.add(claim.resource)
+        old = record.current
+        if record.owns_claim and old.claim is not None:
+            self._content.decrement(old.claim.resource)
+        record.owns_claim = True
+        return self._update(record, old.with_changes(claim=claim, claim_offset=0,
+                                                     size=claim.length))
+
+    # -- attributes -----------------------------------------------------------------------
+
+    def put_attribute(self, flowfile: FlowFile, key: str, value: str) -> FlowFile:
+        return self.put_all_attributes(flowfile, {key: value})
+
+    def put_all_attributes(self, flowfile: FlowFile, attributes: Mapping[str, str]) -> FlowFile:
+        """Set attributes; ``uuid`` cannot change and is ignored, as in NiFi."""
+        record = self._record(flowfile)
+        merged = dict(flowfile.attributes)
+        for key, value in attributes.items():
+            if key != CoreAttribute.UUID:
+                merged[key] = str(value)
+        return self._update(record, flowfile.with_changes(attributes=merged))
+
+    def remove_attribute(self, flowfile: FlowFile, key: str) -> FlowFile:
+        return self.remove_all_attributes(flowfile, [key])
+
+    def remove_all_attributes(self, flowfile: FlowFile, keys: Sequence[str]) -> FlowFile:
+        record = self._record(flowfile)
+        remaining = {k: v for k, v in flowfile.attributes.items()
+                     if k not in keys or k == CoreAttribute.UUID}
+        return self._update(record, flowfile.with_changes(attributes=remaining))
+
+    # -- routing --------------------------------------------------------------------------
+
+    def transfer(self, flowfile: FlowFile, relationship: Relationship | str | None = None) -> None:
+        """Route to a relationship, or with none back to the connection it came from."""
+        record = self._record(flowfile)
+        if relationship is None:
+            if record.source is None:
+                msg = f"{_describe(flowfile)} was created in this session and has no source queue"
+                raise FlowFileHandlingError(msg)
+            record.to_source, record.relationship = True, None
+            return
+        name = str(relationship)
+        if name not in self._binding.relationships:
+            msg = f"relationship '{name}' is not known to {self._binding.component_type}"
+            raise FlowFileHandlingError(msg)
+        record.relationship, record.to_source = name, False
+
+    def remove(self, flowfile: FlowFile) -> None:
+        """Drop a FlowFile from the flow (a DROP event if it existed before this session)."""
+        record = self._record(flowfile)
+        record.removed = True
+        if record.original is not None:
+            self.provenance.drop(flowfile, details=_discard_reason(flowfile))
+        else:
+            self._forget_created(flowfile)
+
+    def penalize(self, flowfile: FlowFile) -> FlowFile:
+        record = self._record(flowfile)
+        expiration = self._clock.now_ms() + self._binding.penalty_ms
+        return self._update(record, flowfile.with_changes(penalty_expiration=expiration))
+
+    def _forget_created(self, flowfile: FlowFile) -> None:
+        for children in self._forks.values():
+            if flowfile.id in children:
+                children.remove(flowfile.id)
+        self._joins = [(child, parents) for child, parents in self._joins
+                       if child != flowfile.id]
+        self._reported = [e for e in self._reported if e.flowfile.id != flowfile.id]
+
+    # -- state ----------------------------------------------------------------------------
+
+    def get_state(self) -> dict[str, str]:
+        """The component's LOCAL state as this session sees it."""
+        self._check_open()
+        return dict(self._state if self._state is not None else self._binding.state.values)
+
+    def set_state(self, values: Mapping[str, str]) -> None:
+        """Replace the LOCAL state; it is committed with the session's FlowFiles."""
+        self._check_open()
+        self._state = {str(k): str(v) for k, v in values.items()}
+
+    def clear_state(self) -> None:
+        self.set_state({})
+
+    # -- migration (session-factory processors) -------------------------------------------
+
+    def migrate(self, target: ProcessSession, flowfiles: Sequence[FlowFile]) -> None:
+        """Hand FlowFiles, with their pending events, to another session of this component."""
+        ids = {self._record(f).current.id for f in flowfiles}
+        if any(ids & set(children) or parent in ids for parent, children in self._forks.items()):
+            msg = "cannot migrate FlowFiles that take part in a FORK of this session"
+            raise FlowFileHandlingError(msg)
+        for flowfile_id in ids:
+            record = self._records.pop(flowfile_id)
+            target._records[flowfile_id] = record
+            if record.taken is not None:
+                self._taken.remove(record)
+                target._taken.append(record)
+            if record.owns_claim and record.current.claim is not None:
+                target._written.add(record.current.claim.resource)
+        moved = [e for e in self._reported if e.flowfile.id in ids]
+        self._reported = [e for e in self._reported if e.flowfile.id not in ids]
+        target._reported.extend(moved)
+
+    # -- commit and rollback --------------------------------------------------------------
+
+    def commit(self) -> None:
+        """Commit through the one commit path; on failure roll back and raise."""
+        self._check_open()
+        self._status = SessionStatus.COMMITTING
+        try:
+            changes = self._prepare(self._clock.now_ms())
+            self._services.committer.commit(changes, self._clock.now_ms())
+        except BaseException:
+            self._status = SessionStatus.OPEN
+            self.rollback()
+            raise
+        self._reset()
+        self._status = SessionStatus.OPEN
+
+    def rollback(self, penalize: bool = False) -> None:
+        """Undo everything: FlowFiles return to their queues (penalized if asked)."""
+        if self._status is SessionStatus.CLOSED:
+            return
+        now = self._clock.now_ms()
+        for record in self._records.values():
+            if record.owns_claim and record.current.claim is not None:
+                self._content.decrement(record.current.claim.resource)
+                record.owns_claim = False
+        by_queue: dict[FlowFileQueue, list[QueuedFlowFile]] = {}
+        for record in self._taken:
+            assert record.source is not None and record.taken is not None
+            queued = record.taken
+            if penalize:
+                expiration = now + self._binding.penalty_ms
+                queued = QueuedFlowFile(queued.queue, queued.seq,
+                                        queued.flowfile.with_changes(penalty_expiration=expiration))
+            by_queue.setdefault(record.source, []).append(queued)
+        for queue, records in by_queue.items():
+            queue.requeue(records, now)
+        self._binding.stats.rollbacks += 1
+        self._reset()
+
+    # -- commit preparation ---------------------------------------------------------------
+
+    def _prepare(self, now: int) -> SessionChanges:
+        binding = self._binding
+        changes = SessionChanges(binding=binding, state=self._state)
+        destinations: dict[int, list[FlowFileQueue]] = {}
+        auto_drops: list[_Record] = []
+        clone_events: list[ReportedEvent] = []
+        for record in list(self._records.values()):
+            if record.removed:
+                continue
+            if record.to_source:
+                assert record.source is not None
+                destinations[record.current.id] = [record.source]
+                continue
+            if record.relationship is None:
+                msg = f"{_describe(record.current)} was not transferred to any relationship"
+                raise FlowFileHandlingError(msg)
+            if record.relationship in binding.auto_terminated:
+                record.removed = record.auto_terminated = True
+                auto_drops.append(record)
+                continue
+            queues = binding.outgoing.get(record.relationship, [])
+            if not queues:
+                msg = (f"{_describe(record.current)} was transferred to relationship "
+                       f"'{record.relationship}', which has no connection and is not "
+                       "auto-terminated")
+                raise FlowFileHandlingError(msg)
+            destinations[record.current.id] = [queues[-1]]
+            for queue in queues[:-1]:
+                copy = self._clone_for_connection(record, now)
+                destinations[copy.current.id] = [queue]
+                clone_events.append(ReportedEvent(T.CLONE, record.current, now,
+                                                  children=[copy.current.uuid]))
+        for record in self._records.values():
+            current = record.current
+            if record.taken is not None:
+                assert record.source is not None
+                changes.taken.setdefault(record.source, []).append(record.taken)
+                changes.flowfiles_in += 1
+                changes.bytes_in += record.taken.flowfile.size
+            original_claim = record.original.claim if record.original is not None else None
+            if record.removed:
+                if record.original is not None:
+                    changes.deletes.append(current.id)
+                    if original_claim is not None:
+                        changes.released.append(original_claim.resource)
+                if record.owns_claim and current.claim is not None:
+                    changes.released.append(current.claim.resource)
+                continue
+            if original_claim is not None and current.claim != original_claim:
+                changes.released.append(original_claim.resource)
+            for queue in destinations[current.id]:
+                changes.puts.append((queue, QueuedFlowFile(queue.name, queue.next_seq(), current)))
+            if not record.to_source:
+                changes.flowfiles_out += 1
+                changes.bytes_out += current.size
+        changes.written = set(self._written)
+        changes.events = self._build_events(now, destinations, clone_events, auto_drops)
+        return changes
+
+    def _clone_for_connection(self, record: _Record, now: int) -> _Record:
+        current = record.current
+        attributes = dict(current.attributes)
+        attributes[CoreAttribute.UUID] = str(uuid_module.uuid4())
+        copy = current.with_changes(id=self._services.ids.next(), attributes=attributes)
+        if copy.claim is not None:
+            self._content.increment(copy.claim.resource)
+        clone = _Record(original=None, current=copy, relationship=record.relationship,
+                        owns_claim=copy.claim is not None, entered_ms=now)
+        self._records[copy.id] = clone
+        return clone
+
+    # -- provenance -----------------------------------------------------------------------
+
+    def _add_reported(self, event: ReportedEvent) -> None:
+        self._record(event.flowfile)
+        self._reported.append(event)
+
+    def _write_forced(self, event: ProvenanceEvent) -> None:
+        """A forced SEND/UPLOAD is journaled at once and survives a later rollback."""
+        self._services.committer.record_events([event])
+
+    def _freeze_reported(self, reported: ReportedEvent) -> ProvenanceEvent:
+        record = self._records.get(reported.flowfile.id)
+        return self._event(reported, reported.flowfile, record, reported.time_ms)
+
+    def _build_events(self, now: int, destinations: dict[int, list[FlowFileQueue]],
+                      clone_events: list[ReportedEvent],
+                      auto_drops: list[_Record]) -> list[ProvenanceEvent]:
+        by_id = {r.current.id: r for r in self._records.values()}
+        framework: list[ReportedEvent] = []
+        for parent_id, children in self._forks.items():
+            live = [by_id[c].current.uuid for c in children if not by_id[c].removed
+                    or by_id[c].auto_terminated]
+            if live:
+                framework.append(ReportedEvent(T.FORK, by_id[parent_id].current, now,
+                                               children=live))
+        for child_id, parents in self._joins:
+            framework.append(ReportedEvent(T.JOIN, by_id[child_id].current, now,
+                                           parents=[p.uuid for p in parents]))
+        reported = [e for e in self._reported if not self._is_spurious_route(e, by_id,
+                                                                             destinations)]
+        ordered = framework + reported
+        types_by_uuid: dict[str, set[ProvenanceEventType]] = {}
+        for event in ordered:
+            types_by_uuid.setdefault(event.uuid, set()).add(event.event_type)
+            for child in event.children:
+                types_by_uuid.setdefault(child, set()).add(event.event_type)
+        generated: list[ReportedEvent] = []
+        for record in self._records.values():
+            if record.removed and not record.auto_terminated:
+                continue
+            current = record.current
+            seen = types_by_uuid.get(current.uuid, set())
+            if record.original is None:
+                if not seen & _CREATION_TYPES:
+                    generated.append(ReportedEvent(T.CREATE, current, now))
+                continue
+            content_changed = current.claim != record.original.claim or (
+                current.claim_offset, current.size) != (record.original.claim_offset,
+                                                        record.original.size)
+            if content_changed and T.CONTENT_MODIFIED not in seen:
+                generated.append(ReportedEvent(T.CONTENT_MODIFIED, current, now))
+                seen = seen | {T.CONTENT_MODIFIED}
+            if not seen and current.attributes != record.original.attributes:
+                generated.append(ReportedEvent(T.ATTRIBUTES_MODIFIED, current, now))
+        drops = [ReportedEvent(T.DROP, r.current, now,
+                               details=f"Auto-Terminated by {r.relationship} Relationship")
+                 for r in auto_drops]
+        events: list[ProvenanceEvent] = []
+        for reported_event in ordered + generated + clone_events + drops:
+            if reported_event.frozen is not None:
+                events.append(reported_event.frozen)
+                continue
+            record = by_id.get(reported_event.flowfile.id)
+            final = record.current if record is not None else reported_event.flowfile
+            events.append(self._event(reported_event, final, record, reported_event.time_ms,
+                                      now))
+        return events
+
+    @staticmethod
+    def _is_spurious_route(event: ReportedEvent, by_id: Mapping[int, _Record],
+                           destinations: Mapping[int, list[FlowFileQueue]]) -> bool:
+        if event.event_type is not T.ROUTE:
+            return False
+        record = by_id.get(event.flowfile.id)
+        if record is None or record.source is None:
+            return False
+        return destinations.get(event.flowfile.id) == [record.source]
+
+    def _event(self, reported: ReportedEvent, flowfile: FlowFile, record: _Record | None,
+               time_ms: int, commit_ms: int | None = None) -> ProvenanceEvent:
+        original = record.original if record is not None else None
+        previous = dict(original.attributes) if original is not None else {}
+        updated: dict[str, str | None] = {
+            k: v for k, v in flowfile.attributes.items() if previous.get(k) != v}
+        for key in previous:
+            if key not in flowfile.attributes:
+                updated[key] = None
+        duration = reported.duration_ms
+        if duration < 0 and record is not None and commit_ms is not None:
+            duration = commit_ms - record.entered_ms
+        source = record.source.name if record is not None and record.source else None
+        return ProvenanceEvent(
+            event_time=time_ms,
+            event_type=reported.event_type.value,
+            flowfile_uuid=flowfile.uuid,
+            component_id=self._binding.component_id,
+            component_type=self._binding.component_type,
+            entry_date=flowfile.entry_date,
+            lineage_start_date=flowfile.lineage_start_date,
+            event_duration=duration,
+            parent_uuids=list(reported.parents) or (
+                [flowfile.uuid] if reported.event_type in (T.FORK, T.CLONE) else []),
+            child_uuids=list(reported.children) or (
+                [flowfile.uuid] if reported.event_type is T.JOIN else []),
+            previous_attributes=previous,
+            updated_attributes=updated,
+            previous_content=_content_ref(original),
+            current_content=_content_ref(flowfile),
+            details=reported.details,
+            relationship=reported.relationship,
+            transit_uri=reported.transit_uri,
+            source_system_flowfile_id=reported.source_system_flowfile_id,
+            alternate_identifier=reported.alternate_identifier,
+            source_queue_id=source,
+            size=flowfile.size,
+        )
+
+
+def _content_ref(flowfile: FlowFile | None) -> ContentRef | None:
+    if flowfile is None or flowfile.claim is None:
+        return None
+    resource = flowfile.claim.resource
+    return ContentRef(resource.container, resource.section, resource.id,
+                      flowfile.claim.offset + flowfile.claim_offset, flowfile.size)
+
+
+def _intersection(maps: Sequence[Mapping[str, str]]) -> dict[str, str]:
+    first, *rest = maps
+    return {k: v for k, v in first.items() if all(m.get(k) == v for m in rest)}
+
+
+def _discard_reason(flowfile: FlowFile) -> str | None:
+    reason = flowfile.attributes.get(CoreAttribute.DISCARD_REASON)
+    return f"Discard reason: {reason}" if reason else None
+
+
+def _describe(flowfile: FlowFile) -> str:
+    return f"FlowFile[id={flowfile.id}, uuid={flowfile.uuid}]"

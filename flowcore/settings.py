@@ -1,0 +1,127 @@
+"""Engine settings: one typed object, separate from the flow, with environment overrides.
+
+Every field can be set from the environment with the ``FLOWCORE_`` prefix and ``__``
+between nested names, e.g. ``FLOWCORE_DURABILITY=power`` or
+``FLOWCORE_CONTENT__ARCHIVE_ENABLED=false``. Sizes and periods use NiFi's syntax.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from flowcore.units import parse_data_size, parse_time_period
+
+
+def _check_period(value: str) -> str:
+    parse_time_period(value)
+    return value
+
+
+def _check_size(value: str) -> str:
+    parse_data_size(value)
+    return value
+
+
+class FlowFileRepositorySettings(BaseModel):
+    """The write-ahead log in LMDB."""
+
+    model_config = ConfigDict(extra="forbid")
+    implementation: str = "lmdb"
+    map_size: str = "64 GB"
+    checkpoint_interval: str = "20 sec"
+
+    _periods = field_validator("checkpoint_interval")(_check_period)
+    _sizes = field_validator("map_size")(_check_size)
+
+
+class ContentRepositorySettings(BaseModel):
+    """Claim-based content storage: containers, sections, appendable claims, archive."""
+
+    model_config = ConfigDict(extra="forbid")
+    implementation: str = "filesystem"
+    containers: list[Path] = Field(default_factory=list)
+    sections: int = Field(default=1024, ge=1, le=65536)
+    max_appendable_size: str = "50 KB"
+    archive_enabled: bool = True
+    archive_max_retention_period: str = "3 hours"
+    archive_max_usage_percentage: int = Field(default=90, ge=1, le=100)
+
+    _periods = field_validator("archive_max_retention_period")(_check_period)
+    _sizes = field_validator("max_appendable_size")(_check_size)
+
+
+class ProvenanceRepositorySettings(BaseModel):
+    """DuckDB provenance store indexed in batches from the LMDB journal."""
+
+    model_config = ConfigDict(extra="forbid")
+    implementation: str = "duckdb"
+    max_storage_time: str = "30 days"
+    max_storage_size: str = "10 GB"
+    index_batch_size: int = Field(default=10_000, ge=1)
+    index_interval: str = "1 sec"
+    max_attribute_length: int = 65536
+
+    _periods = field_validator("max_storage_time", "index_interval")(_check_period)
+    _sizes = field_validator("max_storage_size")(_check_size)
+
+
+class QueueSettings(BaseModel):
+    """Defaults for new connections, as NiFi ships them."""
+
+    model_config = ConfigDict(extra="forbid")
+    back_pressure_object_threshold: int = Field(default=10_000, ge=0)
+    back_pressure_data_size_threshold: str = "1 GB"
+    swap_threshold: int = Field(default=20_000, ge=1)
+    swap_batch_size: int = Field(default=10_000, ge=1)
+
+    _sizes = field_validator("back_pressure_data_size_threshold")(_check_size)
+
+
+class SchedulerSettings(BaseModel):
+    """Thread pool and yield durations."""
+
+    model_config = ConfigDict(extra="forbid")
+    threads: int = Field(default=2, ge=1)
+    administrative_yield_duration: str = "30 sec"
+    bored_yield_duration: str = "10 millis"
+
+    _periods = field_validator("administrative_yield_duration", "bored_yield_duration")(
+        _check_period
+    )
+
+
+class EngineSettings(BaseSettings):
+    """Everything about how the engine runs, none of what the flow does."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="FLOWCORE_", env_nested_delimiter="__", extra="forbid"
+    )
+
+    data_dir: Path = Path("data")
+    durability: Literal["process", "power"] = "process"
+    flowfile_repository: FlowFileRepositorySettings = Field(
+        default_factory=FlowFileRepositorySettings
+    )
+    content: ContentRepositorySettings = Field(default_factory=ContentRepositorySettings)
+    provenance: ProvenanceRepositorySettings = Field(
+        default_factory=ProvenanceRepositorySettings
+    )
+    queue: QueueSettings = Field(default_factory=QueueSettings)
+    scheduler: SchedulerSettings = Field(default_factory=SchedulerSettings)
+    spark_master: str = "local[*]"
+
+    @property
+    def flowfile_repository_dir(self) -> Path:
+        return self.data_dir / "flowfile_repository"
+
+    @property
+    def content_containers(self) -> list[Path]:
+        return self.content.containers or [self.data_dir / "content_repository"]
+
+    @property
+    def provenance_dir(self) -> Path:
+        return self.data_dir / "provenance_repository"

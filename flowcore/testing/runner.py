@@ -1,0 +1,248 @@
+"""TestRunner: drive one processor through the real session and commit path.
+
+In the manner of nifi-mock: set properties by display name, enqueue FlowFiles, run the
+processor a number of times, and inspect what it transferred to each relationship, its
+provenance events and its state. Underneath is a real ``Node`` on real repositories in a
+temporary directory: an input connection feeds the processor and each relationship
+flows into a capture connection. Time comes from a ``ManualClock``; nothing sleeps.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flowcore.clock import ManualClock
+from flowcore.engine.node import Node
+from flowcore.engine.processor_node import ProcessorNode, ScheduleConfig
+from flowcore.model.provenance import ProvenanceEvent
+from flowcore.processor.processor import Processor
+from flowcore.processor.registry import processor_class, service_class
+from flowcore.processor.service import ControllerService
+from flowcore.repository.flowfile import RepositoryUpdate
+from flowcore.repository.provenance import ProvenanceQuery
+from flowcore.session.binding import ComponentBinding
+from flowcore.settings import EngineSettings
+from flowcore.testing.mock_flowfile import MockFlowFile
+
+UNDER_TEST = "processor-under-test"
+INPUT = "input"
+_FEEDER = "test-runner"
+
+
+class TestRunner:
+    """Runs one processor for a test."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(
+        self,
+        processor: str | type[Processor] | Processor,
+        *,
+        data_dir: Path | None = None,
+        settings: EngineSettings | None = None,
+        clock: ManualClock | None = None,
+    ) -> None:
+        if isinstance(processor, str):
+            instance = processor_class(processor)()
+        elif isinstance(processor, type):
+            instance = processor()
+        else:
+            instance = processor
+        self._owns_dir = data_dir is None and settings is None
+        directory = data_dir or Path(tempfile.mkdtemp(prefix="flowcore-test-"))
+        self.settings = settings or EngineSettings(data_dir=directory)
+        self.clock = clock or ManualClock()
+        self.node = Node(self.settings, self.clock)
+        self.processor = instance
+        self._node: ProcessorNode = self.node.add_processor(
+            UNDER_TEST, instance, {}, ScheduleConfig(penalty_ms=30_000, yield_ms=1_000))
+        self._input = self.node.add_connection(INPUT, _FEEDER, ["success"], UNDER_TEST)
+        self._feeder = ComponentBinding(
+            component_id=_FEEDER, component_type="TestRunner", incoming=[],
+            outgoing={"success": [self._input.queue]}, auto_terminated=frozenset(),
+            relationships=frozenset({"success"}))
+        self._transferred: dict[str, list[MockFlowFile]] = {}
+        self._wired_relationships: tuple[str, ...] = ()
+        self._rewire()
+        self.node.recover()
+        self._node.start()
+
+    # -- configuration --------------------------------------------------------------------
+
+    def set_property(self, name: str, value: str) -> None:
+        """Set a property by display name or name (string values, as in NiFi)."""
+        self._node.set_property(name, value)
+
+    def remove_property(self, name: str) -> None:
+        self._node.set_property(name, None)
+
+    def set_relationship_auto_terminated(self, name: str) -> None:
+        self._node.auto_terminate = self._node.auto_terminate | {name}
+        self._wired_relationships = ()
+
+    def add_controller_service(
+        self, identifier: str, service: str | type[ControllerService] | ControllerService,
+        properties: Mapping[str, str] | None = None,
+    ) -> ControllerService:
+        """Add and enable a controller service; an instance is used as it is."""
+        if isinstance(service, str):
+            instance = service_class(service)()
+        elif isinstance(service, type):
+            instance = service()
+        else:
+            instance = service
+        return self.node.add_controller_service(identifier, instance, properties)
+
+    # -- validation -----------------------------------------------------------------------
+
+    def validation_errors(self) -> list[str]:
+        return [str(result) for result in self._node.validate()]
+
+    def is_valid(self) -> bool:
+        return not self.validation_errors()
+
+    def assert_valid(self) -> None:
+        errors = self.validation_errors()
+        assert not errors, "processor is not valid: " + "; ".join(errors)
+
+    def assert_not_valid(self) -> None:
+        assert not self.is_valid(), "processor is valid but was expected not to be"
+
+    # -- feeding --------------------------------------------------------------------------
+
+    def enqueue(self, content: str | bytes = b"",
+                attributes: Mapping[str, str] | None = None) -> MockFlowFile:
+        """Queue a FlowFile for the processor (filename, path and uuid added unless given)."""
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        session = self.node.session_for(self._feeder)
+        flowfile = session.create()
+        given = dict(attributes or {})
+        if "uuid" in given:
+            flowfile = flowfile.with_changes(attributes={**flowfile.attributes,
+                                                         "uuid": given.pop("uuid")})
+            session._records[flowfile.id].current = flowfile  # noqa: SLF001
+        if given:
+            flowfile = session.put_all_attributes(flowfile, given)
+        if data:
+            flowfile = session.write(flowfile, data)
+        session.transfer(flowfile, "success")
+        session.commit()
+        return MockFlowFile(flowfile, data)
+
+    # -- running --------------------------------------------------------------------------
+
+    def run(self, iterations: int = 1, stop_on_finish: bool = True,
+            initialize: bool = True) -> None:
+        """Trigger the processor ``iterations`` times, as nifi-mock does (even when empty)."""
+        self._rewire()
+        if initialize:
+            self.assert_valid()
+            self._node.start()
+            self._node.ensure_scheduled()
+        try:
+            for _ in range(iterations):
+                self._node.trigger(self.node.services, raise_errors=True)
+        finally:
+            self._collect()
+            if stop_on_finish:
+                self.stop()
+
+    def stop(self) -> None:
+        self._node.stop()
+        self._collect()
+
+    def advance_time(self, seconds: float) -> None:
+        self.clock.advance(seconds)
+
+    def _rewire(self) -> None:
+        relationships = tuple(self._node.relationship_names())
+        if relationships == self._wired_relationships:
+            return
+        for name in relationships:
+            if name not in self._node.auto_terminate and f"capture.{name}" not in \
+                    self.node.connections:
+                self.node.add_connection(f"capture.{name}", UNDER_TEST, [name], None,
+                                         back_pressure=None)
+        self.node.rebind()
+        self._wired_relationships = relationships
+
+    def _collect(self) -> None:
+        for name, connection in self.node.connections.items():
+            if not name.startswith("capture."):
+                continue
+            relationship = name.removeprefix("capture.")
+            for record in connection.queue.clear_in_memory():
+                flowfile = record.flowfile
+                data = b"" if flowfile.claim is None or flowfile.size == 0 else \
+                    self.node.content.read(flowfile.claim, flowfile.claim_offset, flowfile.size)
+                self._transferred.setdefault(relationship, []).append(MockFlowFile(flowfile, data))
+
+    # -- observation ----------------------------------------------------------------------
+
+    def get_flowfiles_for_relationship(self, name: str) -> list[MockFlowFile]:
+        self._collect()
+        return list(self._transferred.get(name, []))
+
+    def assert_transfer_count(self, name: str, count: int) -> None:
+        actual = len(self.get_flowfiles_for_relationship(name))
+        assert actual == count, f"expected {count} FlowFiles transferred to '{name}' but " \
+                                f"found {actual}"
+
+    def assert_all_flowfiles_transferred(self, name: str, count: int | None = None) -> None:
+        self._collect()
+        others = {rel: len(ffs) for rel, ffs in self._transferred.items()
+                  if rel != name and ffs}
+        assert not others, f"FlowFiles were transferred to other relationships: {others}"
+        if count is not None:
+            self.assert_transfer_count(name, count)
+
+    def clear_transfer_state(self) -> None:
+        self._collect()
+        self._transferred.clear()
+
+    @property
+    def queue_size(self) -> int:
+        return self._input.queue.size
+
+    def assert_queue_empty(self) -> None:
+        assert self.queue_size == 0, f"the input queue holds {self.queue_size} FlowFiles"
+
+    def assert_queue_not_empty(self) -> None:
+        assert self.queue_size > 0, "the input queue is empty"
+
+    def get_provenance_events(self) -> list[ProvenanceEvent]:
+        """The processor's provenance events in the order they were recorded."""
+        self.node.index_provenance()
+        events = self.node.provenance.search(ProvenanceQuery(component_id=UNDER_TEST,
+                                                             limit=1_000_000))
+        return sorted(events, key=lambda e: e.event_id)
+
+    @property
+    def state(self) -> dict[str, str]:
+        assert self._node.binding is not None
+        return dict(self._node.binding.state.values)
+
+    def set_state(self, values: Mapping[str, str]) -> None:
+        """Seed the processor's LOCAL state (committed durably)."""
+        assert self._node.binding is not None
+        self.node.flowfiles.commit(RepositoryUpdate(state={UNDER_TEST: dict(values)}))
+        self._node.binding.state.values = dict(values)
+
+    @property
+    def yielded(self) -> bool:
+        return self._node.yielded_until > self.clock.now_ms()
+
+    def close(self) -> None:
+        self.node.close()
+        if self._owns_dir:
+            shutil.rmtree(self.settings.data_dir, ignore_errors=True)
+
+    def __enter__(self) -> TestRunner:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,1 @@
+"""Implementations of flowcore's repository contracts: LMDB, filesystem and DuckDB."""

@@ -1,0 +1,355 @@
+"""LMDB FlowFile repository: FlowFile records, swap batches, provenance journal and state.
+
+One LMDB environment with named databases:
+
+* ``flowfiles``: FlowFile id -> the FlowFile and the connection it waits in (live set);
+* ``swap`` / ``swap_summary``: location -> a swapped-out batch and its summary;
+* ``journal``: event id -> provenance event not yet indexed by the provenance repository;
+* ``state``: component id -> its LOCAL state map;
+* ``meta``: id high-water marks.
+
+A commit is one LMDB write transaction. Concurrent committers share transactions (group
+commit): the thread that takes the writer lock writes every request queued so far. LMDB
+writes through the OS page cache, so with ``durability=process`` (no fsync) a committed
+transaction survives kill -9; ``durability=power`` opens the environment with fsync on
+every transaction commit.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import lmdb
+
+from flowcore.clock import Clock
+from flowcore.errors import CommitFailedError, RepositoryError
+from flowcore.model.flowfile import ResourceClaim
+from flowcore.model.provenance import ProvenanceEvent
+from flowcore.repository.flowfile import (
+    CommitReceipt,
+    FlowFileRepository,
+    QueuedFlowFile,
+    RecoveredState,
+    RepositoryUpdate,
+    SwapSummary,
+)
+from flowcore.settings import EngineSettings
+from flowcore.units import parse_data_size
+from repos.lmdb_flowfile import codec
+
+_NEXT_EVENT_ID = b"next_event_id"
+_NEXT_FLOWFILE_ID = b"next_flowfile_id"
+
+
+@dataclass(slots=True)
+class _Request:
+    """One caller's commit, serialised before it waits for the writer lock."""
+
+    update: RepositoryUpdate
+    puts: list[tuple[bytes, bytes]]
+    deletes: list[bytes]
+    events: list[bytes]
+    state: list[tuple[bytes, bytes]]
+    max_flowfile_id: int
+    done: threading.Event = field(default_factory=threading.Event)
+    receipt: CommitReceipt | None = None
+    error: BaseException | None = None
+
+
+class LmdbFlowFileRepository(FlowFileRepository):
+    """The write-ahead log of FlowFile state, in LMDB."""
+
+    def __init__(self, settings: EngineSettings, clock: Clock) -> None:
+        self._settings = settings
+        self._clock = clock
+        self._durability: Literal["process", "power"] = settings.durability
+        path = settings.flowfile_repository_dir
+        path.mkdir(parents=True, exist_ok=True)
+        power = self._durability == "power"
+        try:
+            self._env = lmdb.open(
+                str(path),
+                map_size=parse_data_size(settings.flowfile_repository.map_size),
+                max_dbs=8,
+                sync=power,
+                metasync=power,
+                readahead=False,
+                lock=True,
+            )
+        except lmdb.Error as exc:
+            msg = f"cannot open the FlowFile repository at {path}: {exc}"
+            raise RepositoryError(msg) from exc
+        self._flowfiles = self._env.open_db(b"flowfiles")
+        self._swap = self._env.open_db(b"swap")
+        self._swap_summary = self._env.open_db(b"swap_summary")
+        self._journal = self._env.open_db(b"journal")
+        self._state = self._env.open_db(b"state")
+        self._meta = self._env.open_db(b"meta")
+        self._write_lock = threading.Lock()
+        self._pending_lock = threading.Lock()
+        self._pending: list[_Request] = []
+        with self._env.begin() as txn:
+            self._next_event_id = self._read_counter(txn, _NEXT_EVENT_ID)
+            self._next_flowfile_id = self._read_counter(txn, _NEXT_FLOWFILE_ID)
+            last_event = txn.cursor(db=self._journal)
+            if last_event.last():
+                self._next_event_id = max(self._next_event_id, codec.key_id(last_event.key()) + 1)
+
+    @property
+    def durability(self) -> Literal["process", "power"]:
+        return self._durability
+
+    # -- commit ---------------------------------------------------------------------------
+
+    def commit(self, update: RepositoryUpdate) -> CommitReceipt:
+        """Write one session's changes; concurrent callers share a transaction."""
+        request = self._serialise(update)
+        with self._pending_lock:
+            self._pending.append(request)
+        with self._write_lock:
+            if not request.done.is_set():
+                with self._pending_lock:
+                    batch, self._pending = self._pending, []
+                self._write_group(batch)
+        if request.error is not None:
+            raise request.error
+        assert request.receipt is not None
+        return request.receipt
+
+    def _serialise(self, update: RepositoryUpdate) -> _Request:
+        encode, id_key = codec.encode, codec.id_key
+        puts = [(id_key(r.flowfile.id), encode(r)) for r in update.puts]
+        return _Request(
+            update=update,
+            puts=puts,
+            deletes=[id_key(i) for i in update.deletes],
+            events=[encode(event) for event in update.events],
+            state=[(c.encode(), encode(s)) for c, s in update.state.items()],
+            max_flowfile_id=max((r.flowfile.id for r in update.puts), default=-1),
+        )
+
+    def _write_group(self, batch: list[_Request]) -> None:
+        try:
+            self._write(batch)
+        except CommitFailedError as exc:
+            if len(batch) == 1:
+                batch[0].error = exc
+                batch[0].done.set()
+                return
+            # One request may be the cause (too big for the map): give each its own chance.
+            for request in batch:
+                try:
+                    self._write([request])
+                except CommitFailedError as single:
+                    request.error = single
+                    request.done.set()
+
+    def _write(self, batch: list[_Request]) -> None:
+        next_event = self._next_event_id
+        next_flowfile = self._next_flowfile_id
+        receipts: list[CommitReceipt] = []
+        try:
+            with self._env.begin(write=True) as txn:
+                put = txn.put
+                for request in batch:
+                    for key in request.deletes:
+                        txn.delete(key, db=self._flowfiles)
+                    for key, value in request.puts:
+                        put(key, value, db=self._flowfiles)
+                    ids = range(next_event, next_event + len(request.events))
+                    for event_id, value in zip(ids, request.events, strict=True):
+                        put(codec.id_key(event_id), value, db=self._journal, append=True)
+                    next_event += len(request.events)
+                    receipts.append(CommitReceipt(event_ids=ids))
+                    for key, value in request.state:
+                        put(key, value, db=self._state)
+                    next_flowfile = max(next_flowfile, request.max_flowfile_id + 1)
+                put(_NEXT_EVENT_ID, codec.id_key(next_event), db=self._meta)
+                put(_NEXT_FLOWFILE_ID, codec.id_key(next_flowfile), db=self._meta)
+        except lmdb.MapFullError as exc:
+            msg = (
+                "the FlowFile repository is full (LMDB map size "
+                f"{self._settings.flowfile_repository.map_size}); nothing was committed"
+            )
+            raise CommitFailedError(msg) from exc
+        except lmdb.Error as exc:
+            msg = f"the FlowFile repository could not commit: {exc}; nothing was committed"
+            raise CommitFailedError(msg) from exc
+        self._next_event_id = next_event
+        self._next_flowfile_id = next_flowfile
+        for request, receipt in zip(batch, receipts, strict=True):
+            for event_id, event in zip(receipt.event_ids, request.update.events, strict=True):
+                event.event_id = event_id
+            request.receipt = receipt
+            request.done.set()
+
+    # -- recovery -------------------------------------------------------------------------
+
+    def recover(self) -> RecoveredState:
+        queues: dict[str, list[QueuedFlowFile]] = {}
+        swapped: dict[str, list[SwapSummary]] = {}
+        references: Counter[ResourceClaim] = Counter()
+        next_seq: dict[str, int] = {}
+        max_id = -1
+        with self._env.begin(buffers=True) as txn:
+            for _key, value in txn.cursor(db=self._flowfiles):
+                record = codec.decode_record(value)
+                queues.setdefault(record.queue, []).append(record)
+                claim = record.flowfile.claim
+                if claim is not None:
+                    references[claim.resource] += 1
+                max_id = max(max_id, record.flowfile.id)
+                next_seq[record.queue] = max(next_seq.get(record.queue, 0), record.seq + 1)
+            for _key, value in txn.cursor(db=self._swap_summary):
+                summary = codec.decode_summary(value)
+                swapped.setdefault(summary.queue, []).append(summary)
+                for resource, count in summary.resource_claims:
+                    references[resource] += count
+                max_id = max(max_id, summary.max_flowfile_id)
+                next_seq[summary.queue] = max(next_seq.get(summary.queue, 0), summary.max_seq + 1)
+        for records in queues.values():
+            records.sort(key=lambda r: r.seq)
+        for summaries in swapped.values():
+            summaries.sort(key=lambda s: s.min_seq)
+        return RecoveredState(
+            queues=queues,
+            swapped=swapped,
+            next_flowfile_id=max(self._next_flowfile_id, max_id + 1),
+            next_event_id=self._next_event_id,
+            claim_references=references,
+            next_seq=next_seq,
+        )
+
+    # -- swap -----------------------------------------------------------------------------
+
+    def swap_out(self, queue: str, records: Sequence[QueuedFlowFile]) -> SwapSummary:
+        if not records:
+            msg = "nothing to swap out"
+            raise ValueError(msg)
+        claims: Counter[ResourceClaim] = Counter()
+        for record in records:
+            if record.flowfile.claim is not None:
+                claims[record.flowfile.claim.resource] += 1
+        summary = SwapSummary(
+            queue=queue,
+            location=f"{queue}/{records[0].seq:020d}-{uuid.uuid4().hex[:12]}",
+            count=len(records),
+            total_bytes=sum(r.flowfile.size for r in records),
+            max_flowfile_id=max(r.flowfile.id for r in records),
+            min_seq=min(r.seq for r in records),
+            max_seq=max(r.seq for r in records),
+            resource_claims=list(claims.items()),
+        )
+        location = summary.location.encode()
+        with self._write_lock, self._write_txn("swap out") as txn:
+            txn.put(location, codec.encode(list(records)), db=self._swap)
+            txn.put(location, codec.encode(summary), db=self._swap_summary)
+            for record in records:
+                txn.delete(codec.id_key(record.flowfile.id), db=self._flowfiles)
+        return summary
+
+    def swap_in(self, summary: SwapSummary) -> list[QueuedFlowFile]:
+        location = summary.location.encode()
+        with self._write_lock, self._write_txn("swap in") as txn:
+            blob = txn.get(location, db=self._swap)
+            if blob is None:
+                msg = f"swap location {summary.location} is unknown"
+                raise RepositoryError(msg)
+            records = codec.decode_records(blob)
+            for record in records:
+                txn.put(codec.id_key(record.flowfile.id), codec.encode(record), db=self._flowfiles)
+            txn.delete(location, db=self._swap)
+            txn.delete(location, db=self._swap_summary)
+        return records
+
+    # -- state, sync, journal -------------------------------------------------------------
+
+    def load_state(self, component_id: str) -> dict[str, str]:
+        with self._env.begin() as txn:
+            value = txn.get(component_id.encode(), db=self._state)
+        return {} if value is None else codec.decode_state(value)
+
+    def sync(self) -> None:
+        self._env.sync(True)
+
+    def read_journal(self, after_event_id: int, limit: int) -> list[ProvenanceEvent]:
+        events: list[ProvenanceEvent] = []
+        with self._env.begin(buffers=True) as txn:
+            cursor = txn.cursor(db=self._journal)
+            if not cursor.set_range(codec.id_key(max(after_event_id + 1, 0))):
+                return events
+            for key, value in cursor:
+                event = codec.decode_event(value)
+                event.event_id = codec.key_id(bytes(key))
+                events.append(event)
+                if len(events) >= limit:
+                    break
+        return events
+
+    def trim_journal(self, through_event_id: int) -> int:
+        if through_event_id < 0:
+            return 0
+        removed = 0
+        with self._write_lock, self._write_txn("trim the provenance journal") as txn:
+            cursor = txn.cursor(db=self._journal)
+            positioned = cursor.first()
+            while positioned and codec.key_id(cursor.key()) <= through_event_id:
+                removed += 1
+                positioned = cursor.delete() and bool(cursor.key())
+        return removed
+
+    def journal_size(self) -> int:
+        with self._env.begin() as txn:
+            entries: int = txn.stat(self._journal)["entries"]
+        return entries
+
+    def close(self) -> None:
+        with self._write_lock:
+            self._env.close()
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _write_txn(self, what: str) -> Any:
+        return _WriteTxn(self._env, what, self._settings.flowfile_repository.map_size)
+
+    def _read_counter(self, txn: Any, key: bytes) -> int:
+        value = txn.get(key, db=self._meta)
+        return 0 if value is None else codec.key_id(value)
+
+
+class _WriteTxn:
+    """A write transaction that turns LMDB errors into ``CommitFailedError``."""
+
+    def __init__(self, env: Any, what: str, map_size: str) -> None:
+        self._env = env
+        self._what = what
+        self._map_size = map_size
+        self._txn: Any = None
+
+    def __enter__(self) -> Any:
+        self._txn = self._env.begin(write=True)
+        return self._txn
+
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        if exc is not None:
+            self._txn.abort()
+            if isinstance(exc, lmdb.MapFullError):
+                msg = f"cannot {self._what}: the FlowFile repository is full ({self._map_size})"
+                raise CommitFailedError(msg) from exc
+            if isinstance(exc, lmdb.Error):
+                msg = f"cannot {self._what}: {exc}"
+                raise CommitFailedError(msg) from exc
+            return
+        try:
+            self._txn.commit()
+        except lmdb.MapFullError as error:
+            msg = f"cannot {self._what}: the FlowFile repository is full (map size {self._map_size})"
+            raise CommitFailedError(msg) from error
+        except lmdb.Error as error:
+            msg = f"cannot {self._what}: {error}"
+            raise CommitFailedError(msg) from error

@@ -1,0 +1,49 @@
+"""Shared factory fixtures: every repository and node lives under the test's tmp_path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flowcore.clock import ManualClock
+from flowcore.settings import EngineSettings
+
+SettingsFactory = Callable[..., EngineSettings]
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def settings_factory(tmp_path: Path) -> SettingsFactory:
+    """Build engine settings under tmp_path; keyword arguments override fields."""
+
+    def build(**overrides: Any) -> EngineSettings:
+        data = {"data_dir": tmp_path / "data", **overrides}
+        return EngineSettings.model_validate(data)
+
+    return build
+
+
+@pytest.fixture
+def settings(settings_factory: SettingsFactory) -> EngineSettings:
+    return settings_factory()
+
+
+@pytest.fixture
+def closing() -> Iterator[Callable[[Any], Any]]:
+    """Register objects with a close() method to be closed after the test."""
+    opened: list[Any] = []
+
+    def register(thing: Any) -> Any:
+        opened.append(thing)
+        return thing
+
+    yield register
+    for thing in reversed(opened):
+        thing.close()

@@ -1,0 +1,129 @@
+"""Write failures (disk full): a clear RepositoryError and nothing half-registered."""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flowcore.errors import RepositoryError
+from flowcore.model.flowfile import ResourceClaim
+
+KB = 1024
+
+
+def live_path(factory: Any, resource: ResourceClaim) -> Path:
+    return factory.containers(1)[int(resource.container)] / resource.section / resource.id
+
+
+class DiskFull:
+    """Makes ``os.write`` to files under ``root`` write part of the data, then fail."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
+        self.root = str(root)
+        self.armed = False
+        self.real_write: Callable[[int, Any], int] = os.write
+        monkeypatch.setattr(os, "write", self)
+
+    def __call__(self, fd: int, data: Any) -> int:
+        if self.armed and os.readlink(f"/proc/self/fd/{fd}").startswith(self.root):
+            self.armed = False
+            half = memoryview(data).cast("B")[: len(memoryview(data).cast("B")) // 2]
+            self.real_write(fd, half)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return self.real_write(fd, data)
+
+
+@pytest.fixture
+def disk_full(content_repo_factory: Any, monkeypatch: pytest.MonkeyPatch) -> DiskFull:
+    return DiskFull(monkeypatch, content_repo_factory.root)
+
+
+def test_disk_full_in_a_shared_claim(content_repo_factory: Any, disk_full: DiskFull) -> None:
+    repo = content_repo_factory()
+    before = repo.write(b"b" * KB)
+    disk_full.armed = True
+    with pytest.raises(RepositoryError, match="out of disk space"):
+        repo.write(b"x" * KB)
+
+    resource = before.resource
+    assert repo.claimant_count(resource) == 1  # only the content written before
+    assert repo.read(before) == b"b" * KB
+    assert live_path(content_repo_factory, resource).stat().st_size == KB + KB // 2
+    after = repo.write(b"a" * KB)
+    assert after.resource != resource  # the damaged claim is frozen: no more appends
+    assert repo.take_release_candidates() == []
+    repo.decrement(resource)
+    assert repo.take_release_candidates() == [resource]
+    assert repo.release([resource]) == 1
+
+
+def test_disk_full_in_a_new_claim_leaves_it_unreferenced(
+    content_repo_factory: Any, disk_full: DiskFull
+) -> None:
+    repo = content_repo_factory(archive_enabled=False)
+    disk_full.armed = True
+    with pytest.raises(RepositoryError, match="ENOSPC"):
+        repo.write(b"x" * (60 * KB))
+
+    candidates = repo.take_release_candidates()
+    assert len(candidates) == 1
+    partial = live_path(content_repo_factory, candidates[0])
+    assert partial.stat().st_size == 30 * KB
+    assert repo.claimant_count(candidates[0]) == 0
+    assert repo.release(candidates) == 1
+    assert not partial.exists()
+
+
+def test_disk_full_poisons_the_writer(content_repo_factory: Any, disk_full: DiskFull) -> None:
+    repo = content_repo_factory(max_appendable_size="1 MB")
+    writer = repo.create_writer()
+    writer.write(b"1" * (70 * KB))
+    disk_full.armed = True
+    with pytest.raises(RepositoryError, match="out of disk space"):
+        writer.write(b"2" * (70 * KB))
+    with pytest.raises(RepositoryError, match="failed"):
+        writer.write(b"3")
+    with pytest.raises(RepositoryError, match="failed"):
+        writer.close()
+    writer.abort()  # harmless after a failure
+
+    candidates = repo.take_release_candidates()
+    assert len(candidates) == 1  # frozen at zero: nothing references the partial bytes
+    assert repo.claimant_count(candidates[0]) == 0
+    assert repo.write(b"ok").resource != candidates[0]
+
+
+def test_disk_full_on_close_through_the_contract_helper(
+    content_repo_factory: Any, disk_full: DiskFull
+) -> None:
+    repo = content_repo_factory()
+    writer = repo.create_writer()
+    writer.write(b"small, buffered until close")
+    disk_full.armed = True
+    with pytest.raises(RepositoryError, match="out of disk space"):
+        writer.close()
+    assert [repo.claimant_count(r) for r in repo.take_release_candidates()] == [0]
+
+
+def test_cannot_create_a_claim_file(
+    content_repo_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = content_repo_factory()
+    real_open = os.open
+
+    def failing_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & os.O_CREAT and str(path).startswith(str(content_repo_factory.root)):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", failing_open)
+    with pytest.raises(RepositoryError, match="out of disk space"):
+        repo.write(b"x")
+    assert repo.take_release_candidates() == []
+    monkeypatch.setattr(os, "open", real_open)
+    assert repo.read(repo.write(b"y")) == b"y"
