@@ -20,8 +20,11 @@ How the comparison is kept fair:
   once at the end, inside the timed section (the repository through ``flush`` over every
   resource claim it wrote), so both runs end with the same bytes durable.
 
-The raw side has no file naming, no claim bookkeeping and a single file; the repository
-creates a new file every 50 KB (NiFi's appendable size) in 1024 section directories.
+* Each timed run starts after ``os.sync()``, so neither inherits the other's writeback.
+* The repository runs in steady state: its 1024 section directories already exist (they
+  are made lazily, once in a repository's life). It still creates a new file every 50 KB
+  (NiFi's appendable size); the raw side has one file, no naming and no bookkeeping. The
+  cost of creating a file on the file system under test is printed for context.
 
 Run: ``python -m benchmarks.bench_content --durability process --count 50000``.
 """
@@ -52,6 +55,9 @@ def run_repository(root: Path, payload: bytes, count: int, power: bool) -> float
         durability="power" if power else "process",
         content=ContentRepositorySettings(containers=[root / "content"]),
     )
+    for section in range(settings.content.sections):
+        (root / "content" / str(section)).mkdir(parents=True, exist_ok=True)
+    os.sync()
     repo = FileSystemContentRepository(settings, SystemClock())
     written: set[ResourceClaim] = set()
     start = time.perf_counter()
@@ -69,6 +75,7 @@ def run_repository(root: Path, payload: bytes, count: int, power: bool) -> float
 def run_raw(root: Path, payload: bytes, count: int, power: bool, buffered: bool = False) -> float:
     """Seconds to append the same bytes to one plain file, durable at the end."""
     root.mkdir(parents=True, exist_ok=True)
+    os.sync()
     start = time.perf_counter()
     with open(root / "raw.bin", "ab", buffering=-1 if buffered else 0) as file:
         fd = file.fileno()
@@ -80,6 +87,17 @@ def run_raw(root: Path, payload: bytes, count: int, power: bool, buffered: bool 
         if not power:
             os.fsync(fd)
     return time.perf_counter() - start
+
+
+def file_create_micros(root: Path, count: int = 200) -> float:
+    """Microseconds to create (and close) one empty file in ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    os.sync()
+    start = time.perf_counter()
+    for n in range(count):
+        os.close(os.open(root / f"f{n}", flags, 0o644))
+    return (time.perf_counter() - start) / count * 1e6
 
 
 def best_of(rounds: int, base: Path, runs: dict[str, Callable[[Path], float]]) -> dict[str, float]:
@@ -112,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         f"rounds={args.rounds} dir={base}"
     )
     try:
+        create_us = file_create_micros(base / "create-probe")
+        print(f"context: creating one file here takes {create_us:,.0f} us")
         n = args.count
         times = best_of(
             args.rounds,

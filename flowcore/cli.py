@@ -25,15 +25,20 @@ from flowcore.repository.provenance import LineageGraph, ProvenanceQuery, Proven
 from flowcore.repository.registry import load_repository_class
 from flowcore.settings import EngineSettings
 
-app = typer.Typer(help="flowcore: a dataflow engine in the manner of Apache NiFi.",
-                  no_args_is_help=True, add_completion=False)
+app = typer.Typer(
+    help="flowcore: a dataflow engine in the manner of Apache NiFi.",
+    no_args_is_help=True,
+    add_completion=False,
+)
 provenance_app = typer.Typer(help="Query the provenance repository.", no_args_is_help=True)
 app.add_typer(provenance_app, name="provenance")
 console = Console()
 err = Console(stderr=True)
 
-DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Data directory "
-                                              "(default: $FLOWCORE_DATA_DIR or ./data).")]
+DataDir = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="Data directory (default: $FLOWCORE_DATA_DIR or ./data)."),
+]
 
 
 def _settings(data_dir: Path | None) -> EngineSettings:
@@ -60,16 +65,19 @@ def validate(flow: Annotated[Path, typer.Argument(help="Flow definition (YAML)."
             node.close()
     except FlowCoreError as exc:
         raise _fail(str(exc)) from None
-    console.print(f"[green]valid[/]: {flow} ({len(definition.flow.processors)} processors, "
-                  f"{len(definition.flow.connections)} connections)")
+    console.print(
+        f"[green]valid[/]: {flow} ({len(definition.flow.processors)} processors, "
+        f"{len(definition.flow.connections)} connections)"
+    )
 
 
 @app.command()
 def run(
     flow: Annotated[Path, typer.Argument(help="Flow definition (YAML).")],
     data_dir: DataDir = None,
-    until_idle: Annotated[bool, typer.Option("--until-idle", help="Stop once nothing is "
-                                             "left to do.")] = False,
+    until_idle: Annotated[
+        bool, typer.Option("--until-idle", help="Stop once nothing is left to do.")
+    ] = False,
 ) -> None:
     """Run a flow; it continues where it was on the same data directory."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -79,8 +87,10 @@ def run(
         raise _fail(str(exc)) from None
     recovery = node.recovery
     if recovery is not None and (recovery.flowfiles or recovery.swapped):
-        console.print(f"resumed: {recovery.flowfiles + recovery.swapped} FlowFiles queued "
-                      f"({recovery.swapped} swapped out)")
+        console.print(
+            f"resumed: {recovery.flowfiles + recovery.swapped} FlowFiles queued "
+            f"({recovery.swapped} swapped out)"
+        )
     try:
         if until_idle:
             _run_until_idle(node)
@@ -93,14 +103,23 @@ def run(
 
 def _run_until_idle(node: Node) -> None:
     scheduler = DeterministicScheduler(node)
-    with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
-                  TextColumn("{task.fields[moved]}"), TimeElapsedColumn(),
-                  console=console, transient=True) as progress:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[moved]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
         task = progress.add_task("running", total=None, moved="")
 
         def update(triggers: int) -> None:
-            moved = sum(p.binding.stats.flowfiles_out for p in node.processors.values()
-                        if p.binding is not None)
+            moved = sum(
+                p.binding.stats.flowfiles_out
+                for p in node.processors.values()
+                if p.binding is not None
+            )
             progress.update(task, moved=f"{triggers} triggers, {moved} FlowFiles out")
 
         summary = scheduler.run_until_idle(on_pass=update)
@@ -125,18 +144,27 @@ def _print_status(node: Node) -> None:
     for name, processor in node.processors.items():
         stats = processor.binding.stats if processor.binding else None
         errors = processor.errors
-        table.add_row(name, processor.type_name, str(processor.runs),
-                      str(stats.flowfiles_in if stats else 0),
-                      str(stats.flowfiles_out if stats else 0),
-                      errors[-1].message if errors else "")
+        table.add_row(
+            name,
+            processor.type_name,
+            str(processor.runs),
+            str(stats.flowfiles_in if stats else 0),
+            str(stats.flowfiles_out if stats else 0),
+            errors[-1].message if errors else "",
+        )
     console.print(table)
     queues = Table(title="Connections")
     for column in ("name", "queued", "bytes", "swapped", "back pressure"):
         queues.add_column(column)
     for name, connection in node.connections.items():
         snap = connection.queue.snapshot()
-        queues.add_row(name, str(snap.count), str(snap.total_bytes), str(snap.swapped),
-                       "yes" if snap.back_pressure else "no")
+        queues.add_row(
+            name,
+            str(snap.count),
+            str(snap.total_bytes),
+            str(snap.swapped),
+            "yes" if snap.back_pressure else "no",
+        )
     console.print(queues)
 
 
@@ -152,15 +180,19 @@ class _Repositories:
         clock = SystemClock()
         try:
             self.flowfiles: FlowFileRepository = load_repository_class(
-                settings.flowfile_repository.implementation)(settings, clock)
+                settings.flowfile_repository.implementation
+            )(settings, clock)
             self.provenance: ProvenanceRepository = load_repository_class(
-                settings.provenance.implementation)(settings, clock, self.flowfiles)
+                settings.provenance.implementation
+            )(settings, clock, self.flowfiles)
             self.provenance.index_pending()
         except FlowCoreError as exc:
             raise _fail(str(exc)) from None
         except Exception as exc:  # DuckDB refuses a second process with a clear message
-            raise _fail(f"cannot open the repositories in {settings.data_dir} "
-                        f"(is a flow running on it?): {exc}") from None
+            raise _fail(
+                f"cannot open the repositories in {settings.data_dir} "
+                f"(is a flow running on it?): {exc}"
+            ) from None
 
     def __enter__(self) -> _Repositories:
         return self
@@ -182,13 +214,17 @@ def status(data_dir: DataDir = None) -> None:
         for name in names:
             live = recovered.queues.get(name, [])
             swapped = recovered.swapped.get(name, [])
-            table.add_row(name, str(len(live) + sum(s.count for s in swapped)),
-                          str(sum(r.flowfile.size for r in live) +
-                              sum(s.total_bytes for s in swapped)),
-                          str(sum(s.count for s in swapped)))
+            table.add_row(
+                name,
+                str(len(live) + sum(s.count for s in swapped)),
+                str(sum(r.flowfile.size for r in live) + sum(s.total_bytes for s in swapped)),
+                str(sum(s.count for s in swapped)),
+            )
         console.print(table)
-        console.print(f"provenance events: {repos.provenance.event_count()} "
-                      f"(latest id {repos.provenance.indexed_through()})")
+        console.print(
+            f"provenance events: {repos.provenance.event_count()} "
+            f"(latest id {repos.provenance.indexed_through()})"
+        )
 
 
 def _time(ms: int) -> str:
@@ -212,23 +248,35 @@ def provenance_search(
             raise _fail(f"--attribute takes name=value, not '{item}'")
         key, value = item.split("=", 1)
         attributes[key] = value
-    query = ProvenanceQuery(flowfile_uuid=uuid, event_type=event_type.upper() if event_type
-                            else None, component_id=component, details=details,
-                            attributes=attributes, limit=limit)
+    query = ProvenanceQuery(
+        flowfile_uuid=uuid,
+        event_type=event_type.upper() if event_type else None,
+        component_id=component,
+        details=details,
+        attributes=attributes,
+        limit=limit,
+    )
     with _Repositories(data_dir) as repos:
         events = repos.provenance.search(query)
     table = Table(title=f"{len(events)} provenance events")
     for column in ("id", "time", "type", "component", "FlowFile", "details"):
         table.add_column(column)
     for event in events:
-        table.add_row(str(event.event_id), _time(event.event_time), event.event_type,
-                      event.component_id, event.flowfile_uuid, event.details or "")
+        table.add_row(
+            str(event.event_id),
+            _time(event.event_time),
+            event.event_type,
+            event.component_id,
+            event.flowfile_uuid,
+            event.details or "",
+        )
     console.print(table)
 
 
 @app.command()
-def lineage(uuid: Annotated[str, typer.Argument(help="FlowFile uuid.")],
-            data_dir: DataDir = None) -> None:
+def lineage(
+    uuid: Annotated[str, typer.Argument(help="FlowFile uuid.")], data_dir: DataDir = None
+) -> None:
     """The lineage of a FlowFile: every ancestor and descendant."""
     with _Repositories(data_dir) as repos:
         graph = repos.provenance.lineage(uuid)

@@ -107,9 +107,7 @@ class EngineSettings(BaseSettings):
         default_factory=FlowFileRepositorySettings
     )
     content: ContentRepositorySettings = Field(default_factory=ContentRepositorySettings)
-    provenance: ProvenanceRepositorySettings = Field(
-        default_factory=ProvenanceRepositorySettings
-    )
+    provenance: ProvenanceRepositorySettings = Field(default_factory=ProvenanceRepositorySettings)
     queue: QueueSettings = Field(default_factory=QueueSettings)
     scheduler: SchedulerSettings = Field(default_factory=SchedulerSettings)
     spark_master: str = "local[*]"

@@ -83,9 +83,10 @@ def parse_template(text: str, *, parameters: bool = True) -> list[Part]:
     buffer: list[str] = []
 
     def flush() -> None:
-        if buffer:
-            parts.append(Text("".join(buffer)))
-            buffer.clear()
+        joined = "".join(buffer)
+        if joined:
+            parts.append(Text(joined))
+        buffer.clear()
 
     starts = _STARTS if parameters else _STARTS_NO_PARAMETERS
     parser = _ExpressionParser(text)
@@ -118,15 +119,15 @@ def parse_template(text: str, *, parameters: bool = True) -> list[Part]:
             flush()
             node, after = parser.expression(brace + 1)
             if after != end + 1:
-                raise _error(f"Unexpected {_describe(text, after - 1)}", after - 1)
+                raise _unexpected(text, after - 1, "'}' to close the expression")
             parts.append(Embedded(node))
         else:
             name = text[brace + 1 : end]
             if not _PARAMETER_NAME.fullmatch(name):
                 raise _error(
-                    f"Invalid parameter name '{name}' (letters, digits, space, '.', '-' and '_' "
-                    "are allowed)",
+                    f"Invalid parameter name '{name}'",
                     brace + 1,
+                    "only letters, digits, space, '.', '-' and '_' are allowed",
                 )
             flush()
             parts.append(ParameterText(name, run_start + run - 1))
@@ -158,19 +159,19 @@ class _ExpressionParser:
         while True:
             i = self._skip(i)
             if i >= self.n:
-                raise _error("Expected '}' to close the expression", i)
+                raise _unexpected(text, i, "'}' to close the expression")
             char = text[i]
             if char == "}":
                 return node, i + 1
             if char != ":":
-                hint = ""
+                expected = "':' or '}'"
                 if _ATTRIBUTE.match(text, i) and isinstance(node, AttributeRef):
-                    hint = " (quote attribute names that contain spaces or special characters)"
-                raise _error(f"Unexpected {_describe(text, i)}, expected ':' or '}}'{hint}", i)
+                    expected += " (quote attribute names that contain spaces or special characters)"
+                raise _unexpected(text, i, expected)
             i = self._skip(i + 1)
             found = _IDENTIFIER.match(text, i)
             if found is None:
-                raise _error(f"Expected a function name after ':', found {_describe(text, i)}", i)
+                raise _unexpected(text, i, "a function name after ':'")
             name = found.group()
             args, after = self._arguments(self._skip(found.end()), name)
             node = FunctionCall(name, node, args, i)
@@ -187,7 +188,7 @@ class _ExpressionParser:
             raise _error("An embedded expression cannot be a subject", i)
         found = _ATTRIBUTE.match(text, i)
         if found is None:
-            raise _error(f"Expected an attribute name or a function, found {_describe(text, i)}", i)
+            raise _unexpected(text, i, "an attribute name or a function")
         name = found.group()
         after = self._skip(found.end())
         if after < self.n and text[after] == "(":
@@ -196,15 +197,15 @@ class _ExpressionParser:
             args, after = self._arguments(after, name)
             return FunctionCall(name, None, args, i), after
         if name[0].isdigit():
-            raise _error(f"Attribute name '{name}' starts with a digit and must be quoted", i)
+            raise _error(
+                f"Attribute name '{name}'", i, "names that start with a digit must be quoted"
+            )
         return AttributeRef(name, i), found.end()
 
     def _arguments(self, i: int, name: str) -> tuple[tuple[Node, ...], int]:
         text = self.text
         if i >= self.n or text[i] != "(":
-            raise _error(
-                f"Expected '(' after function name '{name}', found {_describe(text, i)}", i
-            )
+            raise _unexpected(text, i, f"'(' after function name '{name}'")
         i = self._skip(i + 1)
         if i < self.n and text[i] == ")":
             return (), i + 1
@@ -218,9 +219,7 @@ class _ExpressionParser:
                 continue
             if i < self.n and text[i] == ")":
                 return tuple(args), i + 1
-            raise _error(
-                f"Expected ',' or ')' in the arguments of '{name}', found {_describe(text, i)}", i
-            )
+            raise _unexpected(text, i, f"',' or ')' in the arguments of '{name}'")
 
     def _argument(self, i: int) -> tuple[Node, int]:
         text = self.text
@@ -240,11 +239,7 @@ class _ExpressionParser:
         word = _IDENTIFIER.match(text, i)
         if word is not None and word.group() in ("true", "false"):
             return Literal(word.group() == "true", Kind.BOOLEAN, i), word.end()
-        raise _error(
-            "Expected an argument (a quoted string, a number, true, false or ${...}), "
-            f"found {_describe(text, i)}",
-            i,
-        )
+        raise _unexpected(text, i, "an argument (a quoted string, a number, true, false or ${...})")
 
     def _string(self, i: int) -> tuple[str, int]:
         text, n = self.text, self.n
@@ -268,5 +263,5 @@ class _ExpressionParser:
         end = self.text.find("}", i + 2)
         name = self.text[i + 2 : end] if end > 0 else ""
         if end < 0 or not _PARAMETER_NAME.fullmatch(name):
-            raise _error("Invalid parameter reference", i)
+            raise _error("Invalid parameter reference", i, "expected #{name}")
         return ParameterRef(name, i), end + 1

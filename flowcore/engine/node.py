@@ -73,11 +73,14 @@ class Node:
         self.clock: Clock = clock or SystemClock()
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.flowfiles: FlowFileRepository = load_repository_class(
-            settings.flowfile_repository.implementation)(settings, self.clock)
-        self.content: ContentRepository = load_repository_class(
-            settings.content.implementation)(settings, self.clock)
+            settings.flowfile_repository.implementation
+        )(settings, self.clock)
+        self.content: ContentRepository = load_repository_class(settings.content.implementation)(
+            settings, self.clock
+        )
         self.provenance: ProvenanceRepository = load_repository_class(
-            settings.provenance.implementation)(settings, self.clock, self.flowfiles)
+            settings.provenance.implementation
+        )(settings, self.clock, self.flowfiles)
         self.committer = SessionCommitter(self.flowfiles, self.content)
         self.ids = IdGenerator()
         self.services = SessionServices(self.clock, self.content, self.ids, self.committer)
@@ -92,8 +95,9 @@ class Node:
     # -- building the flow ----------------------------------------------------------------
 
     @classmethod
-    def from_flow(cls, settings: EngineSettings, flow: FlowDefinition,
-                  clock: Clock | None = None) -> Node:
+    def from_flow(
+        cls, settings: EngineSettings, flow: FlowDefinition, clock: Clock | None = None
+    ) -> Node:
         """Build and recover a node for a validated flow definition."""
         node = cls(settings, clock)
         try:
@@ -110,8 +114,9 @@ class Node:
             try:
                 instance = service_class(svc.type)()
             except ConfigurationError as exc:
-                raise FlowDefinitionError(f"flow.controller_services.{name}.type",
-                                          str(exc)) from None
+                raise FlowDefinitionError(
+                    f"flow.controller_services.{name}.type", str(exc)
+                ) from None
             self.add_controller_service(name, instance, svc.properties)
         for name, spec in flow.processors.items():
             try:
@@ -125,14 +130,19 @@ class Node:
                 penalty_ms=parse_time_period_ms(spec.penalty_duration),
                 yield_ms=parse_time_period_ms(spec.yield_duration),
                 administrative_yield_ms=parse_time_period_ms(
-                    self.settings.scheduler.administrative_yield_duration))
-            node = self.add_processor(name, processor, spec.properties, schedule,
-                                      frozenset(spec.auto_terminate))
+                    self.settings.scheduler.administrative_yield_duration
+                ),
+            )
+            node = self.add_processor(
+                name, processor, spec.properties, schedule, frozenset(spec.auto_terminate)
+            )
             relationships = set(node.relationship_names())
             for rel in spec.auto_terminate:
                 if rel not in relationships:
-                    raise FlowDefinitionError(f"flow.processors.{name}.auto_terminate",
-                                              f"'{spec.type}' has no relationship '{rel}'")
+                    raise FlowDefinitionError(
+                        f"flow.processors.{name}.auto_terminate",
+                        f"'{spec.type}' has no relationship '{rel}'",
+                    )
             errors = node.validate()
             if errors:
                 raise FlowDefinitionError(f"flow.processors.{name}.properties", str(errors[0]))
@@ -148,77 +158,135 @@ class Node:
                     if rel not in known:
                         raise FlowDefinitionError(
                             f"flow.connections.{index}.relationships",
-                            f"'{spec_c.source}' has no relationship '{rel}'")
+                            f"'{spec_c.source}' has no relationship '{rel}'",
+                        )
             pressure = spec_c.back_pressure
-            objects = next(v for v in (
-                pressure.object_threshold if pressure else None, defaults.object_threshold,
-                self.settings.queue.back_pressure_object_threshold) if v is not None)
-            size = next(v for v in (
-                pressure.data_size_threshold if pressure else None, defaults.data_size_threshold,
-                self.settings.queue.back_pressure_data_size_threshold) if v is not None)
+            objects = next(
+                v
+                for v in (
+                    pressure.object_threshold if pressure else None,
+                    defaults.object_threshold,
+                    self.settings.queue.back_pressure_object_threshold,
+                )
+                if v is not None
+            )
+            size = next(
+                v
+                for v in (
+                    pressure.data_size_threshold if pressure else None,
+                    defaults.data_size_threshold,
+                    self.settings.queue.back_pressure_data_size_threshold,
+                )
+                if v is not None
+            )
             try:
                 prioritizers = resolve_prioritizers(spec_c.prioritizers)
             except ConfigurationError as exc:
-                raise FlowDefinitionError(f"flow.connections.{index}.prioritizers",
-                                          str(exc)) from None
-            self.add_connection(spec_c.identifier, spec_c.source,
-                                spec_c.relationships or [PORT_RELATIONSHIP],
-                                spec_c.destination, prioritizers=spec_c.prioritizers,
-                                back_pressure=BackPressure(objects, parse_data_size(size)))
+                raise FlowDefinitionError(
+                    f"flow.connections.{index}.prioritizers", str(exc)
+                ) from None
+            self.add_connection(
+                spec_c.identifier,
+                spec_c.source,
+                spec_c.relationships or [PORT_RELATIONSHIP],
+                spec_c.destination,
+                prioritizers=spec_c.prioritizers,
+                back_pressure=BackPressure(objects, parse_data_size(size)),
+            )
             del prioritizers
         for name, node in self.processors.items():
-            unconnected = set(node.relationship_names()) - node.auto_terminate - {
-                rel for c in self.connections.values() if c.source == name
-                for rel in c.relationships}
+            unconnected = (
+                set(node.relationship_names())
+                - node.auto_terminate
+                - {
+                    rel
+                    for c in self.connections.values()
+                    if c.source == name
+                    for rel in c.relationships
+                }
+            )
             if unconnected:
                 raise FlowDefinitionError(
                     f"flow.processors.{name}",
                     f"relationship(s) {', '.join(sorted(unconnected))} are neither connected "
-                    "nor auto-terminated")
+                    "nor auto-terminated",
+                )
         self.rebind()
 
-    def add_controller_service(self, identifier: str, service: ControllerService,
-                               properties: Mapping[str, str] | None = None) -> ControllerService:
+    def add_controller_service(
+        self,
+        identifier: str,
+        service: ControllerService,
+        properties: Mapping[str, str] | None = None,
+    ) -> ControllerService:
         props = dict(properties or {})
-        by_display = {d.display_name: d.name for d in service.property_descriptors
-                      if d.display_name}
+        by_display = {
+            d.display_name: d.name for d in service.property_descriptors if d.display_name
+        }
         props = {by_display.get(k, k): v for k, v in props.items()}
         context = ProcessContext(
-            component_id=identifier, name=identifier,
-            descriptors={d.name: d for d in service.property_descriptors}, properties=props,
-            clock=self.clock, services=self.controller_services)
+            component_id=identifier,
+            name=identifier,
+            descriptors={d.name: d for d in service.property_descriptors},
+            properties=props,
+            clock=self.clock,
+            services=self.controller_services,
+        )
         service.on_enabled(context)
         self.controller_services[identifier] = service
         return service
 
-    def add_processor(self, name: str, processor: Processor, properties: Mapping[str, str],
-                      schedule: ScheduleConfig | None = None,
-                      auto_terminate: frozenset[str] = frozenset()) -> ProcessorNode:
+    def add_processor(
+        self,
+        name: str,
+        processor: Processor,
+        properties: Mapping[str, str],
+        schedule: ScheduleConfig | None = None,
+        auto_terminate: frozenset[str] = frozenset(),
+    ) -> ProcessorNode:
         if name in self.processors or name in self.input_ports:
             msg = f"a component named '{name}' already exists"
             raise ConfigurationError(msg)
-        node = ProcessorNode(name, processor, properties, schedule or ScheduleConfig(),
-                             self.clock, auto_terminate)
+        node = ProcessorNode(
+            name, processor, properties, schedule or ScheduleConfig(), self.clock, auto_terminate
+        )
         node.services = self.controller_services
         self.processors[name] = node
         return node
 
     def add_input_port(self, name: str) -> None:
         self.input_ports[name] = ComponentBinding(
-            component_id=name, component_type="InputPort", incoming=[], outgoing={},
-            auto_terminated=frozenset(), relationships=frozenset({PORT_RELATIONSHIP}))
+            component_id=name,
+            component_type="InputPort",
+            incoming=[],
+            outgoing={},
+            auto_terminated=frozenset(),
+            relationships=frozenset({PORT_RELATIONSHIP}),
+        )
 
-    def add_connection(self, name: str, source: str, relationships: Sequence[str],
-                       destination: str | None, *, prioritizers: Sequence[str] = (),
-                       back_pressure: BackPressure | None = None) -> Connection:
+    def add_connection(
+        self,
+        name: str,
+        source: str,
+        relationships: Sequence[str],
+        destination: str | None,
+        *,
+        prioritizers: Sequence[str] = (),
+        back_pressure: BackPressure | None = None,
+    ) -> Connection:
         queue_settings = self.settings.queue
         queue = FlowFileQueue(
-            name, prioritizers=resolve_prioritizers(prioritizers),
-            back_pressure=back_pressure or BackPressure(
+            name,
+            prioritizers=resolve_prioritizers(prioritizers),
+            back_pressure=back_pressure
+            or BackPressure(
                 queue_settings.back_pressure_object_threshold,
-                parse_data_size(queue_settings.back_pressure_data_size_threshold)),
+                parse_data_size(queue_settings.back_pressure_data_size_threshold),
+            ),
             swap_threshold=queue_settings.swap_threshold,
-            swap_batch_size=queue_settings.swap_batch_size, swap_store=self.flowfiles)
+            swap_batch_size=queue_settings.swap_batch_size,
+            swap_store=self.flowfiles,
+        )
         connection = Connection(name, source, tuple(relationships), destination, queue)
         self.connections[name] = connection
         return connection
@@ -235,15 +303,20 @@ class Node:
             state = node.binding.state if node.binding is not None else None
             stats = node.binding.stats if node.binding is not None else None
             node.binding = ComponentBinding(
-                component_id=name, component_type=node.type_name, incoming=incoming,
-                outgoing=outgoing, auto_terminated=node.auto_terminate,
+                component_id=name,
+                component_type=node.type_name,
+                incoming=incoming,
+                outgoing=outgoing,
+                auto_terminated=node.auto_terminate,
                 relationships=frozenset(node.relationship_names()),
-                penalty_ms=node.schedule.penalty_ms)
+                penalty_ms=node.schedule.penalty_ms,
+            )
             if state is not None and stats is not None:
                 node.binding.state, node.binding.stats = state, stats
         for name, port in self.input_ports.items():
-            port.outgoing = {PORT_RELATIONSHIP: [c.queue for c in self.connections.values()
-                                                 if c.source == name]}
+            port.outgoing = {
+                PORT_RELATIONSHIP: [c.queue for c in self.connections.values() if c.source == name]
+            }
 
     # -- recovery -------------------------------------------------------------------------
 
@@ -260,8 +333,11 @@ class Node:
             flowfiles += len(records)
             swapped += sum(s.count for s in summaries)
         for queue_name in set(recovered.queues) | set(recovered.swapped):
-            log.warning("FlowFiles recovered for connection '%s', which is not in the flow: "
-                        "kept in the repository (their content is retained)", queue_name)
+            log.warning(
+                "FlowFiles recovered for connection '%s', which is not in the flow: "
+                "kept in the repository (their content is retained)",
+                queue_name,
+            )
         orphans = self.content.recover(recovered.claim_references)
         for name, node in self.processors.items():
             assert node.binding is not None
@@ -344,34 +420,64 @@ class Node:
         if ref is None:
             raise ReplayError("the event has no content to replay")
         if not event.source_queue_id or event.source_queue_id not in self.connections:
-            raise ReplayError("the connection the FlowFile came from no longer exists"
-                              if event.source_queue_id else "the event has no source connection")
-        claim = ContentClaim(ResourceClaim(ref.container, ref.section, ref.identifier),
-                             ref.offset, ref.size)
+            raise ReplayError(
+                "the connection the FlowFile came from no longer exists"
+                if event.source_queue_id
+                else "the event has no source connection"
+            )
+        claim = ContentClaim(
+            ResourceClaim(ref.container, ref.section, ref.identifier), ref.offset, ref.size
+        )
         if not self.content.exists(claim):
             raise ReplayError("the content of the event is no longer available")
         now = self.clock.now_ms()
         new_uuid = str(uuid_module.uuid4())
-        new_attributes = {**attributes, CoreAttribute.UUID.value: new_uuid,
-                          "flowfile.replay": "true", "flowfile.replay.timestamp": str(now)}
-        flowfile = FlowFile(id=self.ids.next(), attributes=new_attributes, claim=claim,
-                            claim_offset=0, size=ref.size, entry_date=now,
-                            lineage_start_date=event.lineage_start_date or now)
+        new_attributes = {
+            **attributes,
+            CoreAttribute.UUID.value: new_uuid,
+            "flowfile.replay": "true",
+            "flowfile.replay.timestamp": str(now),
+        }
+        flowfile = FlowFile(
+            id=self.ids.next(),
+            attributes=new_attributes,
+            claim=claim,
+            claim_offset=0,
+            size=ref.size,
+            entry_date=now,
+            lineage_start_date=event.lineage_start_date or now,
+        )
         queue = self.connections[event.source_queue_id].queue
         self.content.increment(claim.resource)
-        binding = ComponentBinding(component_id=REPLAY_COMPONENT, component_type="Replay",
-                                   incoming=[], outgoing={}, auto_terminated=frozenset(),
-                                   relationships=frozenset())
+        binding = ComponentBinding(
+            component_id=REPLAY_COMPONENT,
+            component_type="Replay",
+            incoming=[],
+            outgoing={},
+            auto_terminated=frozenset(),
+            relationships=frozenset(),
+        )
         replay_event = ProvenanceEvent(
-            event_time=now, event_type=ProvenanceEventType.REPLAY.value,
-            flowfile_uuid=event.flowfile_uuid, component_id=event.component_id,
-            component_type=event.component_type, entry_date=now,
-            lineage_start_date=flowfile.lineage_start_date, parent_uuids=[event.flowfile_uuid],
-            child_uuids=[new_uuid], previous_attributes=dict(attributes),
-            updated_attributes=cast(dict[str, str | None], {
-                k: v for k, v in new_attributes.items() if attributes.get(k) != v}),
-            previous_content=ref, current_content=ref, source_queue_id=queue.name,
-            size=ref.size, details=f"Replay of event {event_id}")
+            event_time=now,
+            event_type=ProvenanceEventType.REPLAY.value,
+            flowfile_uuid=event.flowfile_uuid,
+            component_id=event.component_id,
+            component_type=event.component_type,
+            entry_date=now,
+            lineage_start_date=flowfile.lineage_start_date,
+            parent_uuids=[event.flowfile_uuid],
+            child_uuids=[new_uuid],
+            previous_attributes=dict(attributes),
+            updated_attributes=cast(
+                dict[str, str | None],
+                {k: v for k, v in new_attributes.items() if attributes.get(k) != v},
+            ),
+            previous_content=ref,
+            current_content=ref,
+            source_queue_id=queue.name,
+            size=ref.size,
+            details=f"Replay of event {event_id}",
+        )
         changes = SessionChanges(binding=binding, events=[replay_event])
         changes.puts.append((queue, QueuedFlowFile(queue.name, queue.next_seq(), flowfile)))
         try:
@@ -392,8 +498,10 @@ class Node:
 
     def status(self) -> dict[str, Any]:
         return {
-            "processors": {name: {"type": n.type_name, "run_state": n.run_state.value,
-                                  "runs": n.runs} for name, n in self.processors.items()},
+            "processors": {
+                name: {"type": n.type_name, "run_state": n.run_state.value, "runs": n.runs}
+                for name, n in self.processors.items()
+            },
             "connections": {name: c.queue.snapshot() for name, c in self.connections.items()},
         }
 
@@ -431,7 +539,8 @@ class BackPressureError(FlowCoreError):
     """An input port's connection is full: nothing was enqueued."""
 
     def __init__(self, port: str, connection: str) -> None:
-        super().__init__(f"back pressure is engaged on connection '{connection}' of input port "
-                         f"'{port}'")
+        super().__init__(
+            f"back pressure is engaged on connection '{connection}' of input port '{port}'"
+        )
         self.port = port
         self.connection = connection

@@ -53,7 +53,8 @@ class _Runtime:
     active_tasks: int = 0
     scheduled: bool = False
     errors: collections.deque[ProcessorError] = field(
-        default_factory=lambda: collections.deque(maxlen=10))
+        default_factory=lambda: collections.deque(maxlen=10)
+    )
 
 
 class _Factory:
@@ -134,15 +135,21 @@ class ProcessorNode:
     def context(self) -> ProcessContext:
         descriptors = {**self.descriptors, **self.dynamic_descriptors()}
         return ProcessContext(
-            component_id=self.name, name=self.name, descriptors=descriptors,
-            properties=self._properties, clock=self.clock, services=self.services,
+            component_id=self.name,
+            name=self.name,
+            descriptors=descriptors,
+            properties=self._properties,
+            clock=self.clock,
+            services=self.services,
             yield_callback=self.yield_for_period,
             max_concurrent_tasks=self.schedule.concurrent_tasks,
-            available_relationships=frozenset(self.relationship_names()))
+            available_relationships=frozenset(self.relationship_names()),
+        )
 
     def validate(self) -> list[ValidationResult]:
-        results = validate_properties(self.processor.property_descriptors, self._properties,
-                                      self.dynamic_descriptors())
+        results = validate_properties(
+            self.processor.property_descriptors, self._properties, self.dynamic_descriptors()
+        )
         if not results:
             results = [r for r in self.processor.custom_validate(self.context()) if not r.valid]
         return results
@@ -235,12 +242,18 @@ class ProcessorNode:
             now = self.clock.now_ms()
             runtime.errors.append(ProcessorError(now, f"{type(exc).__name__}: {exc}"))
             administrative = not isinstance(exc, ProcessException)
-            yield_ms = (self.schedule.administrative_yield_ms if administrative
-                        else self.schedule.yield_ms)
+            yield_ms = (
+                self.schedule.administrative_yield_ms if administrative else self.schedule.yield_ms
+            )
             runtime.yielded_until = now + yield_ms
-            log.error("%s[%s] failed to process; rolled back with penalty and yielding for "
-                      "%d ms: %s\n%s", self.type_name, self.name, yield_ms, exc,
-                      traceback.format_exc())
+            log.error(
+                "%s[%s] failed to process; rolled back with penalty and yielding for %d ms: %s\n%s",
+                self.type_name,
+                self.name,
+                yield_ms,
+                exc,
+                traceback.format_exc(),
+            )
             if raise_errors:
                 raise
             return False

@@ -110,8 +110,10 @@ class DeterministicScheduler:
             binding = processor.binding
             if binding is None or processor.run_state.value != "RUNNING":
                 continue
-            if processor.schedule.max_runs is not None and processor.runs >= \
-                    processor.schedule.max_runs:
+            if (
+                processor.schedule.max_runs is not None
+                and processor.runs >= processor.schedule.max_runs
+            ):
                 continue
             has_work = not binding.incoming or processor.processor.scheduling.trigger_when_empty
             penalties = [q.next_penalty_expiration() for q in binding.incoming]
@@ -141,12 +143,14 @@ class ThreadedScheduler:
     def start(self) -> None:
         self._stop.clear()
         for index in range(self._threads):
-            worker = threading.Thread(target=self._work, name=f"flowcore-worker-{index}",
-                                      daemon=True)
+            worker = threading.Thread(
+                target=self._work, name=f"flowcore-worker-{index}", daemon=True
+            )
             worker.start()
             self._workers.append(worker)
-        maintenance = threading.Thread(target=self._maintain, name="flowcore-maintenance",
-                                       daemon=True)
+        maintenance = threading.Thread(
+            target=self._maintain, name="flowcore-maintenance", daemon=True
+        )
         maintenance.start()
         self._workers.append(maintenance)
 
@@ -172,8 +176,11 @@ class ThreadedScheduler:
         with self._lock:
             for offset in range(len(processors)):
                 candidate = processors[(self._cursor + offset) % len(processors)]
-                limit = 1 if candidate.processor.scheduling.trigger_serially else \
-                    candidate.schedule.concurrent_tasks
+                limit = (
+                    1
+                    if candidate.processor.scheduling.trigger_serially
+                    else candidate.schedule.concurrent_tasks
+                )
                 if self._running[candidate.name] >= limit or not candidate.is_runnable(now):
                     continue
                 self._running[candidate.name] += 1

@@ -17,16 +17,20 @@ def validate_properties(
     """Check required values, allowable values, validators and Expression Language."""
     results: list[ValidationResult] = []
     known = {d.name for d in descriptors}
-    for name, value in properties.items():
+    for name, given in properties.items():
         if name not in known and name not in dynamic:
-            results.append(ValidationResult(
-                name, False, value,
-                f"'{name}' is not a supported property or has no Validator associated with it"))
+            results.append(
+                ValidationResult(
+                    name,
+                    False,
+                    given,
+                    f"'{name}' is not a supported property or has no Validator associated with it",
+                )
+            )
     for descriptor in [*descriptors, *dynamic.values()]:
         label = descriptor.label
-        value = properties.get(descriptor.name)
-        if value is None:
-            value = descriptor.default
+        configured = properties.get(descriptor.name)
+        value = configured if configured is not None else descriptor.default
         if value is None or (value == "" and descriptor.required):
             if descriptor.required:
                 results.append(ValidationResult(label, False, None, f"{label} is required"))
@@ -39,8 +43,14 @@ def validate_properties(
             continue
         allowed = descriptor.allowed
         if allowed and value not in allowed:
-            results.append(ValidationResult(
-                label, False, value, f"Given value not found in allowed set '{', '.join(allowed)}'"))
+            results.append(
+                ValidationResult(
+                    label,
+                    False,
+                    value,
+                    f"Given value not found in allowed set '{', '.join(allowed)}'",
+                )
+            )
             continue
         for validator in descriptor.validators:
             result = validator(label, value)

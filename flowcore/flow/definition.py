@@ -178,20 +178,23 @@ def _check_references(definition: FlowDefinition) -> None:
     for index, connection in enumerate(flow.connections):
         key = f"flow.connections.{index}"
         if connection.source not in nodes:
-            raise FlowDefinitionError(f"{key}.from", f"no processor or input port named "
-                                      f"'{connection.source}'")
+            raise FlowDefinitionError(
+                f"{key}.from", f"no processor or input port named '{connection.source}'"
+            )
         if connection.destination not in flow.processors:
-            raise FlowDefinitionError(f"{key}.to", f"no processor named "
-                                      f"'{connection.destination}'")
+            raise FlowDefinitionError(f"{key}.to", f"no processor named '{connection.destination}'")
         if connection.source in flow.processors and not connection.relationships:
-            raise FlowDefinitionError(f"{key}.relationships",
-                                      "a connection from a processor needs relationships")
+            raise FlowDefinitionError(
+                f"{key}.relationships", "a connection from a processor needs relationships"
+            )
         if connection.source in flow.input_ports and connection.relationships:
-            raise FlowDefinitionError(f"{key}.relationships",
-                                      "a connection from an input port takes no relationships")
+            raise FlowDefinitionError(
+                f"{key}.relationships", "a connection from an input port takes no relationships"
+            )
         if connection.identifier in seen:
-            raise FlowDefinitionError(f"{key}.name",
-                                      f"connection name '{connection.identifier}' is used twice")
+            raise FlowDefinitionError(
+                f"{key}.name", f"connection name '{connection.identifier}' is used twice"
+            )
         seen.add(connection.identifier)
 
 

@@ -1,8 +1,8 @@
 """The data model: FlowFiles, content claims and provenance events."""
 
 from flowcore.model.flowfile import (
-    CoreAttribute,
     ContentClaim,
+    CoreAttribute,
     FlowFile,
     ResourceClaim,
 )

@@ -59,7 +59,7 @@ class PropertyValue:
         self, flowfile: FlowFile | Mapping[str, str] | None = None, **extra: str
     ) -> PropertyValue:
         """Evaluate Expression Language in the value against a FlowFile's attributes."""
-        if self.value is None or "$" not in self.value and "#{" not in self.value:
+        if self.value is None or ("$" not in self.value and "#{" not in self.value):
             return self
         scope = (
             self._descriptor.expression_language_scope
@@ -144,8 +144,11 @@ class ProcessContext:
         return dict(self._properties)
 
     def dynamic_properties(self) -> dict[str, str]:
-        return {k: v for k, v in self._properties.items() if k not in self._descriptors or
-                self._descriptors[k].dynamic}
+        return {
+            k: v
+            for k, v in self._properties.items()
+            if k not in self._descriptors or self._descriptors[k].dynamic
+        }
 
     def get_controller_service(self, identifier: str) -> ControllerService:
         try:

@@ -24,7 +24,10 @@ class ValidationResult:
             return f"'{self.subject}' is valid"
         if self.input is None:
             return f"'{self.subject}' is invalid because {self.explanation}"
-        return f"'{self.subject}' validated against '{self.input}' is invalid because {self.explanation}"
+        return (
+            f"'{self.subject}' validated against '{self.input}' is invalid because "
+            f"{self.explanation}"
+        )
 
 
 def _result(subject: str, value: str, ok: bool, why: str) -> ValidationResult:
@@ -60,13 +63,22 @@ def boolean(subject: str, value: str) -> ValidationResult:
 
 def time_period(subject: str, value: str) -> ValidationResult:
     ok = is_time_period(value)
-    why = "Must be of format <duration> <TimeUnit> where <duration> is a non-negative integer and TimeUnit is a supported Time Unit, such as: nanos, millis, secs, mins, hrs, days"  # noqa: E501
+    why = (
+        "Must be of format <duration> <TimeUnit> where <duration> is a non-negative integer "
+        "and TimeUnit is a supported Time Unit, such as: nanos, millis, secs, mins, hrs, days"
+    )
     return _result(subject, value, ok, why)
 
 
 def data_size(subject: str, value: str) -> ValidationResult:
     ok = is_data_size(value)
-    return _result(subject, value, ok, "Must be of format <Data Size> <Data Unit> where <Data Size> is a non-negative integer and <Data Unit> is a supported Data Unit, such as: B, KB, MB, GB, TB")  # noqa: E501
+    return _result(
+        subject,
+        value,
+        ok,
+        "Must be of format <Data Size> <Data Unit> where <Data Size> is a non-negative "
+        "integer and <Data Unit> is a supported Data Unit, such as: B, KB, MB, GB, TB",
+    )
 
 
 def regular_expression(subject: str, value: str) -> ValidationResult:

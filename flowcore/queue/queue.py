@@ -93,8 +93,9 @@ class FlowFileQueue:
         """The place in this queue of the next FlowFile enqueued."""
         return next(self._seq)
 
-    def restore(self, records: Iterable[QueuedFlowFile], swapped: Iterable[SwapSummary],
-                next_seq: int) -> None:
+    def restore(
+        self, records: Iterable[QueuedFlowFile], swapped: Iterable[SwapSummary], next_seq: int
+    ) -> None:
         """Load the queue as recovered from the FlowFile repository."""
         with self._lock:
             self._seq = itertools.count(next_seq)
@@ -122,7 +123,9 @@ class FlowFileQueue:
                 self._count += 1
                 self._bytes += record.flowfile.size
                 if self._swap_store is not None and (
-                    self._swap_buffer or self._swapped or self._active_size() >= self._swap_threshold
+                    self._swap_buffer
+                    or self._swapped
+                    or self._active_size() >= self._swap_threshold
                 ):
                     self._swap_buffer.append(record)
                 else:

@@ -53,7 +53,9 @@ class ProvenanceReporter:
         self._freeze = freeze
         self._write_now = write_now
 
-    def _report(self, event_type: ProvenanceEventType, flowfile: FlowFile, **fields: object) -> None:
+    def _report(
+        self, event_type: ProvenanceEventType, flowfile: FlowFile, **fields: object
+    ) -> None:
         self._add(ReportedEvent(event_type, flowfile, self._now(), **fields))  # type: ignore[arg-type]
 
     @staticmethod
@@ -62,51 +64,110 @@ class ProvenanceReporter:
             msg = f"a {event_type.value} event needs a {what}"
             raise ValueError(msg)
 
-    def receive(self, flowfile: FlowFile, transit_uri: str, *, source_system_flowfile_id: str
-                | None = None, details: str | None = None, duration_ms: int = -1) -> None:
+    def receive(
+        self,
+        flowfile: FlowFile,
+        transit_uri: str,
+        *,
+        source_system_flowfile_id: str | None = None,
+        details: str | None = None,
+        duration_ms: int = -1,
+    ) -> None:
         self._require(transit_uri, "transit URI", T.RECEIVE)
-        self._report(T.RECEIVE, flowfile, transit_uri=transit_uri, details=details,
-                     source_system_flowfile_id=source_system_flowfile_id, duration_ms=duration_ms)
+        self._report(
+            T.RECEIVE,
+            flowfile,
+            transit_uri=transit_uri,
+            details=details,
+            source_system_flowfile_id=source_system_flowfile_id,
+            duration_ms=duration_ms,
+        )
 
-    def fetch(self, flowfile: FlowFile, transit_uri: str, *, details: str | None = None,
-              duration_ms: int = -1) -> None:
+    def fetch(
+        self,
+        flowfile: FlowFile,
+        transit_uri: str,
+        *,
+        details: str | None = None,
+        duration_ms: int = -1,
+    ) -> None:
         self._require(transit_uri, "transit URI", T.FETCH)
-        self._report(T.FETCH, flowfile, transit_uri=transit_uri, details=details,
-                     duration_ms=duration_ms)
+        self._report(
+            T.FETCH, flowfile, transit_uri=transit_uri, details=details, duration_ms=duration_ms
+        )
 
-    def send(self, flowfile: FlowFile, transit_uri: str, *, details: str | None = None,
-             duration_ms: int = -1, force: bool = False) -> None:
+    def send(
+        self,
+        flowfile: FlowFile,
+        transit_uri: str,
+        *,
+        details: str | None = None,
+        duration_ms: int = -1,
+        force: bool = False,
+    ) -> None:
         """Report a SEND, enriched now; ``force`` writes it even if the session rolls back."""
         self._sent(T.SEND, flowfile, transit_uri, details, duration_ms, force)
 
-    def upload(self, flowfile: FlowFile, transit_uri: str, *, details: str | None = None,
-               duration_ms: int = -1, force: bool = False) -> None:
+    def upload(
+        self,
+        flowfile: FlowFile,
+        transit_uri: str,
+        *,
+        details: str | None = None,
+        duration_ms: int = -1,
+        force: bool = False,
+    ) -> None:
         self._sent(T.UPLOAD, flowfile, transit_uri, details, duration_ms, force)
 
-    def _sent(self, event_type: ProvenanceEventType, flowfile: FlowFile, transit_uri: str,
-              details: str | None, duration_ms: int, force: bool) -> None:
+    def _sent(
+        self,
+        event_type: ProvenanceEventType,
+        flowfile: FlowFile,
+        transit_uri: str,
+        details: str | None,
+        duration_ms: int,
+        force: bool,
+    ) -> None:
         self._require(transit_uri, "transit URI", event_type)
-        event = ReportedEvent(event_type, flowfile, self._now(), details=details,
-                              transit_uri=transit_uri, duration_ms=duration_ms)
+        event = ReportedEvent(
+            event_type,
+            flowfile,
+            self._now(),
+            details=details,
+            transit_uri=transit_uri,
+            duration_ms=duration_ms,
+        )
         event.frozen = self._freeze(event)
         if force:
             self._write_now(event.frozen)
         else:
             self._add(event)
 
-    def remote_invocation(self, flowfile: FlowFile, transit_uri: str, *,
-                          details: str | None = None) -> None:
+    def remote_invocation(
+        self, flowfile: FlowFile, transit_uri: str, *, details: str | None = None
+    ) -> None:
         self._require(transit_uri, "transit URI", T.REMOTE_INVOCATION)
         self._report(T.REMOTE_INVOCATION, flowfile, transit_uri=transit_uri, details=details)
 
     def download(self, flowfile: FlowFile, transit_uri: str, *, details: str | None = None) -> None:
         self._report(T.DOWNLOAD, flowfile, transit_uri=transit_uri, details=details)
 
-    def route(self, flowfile: FlowFile, relationship: str, *, details: str | None = None,
-              duration_ms: int = -1) -> None:
+    def route(
+        self,
+        flowfile: FlowFile,
+        relationship: str,
+        *,
+        details: str | None = None,
+        duration_ms: int = -1,
+    ) -> None:
         self._require(relationship, "relationship", T.ROUTE)
-        self._report(T.ROUTE, flowfile, relationship=str(relationship), details=details,
-                     duration_ms=duration_ms)
+        self._report(
+            T.ROUTE,
+            flowfile,
+            relationship=str(relationship),
+            details=details,
+            duration_ms=duration_ms,
+        )
 
     def associate(self, flowfile: FlowFile, namespace: str, identifier: str) -> None:
         """ADDINFO: tie the FlowFile to an alternate identifier ``namespace:identifier``."""
@@ -116,8 +177,9 @@ class ProvenanceReporter:
 
     add_info = associate
 
-    def modify_content(self, flowfile: FlowFile, *, details: str | None = None,
-                       duration_ms: int = -1) -> None:
+    def modify_content(
+        self, flowfile: FlowFile, *, details: str | None = None, duration_ms: int = -1
+    ) -> None:
         self._report(T.CONTENT_MODIFIED, flowfile, details=details, duration_ms=duration_ms)
 
     def modify_attributes(self, flowfile: FlowFile, *, details: str | None = None) -> None:
@@ -137,10 +199,12 @@ class ProvenanceReporter:
         event.frozen = self._freeze(event)
         self._add(event)
 
-    def join(self, parents: Sequence[FlowFile], child: FlowFile, *,
-             details: str | None = None) -> None:
+    def join(
+        self, parents: Sequence[FlowFile], child: FlowFile, *, details: str | None = None
+    ) -> None:
         self._report(T.JOIN, child, parents=[p.uuid for p in parents], details=details)
 
-    def fork(self, parent: FlowFile, children: Sequence[FlowFile], *,
-             details: str | None = None) -> None:
+    def fork(
+        self, parent: FlowFile, children: Sequence[FlowFile], *, details: str | None = None
+    ) -> None:
         self._report(T.FORK, parent, children=[c.uuid for c in children], details=details)

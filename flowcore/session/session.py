@@ -127,8 +127,13 @@ class ProcessSession:
         for offset in range(count):
             queue = incoming[(start + offset) % count]
             for queued in queue.poll_batch(max_results - len(result), now):
-                record = _Record(original=queued.flowfile, current=queued.flowfile,
-                                 source=queue, taken=queued, entered_ms=now)
+                record = _Record(
+                    original=queued.flowfile,
+                    current=queued.flowfile,
+                    source=queue,
+                    taken=queued,
+                    entered_ms=now,
+                )
                 self._records[queued.flowfile.id] = record
                 self._taken.append(record)
                 result.append(queued.flowfile)
@@ -149,8 +154,11 @@ class ProcessSession:
         now = self._clock.now_ms()
         new_uuid = str(uuid_module.uuid4())
         if parent is None:
-            attributes = {CoreAttribute.UUID.value: new_uuid, CoreAttribute.FILENAME.value:
-                          new_uuid, CoreAttribute.PATH.value: "./"}
+            attributes = {
+                CoreAttribute.UUID.value: new_uuid,
+                CoreAttribute.FILENAME.value: new_uuid,
+                CoreAttribute.PATH.value: "./",
+            }
             lineage_start = now
         elif isinstance(parent, FlowFile):
             self._record(parent)
@@ -168,9 +176,15 @@ class ProcessSession:
             attributes.setdefault(CoreAttribute.FILENAME, new_uuid)
             attributes.setdefault(CoreAttribute.PATH, "./")
             lineage_start = min(p.lineage_start_date for p in parents)
-        flowfile = FlowFile(id=self._services.ids.next(), attributes=attributes, claim=None,
-                            claim_offset=0, size=0, entry_date=now,
-                            lineage_start_date=lineage_start)
+        flowfile = FlowFile(
+            id=self._services.ids.next(),
+            attributes=attributes,
+            claim=None,
+            claim_offset=0,
+            size=0,
+            entry_date=now,
+            lineage_start_date=lineage_start,
+        )
         self._records[flowfile.id] = _Record(original=None, current=flowfile, entered_ms=now)
         if isinstance(parent, FlowFile):
             self._forks.setdefault(parent.id, []).append(flowfile.id)
@@ -190,13 +204,19 @@ class ProcessSession:
         attributes = dict(flowfile.attributes)
         attributes[CoreAttribute.UUID] = str(uuid_module.uuid4())
         child = FlowFile(
-            id=self._services.ids.next(), attributes=attributes, claim=flowfile.claim,
-            claim_offset=flowfile.claim_offset + offset, size=length, entry_date=now,
-            lineage_start_date=flowfile.lineage_start_date)
+            id=self._services.ids.next(),
+            attributes=attributes,
+            claim=flowfile.claim,
+            claim_offset=flowfile.claim_offset + offset,
+            size=length,
+            entry_date=now,
+            lineage_start_date=flowfile.lineage_start_date,
+        )
         if child.claim is not None:
             self._content.increment(child.claim.resource)
-        self._records[child.id] = _Record(original=None, current=child,
-                                          owns_claim=child.claim is not None, entered_ms=now)
+        self._records[child.id] = _Record(
+            original=None, current=child, owns_claim=child.claim is not None, entered_ms=now
+        )
         if whole:
             self.provenance.clone(flowfile, child)
         else:
@@ -221,9 +241,11 @@ class ProcessSession:
             length = min(chunk_size, flowfile.size - start)
             yield self._content.read(claim, flowfile.claim_offset + start, length)
 
-    def write(self, flowfile: FlowFile,
-              content: bytes | bytearray | memoryview | Callable[[ContentWriter], None]
-              ) -> FlowFile:
+    def write(
+        self,
+        flowfile: FlowFile,
+        content: bytes | bytearray | memoryview | Callable[[ContentWriter], None],
+    ) -> FlowFile:
         """Replace the content (copy-on-write into a new claim)."""
         record = self._record(flowfile)
         writer = self._content.create_writer()
@@ -237,10 +259,13 @@ class ProcessSession:
             raise
         return self._replace_claim(record, writer.close())
 
-    def append(self, flowfile: FlowFile,
-               content: bytes | bytearray | memoryview | Callable[[ContentWriter], None]
-               ) -> FlowFile:
+    def append(
+        self,
+        flowfile: FlowFile,
+        content: bytes | bytearray | memoryview | Callable[[ContentWriter], None],
+    ) -> FlowFile:
         """Content followed by more bytes, as a new claim (the old claim is untouched)."""
+
         def copy_then_add(writer: ContentWriter) -> None:
             for chunk in self.stream(flowfile):
                 writer.write(chunk)
@@ -253,6 +278,7 @@ class ProcessSession:
 
     def import_from(self, path: Path, flowfile: FlowFile) -> FlowFile:
         """Content from a file, streamed."""
+
         def copy(writer: ContentWriter) -> None:
             with path.open("rb") as source:
                 while chunk := source.read(_CHUNK):
@@ -274,8 +300,9 @@ class ProcessSession:
         if record.owns_claim and old.claim is not None:
             self._content.decrement(old.claim.resource)
         record.owns_claim = True
-        return self._update(record, old.with_changes(claim=claim, claim_offset=0,
-                                                     size=claim.length))
+        return self._update(
+            record, old.with_changes(claim=claim, claim_offset=0, size=claim.length)
+        )
 
     # -- attributes -----------------------------------------------------------------------
 
@@ -296,8 +323,9 @@ class ProcessSession:
 
     def remove_all_attributes(self, flowfile: FlowFile, keys: Sequence[str]) -> FlowFile:
         record = self._record(flowfile)
-        remaining = {k: v for k, v in flowfile.attributes.items()
-                     if k not in keys or k == CoreAttribute.UUID}
+        remaining = {
+            k: v for k, v in flowfile.attributes.items() if k not in keys or k == CoreAttribute.UUID
+        }
         return self._update(record, flowfile.with_changes(attributes=remaining))
 
     # -- routing --------------------------------------------------------------------------
@@ -320,11 +348,11 @@ class ProcessSession:
     def remove(self, flowfile: FlowFile) -> None:
         """Drop a FlowFile from the flow (a DROP event if it existed before this session)."""
         record = self._record(flowfile)
-        record.removed = True
         if record.original is not None:
             self.provenance.drop(flowfile, details=_discard_reason(flowfile))
         else:
             self._forget_created(flowfile)
+        record.removed = True
 
     def penalize(self, flowfile: FlowFile) -> FlowFile:
         record = self._record(flowfile)
@@ -335,8 +363,7 @@ class ProcessSession:
         for children in self._forks.values():
             if flowfile.id in children:
                 children.remove(flowfile.id)
-        self._joins = [(child, parents) for child, parents in self._joins
-                       if child != flowfile.id]
+        self._joins = [(child, parents) for child, parents in self._joins if child != flowfile.id]
         self._reported = [e for e in self._reported if e.flowfile.id != flowfile.id]
 
     # -- state ----------------------------------------------------------------------------
@@ -405,8 +432,11 @@ class ProcessSession:
             queued = record.taken
             if penalize:
                 expiration = now + self._binding.penalty_ms
-                queued = QueuedFlowFile(queued.queue, queued.seq,
-                                        queued.flowfile.with_changes(penalty_expiration=expiration))
+                queued = QueuedFlowFile(
+                    queued.queue,
+                    queued.seq,
+                    queued.flowfile.with_changes(penalty_expiration=expiration),
+                )
             by_queue.setdefault(record.source, []).append(queued)
         for queue, records in by_queue.items():
             queue.requeue(records, now)
@@ -437,16 +467,19 @@ class ProcessSession:
                 continue
             queues = binding.outgoing.get(record.relationship, [])
             if not queues:
-                msg = (f"{_describe(record.current)} was transferred to relationship "
-                       f"'{record.relationship}', which has no connection and is not "
-                       "auto-terminated")
+                msg = (
+                    f"{_describe(record.current)} was transferred to relationship "
+                    f"'{record.relationship}', which has no connection and is not "
+                    "auto-terminated"
+                )
                 raise FlowFileHandlingError(msg)
             destinations[record.current.id] = [queues[-1]]
             for queue in queues[:-1]:
                 copy = self._clone_for_connection(record, now)
                 destinations[copy.current.id] = [queue]
-                clone_events.append(ReportedEvent(T.CLONE, record.current, now,
-                                                  children=[copy.current.uuid]))
+                clone_events.append(
+                    ReportedEvent(T.CLONE, record.current, now, children=[copy.current.uuid])
+                )
         for record in self._records.values():
             current = record.current
             if record.taken is not None:
@@ -481,8 +514,13 @@ class ProcessSession:
         copy = current.with_changes(id=self._services.ids.next(), attributes=attributes)
         if copy.claim is not None:
             self._content.increment(copy.claim.resource)
-        clone = _Record(original=None, current=copy, relationship=record.relationship,
-                        owns_claim=copy.claim is not None, entered_ms=now)
+        clone = _Record(
+            original=None,
+            current=copy,
+            relationship=record.relationship,
+            owns_claim=copy.claim is not None,
+            entered_ms=now,
+        )
         self._records[copy.id] = clone
         return clone
 
@@ -500,25 +538,37 @@ class ProcessSession:
         record = self._records.get(reported.flowfile.id)
         return self._event(reported, reported.flowfile, record, reported.time_ms)
 
-    def _build_events(self, now: int, destinations: dict[int, list[FlowFileQueue]],
-                      clone_events: list[ReportedEvent],
-                      auto_drops: list[_Record]) -> list[ProvenanceEvent]:
+    def _build_events(
+        self,
+        now: int,
+        destinations: dict[int, list[FlowFileQueue]],
+        clone_events: list[ReportedEvent],
+        auto_drops: list[_Record],
+    ) -> list[ProvenanceEvent]:
         by_id = {r.current.id: r for r in self._records.values()}
         framework: list[ReportedEvent] = []
         for parent_id, children in self._forks.items():
-            live = [by_id[c].current.uuid for c in children if not by_id[c].removed
-                    or by_id[c].auto_terminated]
+            live = [
+                by_id[c].current.uuid
+                for c in children
+                if not by_id[c].removed or by_id[c].auto_terminated
+            ]
             if live:
-                framework.append(ReportedEvent(T.FORK, by_id[parent_id].current, now,
-                                               children=live))
+                framework.append(
+                    ReportedEvent(T.FORK, by_id[parent_id].current, now, children=live)
+                )
         for child_id, parents in self._joins:
-            framework.append(ReportedEvent(T.JOIN, by_id[child_id].current, now,
-                                           parents=[p.uuid for p in parents]))
-        reported = [e for e in self._reported if not self._is_spurious_route(e, by_id,
-                                                                             destinations)]
+            framework.append(
+                ReportedEvent(
+                    T.JOIN, by_id[child_id].current, now, parents=[p.uuid for p in parents]
+                )
+            )
+        reported = [
+            e for e in self._reported if not self._is_spurious_route(e, by_id, destinations)
+        ]
         ordered = framework + reported
         types_by_uuid: dict[str, set[ProvenanceEventType]] = {}
-        for event in ordered:
+        for event in ordered + clone_events:
             types_by_uuid.setdefault(event.uuid, set()).add(event.event_type)
             for child in event.children:
                 types_by_uuid.setdefault(child, set()).add(event.event_type)
@@ -533,30 +583,36 @@ class ProcessSession:
                     generated.append(ReportedEvent(T.CREATE, current, now))
                 continue
             content_changed = current.claim != record.original.claim or (
-                current.claim_offset, current.size) != (record.original.claim_offset,
-                                                        record.original.size)
+                current.claim_offset,
+                current.size,
+            ) != (record.original.claim_offset, record.original.size)
             if content_changed and T.CONTENT_MODIFIED not in seen:
                 generated.append(ReportedEvent(T.CONTENT_MODIFIED, current, now))
                 seen = seen | {T.CONTENT_MODIFIED}
             if not seen and current.attributes != record.original.attributes:
                 generated.append(ReportedEvent(T.ATTRIBUTES_MODIFIED, current, now))
-        drops = [ReportedEvent(T.DROP, r.current, now,
-                               details=f"Auto-Terminated by {r.relationship} Relationship")
-                 for r in auto_drops]
+        drops = [
+            ReportedEvent(
+                T.DROP, r.current, now, details=f"Auto-Terminated by {r.relationship} Relationship"
+            )
+            for r in auto_drops
+        ]
         events: list[ProvenanceEvent] = []
         for reported_event in ordered + generated + clone_events + drops:
             if reported_event.frozen is not None:
                 events.append(reported_event.frozen)
                 continue
-            record = by_id.get(reported_event.flowfile.id)
-            final = record.current if record is not None else reported_event.flowfile
-            events.append(self._event(reported_event, final, record, reported_event.time_ms,
-                                      now))
+            found = by_id.get(reported_event.flowfile.id)
+            final = found.current if found is not None else reported_event.flowfile
+            events.append(self._event(reported_event, final, found, reported_event.time_ms, now))
         return events
 
     @staticmethod
-    def _is_spurious_route(event: ReportedEvent, by_id: Mapping[int, _Record],
-                           destinations: Mapping[int, list[FlowFileQueue]]) -> bool:
+    def _is_spurious_route(
+        event: ReportedEvent,
+        by_id: Mapping[int, _Record],
+        destinations: Mapping[int, list[FlowFileQueue]],
+    ) -> bool:
         if event.event_type is not T.ROUTE:
             return False
         record = by_id.get(event.flowfile.id)
@@ -564,12 +620,19 @@ class ProcessSession:
             return False
         return destinations.get(event.flowfile.id) == [record.source]
 
-    def _event(self, reported: ReportedEvent, flowfile: FlowFile, record: _Record | None,
-               time_ms: int, commit_ms: int | None = None) -> ProvenanceEvent:
+    def _event(
+        self,
+        reported: ReportedEvent,
+        flowfile: FlowFile,
+        record: _Record | None,
+        time_ms: int,
+        commit_ms: int | None = None,
+    ) -> ProvenanceEvent:
         original = record.original if record is not None else None
         previous = dict(original.attributes) if original is not None else {}
         updated: dict[str, str | None] = {
-            k: v for k, v in flowfile.attributes.items() if previous.get(k) != v}
+            k: v for k, v in flowfile.attributes.items() if previous.get(k) != v
+        }
         for key in previous:
             if key not in flowfile.attributes:
                 updated[key] = None
@@ -586,10 +649,10 @@ class ProcessSession:
             entry_date=flowfile.entry_date,
             lineage_start_date=flowfile.lineage_start_date,
             event_duration=duration,
-            parent_uuids=list(reported.parents) or (
-                [flowfile.uuid] if reported.event_type in (T.FORK, T.CLONE) else []),
-            child_uuids=list(reported.children) or (
-                [flowfile.uuid] if reported.event_type is T.JOIN else []),
+            parent_uuids=list(reported.parents)
+            or ([flowfile.uuid] if reported.event_type in (T.FORK, T.CLONE) else []),
+            child_uuids=list(reported.children)
+            or ([flowfile.uuid] if reported.event_type is T.JOIN else []),
             previous_attributes=previous,
             updated_attributes=updated,
             previous_content=_content_ref(original),
@@ -608,8 +671,13 @@ def _content_ref(flowfile: FlowFile | None) -> ContentRef | None:
     if flowfile is None or flowfile.claim is None:
         return None
     resource = flowfile.claim.resource
-    return ContentRef(resource.container, resource.section, resource.id,
-                      flowfile.claim.offset + flowfile.claim_offset, flowfile.size)
+    return ContentRef(
+        resource.container,
+        resource.section,
+        resource.id,
+        flowfile.claim.offset + flowfile.claim_offset,
+        flowfile.size,
+    )
 
 
 def _intersection(maps: Sequence[Mapping[str, str]]) -> dict[str, str]:

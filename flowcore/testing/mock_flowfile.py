@@ -43,7 +43,8 @@ class MockFlowFile:
 
     def assert_attribute_not_exists(self, name: str) -> None:
         assert name not in self.flowfile.attributes, (
-            f"attribute '{name}' exists with value {self.flowfile.attributes[name]!r}")
+            f"attribute '{name}' exists with value {self.flowfile.attributes[name]!r}"
+        )
 
     def assert_content_equals(self, expected: str | bytes, encoding: str = "utf-8") -> None:
         data = expected.encode(encoding) if isinstance(expected, str) else expected

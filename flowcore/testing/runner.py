@@ -59,12 +59,17 @@ class TestRunner:
         self.node = Node(self.settings, self.clock)
         self.processor = instance
         self._node: ProcessorNode = self.node.add_processor(
-            UNDER_TEST, instance, {}, ScheduleConfig(penalty_ms=30_000, yield_ms=1_000))
+            UNDER_TEST, instance, {}, ScheduleConfig(penalty_ms=30_000, yield_ms=1_000)
+        )
         self._input = self.node.add_connection(INPUT, _FEEDER, ["success"], UNDER_TEST)
         self._feeder = ComponentBinding(
-            component_id=_FEEDER, component_type="TestRunner", incoming=[],
-            outgoing={"success": [self._input.queue]}, auto_terminated=frozenset(),
-            relationships=frozenset({"success"}))
+            component_id=_FEEDER,
+            component_type="TestRunner",
+            incoming=[],
+            outgoing={"success": [self._input.queue]},
+            auto_terminated=frozenset(),
+            relationships=frozenset({"success"}),
+        )
         self._transferred: dict[str, list[MockFlowFile]] = {}
         self._wired_relationships: tuple[str, ...] = ()
         self._rewire()
@@ -85,7 +90,9 @@ class TestRunner:
         self._wired_relationships = ()
 
     def add_controller_service(
-        self, identifier: str, service: str | type[ControllerService] | ControllerService,
+        self,
+        identifier: str,
+        service: str | type[ControllerService] | ControllerService,
         properties: Mapping[str, str] | None = None,
     ) -> ControllerService:
         """Add and enable a controller service; an instance is used as it is."""
@@ -114,17 +121,19 @@ class TestRunner:
 
     # -- feeding --------------------------------------------------------------------------
 
-    def enqueue(self, content: str | bytes = b"",
-                attributes: Mapping[str, str] | None = None) -> MockFlowFile:
+    def enqueue(
+        self, content: str | bytes = b"", attributes: Mapping[str, str] | None = None
+    ) -> MockFlowFile:
         """Queue a FlowFile for the processor (filename, path and uuid added unless given)."""
         data = content.encode("utf-8") if isinstance(content, str) else content
         session = self.node.session_for(self._feeder)
         flowfile = session.create()
         given = dict(attributes or {})
         if "uuid" in given:
-            flowfile = flowfile.with_changes(attributes={**flowfile.attributes,
-                                                         "uuid": given.pop("uuid")})
-            session._records[flowfile.id].current = flowfile  # noqa: SLF001
+            flowfile = flowfile.with_changes(
+                attributes={**flowfile.attributes, "uuid": given.pop("uuid")}
+            )
+            session._records[flowfile.id].current = flowfile
         if given:
             flowfile = session.put_all_attributes(flowfile, given)
         if data:
@@ -135,8 +144,9 @@ class TestRunner:
 
     # -- running --------------------------------------------------------------------------
 
-    def run(self, iterations: int = 1, stop_on_finish: bool = True,
-            initialize: bool = True) -> None:
+    def run(
+        self, iterations: int = 1, stop_on_finish: bool = True, initialize: bool = True
+    ) -> None:
         """Trigger the processor ``iterations`` times, as nifi-mock does (even when empty)."""
         self._rewire()
         if initialize:
@@ -163,10 +173,13 @@ class TestRunner:
         if relationships == self._wired_relationships:
             return
         for name in relationships:
-            if name not in self._node.auto_terminate and f"capture.{name}" not in \
-                    self.node.connections:
-                self.node.add_connection(f"capture.{name}", UNDER_TEST, [name], None,
-                                         back_pressure=None)
+            if (
+                name not in self._node.auto_terminate
+                and f"capture.{name}" not in self.node.connections
+            ):
+                self.node.add_connection(
+                    f"capture.{name}", UNDER_TEST, [name], None, back_pressure=None
+                )
         self.node.rebind()
         self._wired_relationships = relationships
 
@@ -177,8 +190,13 @@ class TestRunner:
             relationship = name.removeprefix("capture.")
             for record in connection.queue.clear_in_memory():
                 flowfile = record.flowfile
-                data = b"" if flowfile.claim is None or flowfile.size == 0 else \
-                    self.node.content.read(flowfile.claim, flowfile.claim_offset, flowfile.size)
+                data = (
+                    b""
+                    if flowfile.claim is None or flowfile.size == 0
+                    else self.node.content.read(
+                        flowfile.claim, flowfile.claim_offset, flowfile.size
+                    )
+                )
                 self._transferred.setdefault(relationship, []).append(MockFlowFile(flowfile, data))
 
     # -- observation ----------------------------------------------------------------------
@@ -189,13 +207,13 @@ class TestRunner:
 
     def assert_transfer_count(self, name: str, count: int) -> None:
         actual = len(self.get_flowfiles_for_relationship(name))
-        assert actual == count, f"expected {count} FlowFiles transferred to '{name}' but " \
-                                f"found {actual}"
+        assert actual == count, (
+            f"expected {count} FlowFiles transferred to '{name}' but found {actual}"
+        )
 
     def assert_all_flowfiles_transferred(self, name: str, count: int | None = None) -> None:
         self._collect()
-        others = {rel: len(ffs) for rel, ffs in self._transferred.items()
-                  if rel != name and ffs}
+        others = {rel: len(ffs) for rel, ffs in self._transferred.items() if rel != name and ffs}
         assert not others, f"FlowFiles were transferred to other relationships: {others}"
         if count is not None:
             self.assert_transfer_count(name, count)
@@ -217,8 +235,9 @@ class TestRunner:
     def get_provenance_events(self) -> list[ProvenanceEvent]:
         """The processor's provenance events in the order they were recorded."""
         self.node.index_provenance()
-        events = self.node.provenance.search(ProvenanceQuery(component_id=UNDER_TEST,
-                                                             limit=1_000_000))
+        events = self.node.provenance.search(
+            ProvenanceQuery(component_id=UNDER_TEST, limit=1_000_000)
+        )
         return sorted(events, key=lambda e: e.event_id)
 
     @property

@@ -14,6 +14,7 @@ import itertools
 import os
 import threading
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 
 from flowcore.clock import Clock
 from flowcore.errors import ContentNotFoundError, RepositoryError
@@ -31,6 +32,9 @@ from repos.filesystem_content.writer import FileSystemContentWriter
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_CLOEXEC
 _NAME_ATTEMPTS = 10_000
+# A flush of at least this many files fsyncs them from this many threads.
+_PARALLEL_FSYNC_FROM = 8
+_FSYNC_THREADS = 16
 
 
 class FileSystemContentRepository(ContentRepository):
@@ -69,6 +73,7 @@ class FileSystemContentRepository(ContentRepository):
         # Claims with bytes handed to the OS but not yet fsynced. Single set operations
         # (add, remove, discard) are atomic, which is all this set is used with.
         self._unsynced: set[ResourceClaim] = set()
+        self._fsync_executor: ThreadPoolExecutor | None = None
         self._closed = False
 
     # -- writing -------------------------------------------------------------------
@@ -175,42 +180,62 @@ class FileSystemContentRepository(ContentRepository):
     # -- durability ----------------------------------------------------------------
 
     def flush(self, resources: Iterable[ResourceClaim], fsync: bool) -> None:
-        """Bytes are handed to the OS when each writer closes; fsync only if asked."""
+        """Bytes are handed to the OS when each writer closes; fsync only if asked.
+
+        Many files are fsynced from a few threads at once: the file system then folds
+        them into fewer journal commits.
+        """
         if not fsync or not (self._unsynced or self._dirs_to_sync):
             return
+        pending: list[ResourceClaim] = []
         for resource in resources:
             try:
                 self._unsynced.remove(resource)
             except KeyError:
                 continue
-            try:
-                self._fsync_resource(resource)
-            except BaseException:
-                self._unsynced.add(resource)
-                raise
+            pending.append(resource)
+        if len(pending) >= _PARALLEL_FSYNC_FROM:
+            failures = [f for f in self._fsync_pool().map(self._fsync_resource, pending) if f]
+        else:
+            failures = [f for f in map(self._fsync_resource, pending) if f]
         with self._dir_lock:
             dirs, self._dirs_to_sync = self._dirs_to_sync, set()
-        try:
-            for directory in dirs:
+        for directory in dirs:
+            try:
                 _fsync_dir(directory)
-        except OSError as exc:
-            with self._dir_lock:
-                self._dirs_to_sync |= dirs
-            msg = f"could not make content directory entries durable: {exc}"
-            raise RepositoryError(msg) from exc
+            except OSError as exc:
+                with self._dir_lock:
+                    self._dirs_to_sync.add(directory)
+                failures.append(f"directory {directory}: {exc}")
+        if failures:
+            msg = f"could not make content durable: {'; '.join(failures)}"
+            raise RepositoryError(msg)
 
-    def _fsync_resource(self, resource: ResourceClaim) -> None:
+    def _fsync_pool(self) -> ThreadPoolExecutor:
+        with self._dir_lock:
+            if self._fsync_executor is None:
+                self._fsync_executor = ThreadPoolExecutor(
+                    _FSYNC_THREADS, thread_name_prefix="content-fsync"
+                )
+            return self._fsync_executor
+
+    def _fsync_resource(self, resource: ResourceClaim) -> str | None:
+        """fsync one claim's file; a description of the failure, or None."""
         try:
             handle = self._reads.acquire(resource)
         except ContentNotFoundError:
-            return  # released since: nothing references it any more
+            return None  # released since: nothing references it any more
+        except RepositoryError as exc:
+            self._unsynced.add(resource)
+            return str(exc)
         try:
             os.fsync(handle.fd)
         except OSError as exc:
-            msg = f"could not make resource claim {resource} durable: {exc}"
-            raise RepositoryError(msg) from exc
+            self._unsynced.add(resource)
+            return f"resource claim {resource}: {exc}"
         finally:
             self._reads.release(handle)
+        return None
 
     # -- reading -------------------------------------------------------------------
 
@@ -332,6 +357,10 @@ class FileSystemContentRepository(ContentRepository):
         self._closed = True
         for claim in self._pool.drain():
             self._freeze(claim)
+        with self._dir_lock:
+            executor, self._fsync_executor = self._fsync_executor, None
+        if executor is not None:
+            executor.shutdown()
         self._reads.close()
 
 

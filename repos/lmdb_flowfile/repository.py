@@ -348,7 +348,9 @@ class _WriteTxn:
         try:
             self._txn.commit()
         except lmdb.MapFullError as error:
-            msg = f"cannot {self._what}: the FlowFile repository is full (map size {self._map_size})"
+            msg = (
+                f"cannot {self._what}: the FlowFile repository is full (map size {self._map_size})"
+            )
             raise CommitFailedError(msg) from error
         except lmdb.Error as error:
             msg = f"cannot {self._what}: {error}"

@@ -14,12 +14,25 @@ from flowcore.repository import QueuedFlowFile, RepositoryUpdate
 from repos.lmdb_flowfile import LmdbFlowFileRepository
 
 
-def record(queue: FlowFileQueue, ident: int, *, size: int = 0, entry: int = 0,
-           penalty: int = 0, **attrs: str) -> QueuedFlowFile:
-    flowfile = FlowFile(id=ident, attributes={"uuid": f"u{ident}", "filename": "f",
-                                              "path": "./", **attrs},
-                        claim=None, claim_offset=0, size=size, entry_date=entry,
-                        lineage_start_date=0, penalty_expiration=penalty)
+def record(
+    queue: FlowFileQueue,
+    ident: int,
+    *,
+    size: int = 0,
+    entry: int = 0,
+    penalty: int = 0,
+    **attrs: str,
+) -> QueuedFlowFile:
+    flowfile = FlowFile(
+        id=ident,
+        attributes={"uuid": f"u{ident}", "filename": "f", "path": "./", **attrs},
+        claim=None,
+        claim_offset=0,
+        size=size,
+        entry_date=entry,
+        lineage_start_date=0,
+        penalty_expiration=penalty,
+    )
     return QueuedFlowFile(queue.name, queue.next_seq(), flowfile)
 
 
@@ -33,23 +46,35 @@ def test_fifo_by_default() -> None:
     assert ids(queue.poll_batch(10, now_ms=0)) == [5, 3, 9]
 
 
-@pytest.mark.parametrize(("prioritizer", "expected"), [
-    ("OldestFlowFileFirstPrioritizer", [2, 3, 1]),
-    ("NewestFlowFileFirstPrioritizer", [1, 3, 2]),
-    ("FirstInFirstOutPrioritizer", [1, 2, 3]),
-])
+@pytest.mark.parametrize(
+    ("prioritizer", "expected"),
+    [
+        ("OldestFlowFileFirstPrioritizer", [2, 3, 1]),
+        ("NewestFlowFileFirstPrioritizer", [1, 3, 2]),
+        ("FirstInFirstOutPrioritizer", [1, 2, 3]),
+    ],
+)
 def test_entry_date_prioritizers(prioritizer: str, expected: list[int]) -> None:
     queue = FlowFileQueue("q", prioritizers=resolve_prioritizers([prioritizer]))
-    queue.put_all([record(queue, 1, entry=30), record(queue, 2, entry=10),
-                   record(queue, 3, entry=20)], now_ms=0)
+    queue.put_all(
+        [record(queue, 1, entry=30), record(queue, 2, entry=10), record(queue, 3, entry=20)],
+        now_ms=0,
+    )
     assert ids(queue.poll_batch(10, now_ms=0)) == expected
 
 
 def test_priority_attribute_numbers_first_then_text_then_missing() -> None:
     queue = FlowFileQueue("q", prioritizers=resolve_prioritizers(["PriorityAttribute"]))
-    queue.put_all([record(queue, 1), record(queue, 2, priority="b"),
-                   record(queue, 3, priority="10"), record(queue, 4, priority="2"),
-                   record(queue, 5, priority="a")], now_ms=0)
+    queue.put_all(
+        [
+            record(queue, 1),
+            record(queue, 2, priority="b"),
+            record(queue, 3, priority="10"),
+            record(queue, 4, priority="2"),
+            record(queue, 5, priority="a"),
+        ],
+        now_ms=0,
+    )
     assert ids(queue.poll_batch(10, now_ms=0)) == [4, 3, 5, 2, 1]
 
 
@@ -70,8 +95,9 @@ def test_penalized_flowfiles_wait_for_their_time() -> None:
 
 
 def test_back_pressure_counts_in_flight_flowfiles() -> None:
-    queue = FlowFileQueue("q", back_pressure=BackPressure(object_threshold=2,
-                                                          data_size_threshold=100))
+    queue = FlowFileQueue(
+        "q", back_pressure=BackPressure(object_threshold=2, data_size_threshold=100)
+    )
     queue.put_all([record(queue, 1, size=10)], now_ms=0)
     assert not queue.is_full()
     queue.put_all([record(queue, 2, size=10)], now_ms=0)
@@ -83,8 +109,9 @@ def test_back_pressure_counts_in_flight_flowfiles() -> None:
 
 
 def test_back_pressure_by_data_size() -> None:
-    queue = FlowFileQueue("q", back_pressure=BackPressure(object_threshold=0,
-                                                          data_size_threshold=100))
+    queue = FlowFileQueue(
+        "q", back_pressure=BackPressure(object_threshold=0, data_size_threshold=100)
+    )
     queue.put_all([record(queue, 1, size=99)], now_ms=0)
     assert not queue.is_full()
     queue.put_all([record(queue, 2, size=1)], now_ms=0)
@@ -106,12 +133,17 @@ def lmdb_repo(settings: Any, closing: Any) -> LmdbFlowFileRepository:
 
 
 def test_swapping_keeps_fifo_order_and_memory_bounded(lmdb_repo: LmdbFlowFileRepository) -> None:
-    queue = FlowFileQueue("q", swap_threshold=100, swap_batch_size=40, swap_store=lmdb_repo,
-                          back_pressure=BackPressure(0, 0))
+    queue = FlowFileQueue(
+        "q",
+        swap_threshold=100,
+        swap_batch_size=40,
+        swap_store=lmdb_repo,
+        back_pressure=BackPressure(0, 0),
+    )
     records = [record(queue, i) for i in range(300)]
     lmdb_repo.commit(RepositoryUpdate(puts=records))
     for start in range(0, 300, 10):
-        queue.put_all(records[start:start + 10], now_ms=0)
+        queue.put_all(records[start : start + 10], now_ms=0)
     snapshot = queue.snapshot()
     assert snapshot.count == 300
     assert (snapshot.swap_batches, snapshot.swapped, snapshot.active) == (5, 200, 100)
@@ -125,7 +157,8 @@ def test_swapping_keeps_fifo_order_and_memory_bounded(lmdb_repo: LmdbFlowFileRep
 
 
 def test_restore_from_recovery_resumes_with_swapped_batches(
-        lmdb_repo: LmdbFlowFileRepository) -> None:
+    lmdb_repo: LmdbFlowFileRepository,
+) -> None:
     queue = FlowFileQueue("q", swap_threshold=10, swap_batch_size=10, swap_store=lmdb_repo)
     records = [record(queue, i) for i in range(35)]
     lmdb_repo.commit(RepositoryUpdate(puts=records))

@@ -20,12 +20,14 @@ RepoFactory = Callable[..., FlowFileRepository]
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)
-def repo_factory(request: pytest.FixtureRequest, settings_factory: Any,
-                 closing: Any) -> RepoFactory:
+def repo_factory(
+    request: pytest.FixtureRequest, settings_factory: Any, closing: Any
+) -> RepoFactory:
     def build(**overrides: Any) -> FlowFileRepository:
         settings: EngineSettings = settings_factory(
             flowfile_repository={"implementation": request.param, **overrides.pop("ff", {})},
-            **overrides)
+            **overrides,
+        )
         cls = load_repository_class(request.param)
         repo: FlowFileRepository = cls(settings, ManualClock())
         return closing(repo)
@@ -35,13 +37,21 @@ def repo_factory(request: pytest.FixtureRequest, settings_factory: Any,
 
 def flowfile(ident: int, claim: ContentClaim | None = None, **attrs: str) -> FlowFile:
     attributes = {"uuid": f"uuid-{ident}", "filename": f"f{ident}", "path": "./", **attrs}
-    return FlowFile(id=ident, attributes=attributes, claim=claim, claim_offset=0,
-                    size=claim.length if claim else 0, entry_date=ident, lineage_start_date=0)
+    return FlowFile(
+        id=ident,
+        attributes=attributes,
+        claim=claim,
+        claim_offset=0,
+        size=claim.length if claim else 0,
+        entry_date=ident,
+        lineage_start_date=0,
+    )
 
 
 def event(uuid: str, kind: str = "CREATE") -> ProvenanceEvent:
-    return ProvenanceEvent(event_time=1, event_type=kind, flowfile_uuid=uuid, component_id="c",
-                           component_type="T")
+    return ProvenanceEvent(
+        event_time=1, event_type=kind, flowfile_uuid=uuid, component_id="c", component_type="T"
+    )
 
 
 def claim(name: str, length: int = 10) -> ContentClaim:
@@ -55,8 +65,9 @@ def reopen(repo: FlowFileRepository, factory: RepoFactory) -> FlowFileRepository
 
 def test_commit_then_recover_restores_queues_in_order(repo_factory: RepoFactory) -> None:
     repo = repo_factory()
-    repo.commit(RepositoryUpdate(puts=[QueuedFlowFile("q", seq, flowfile(seq + 10))
-                                       for seq in (2, 0, 1)]))
+    repo.commit(
+        RepositoryUpdate(puts=[QueuedFlowFile("q", seq, flowfile(seq + 10)) for seq in (2, 0, 1)])
+    )
     repo = reopen(repo, repo_factory)
     state = repo.recover()
     assert [r.flowfile.id for r in state.queues["q"]] == [10, 11, 12]
@@ -67,8 +78,9 @@ def test_commit_then_recover_restores_queues_in_order(repo_factory: RepoFactory)
 def test_record_updated_three_times_recovers_last_version(repo_factory: RepoFactory) -> None:
     repo = repo_factory()
     for version in range(3):
-        repo.commit(RepositoryUpdate(puts=[QueuedFlowFile("q", version, flowfile(
-            1, v=str(version)))]))
+        repo.commit(
+            RepositoryUpdate(puts=[QueuedFlowFile("q", version, flowfile(1, v=str(version)))])
+        )
     repo = reopen(repo, repo_factory)
     records = repo.recover().queues["q"]
     assert len(records) == 1
@@ -78,8 +90,14 @@ def test_record_updated_three_times_recovers_last_version(repo_factory: RepoFact
 def test_delete_removes_record_and_its_claim_reference(repo_factory: RepoFactory) -> None:
     repo = repo_factory()
     shared = claim("a")
-    repo.commit(RepositoryUpdate(puts=[QueuedFlowFile("q", 0, flowfile(1, shared)),
-                                       QueuedFlowFile("q", 1, flowfile(2, shared))]))
+    repo.commit(
+        RepositoryUpdate(
+            puts=[
+                QueuedFlowFile("q", 0, flowfile(1, shared)),
+                QueuedFlowFile("q", 1, flowfile(2, shared)),
+            ]
+        )
+    )
     repo.commit(RepositoryUpdate(deletes=[1]))
     state = reopen(repo, repo_factory).recover()
     assert [r.flowfile.id for r in state.queues["q"]] == [2]
@@ -87,7 +105,8 @@ def test_delete_removes_record_and_its_claim_reference(repo_factory: RepoFactory
 
 
 def test_event_ids_are_assigned_in_commit_order_and_continue_after_restart(
-        repo_factory: RepoFactory) -> None:
+    repo_factory: RepoFactory,
+) -> None:
     repo = repo_factory()
     first = repo.commit(RepositoryUpdate(events=[event("a"), event("b")]))
     second = repo.commit(RepositoryUpdate(events=[event("c")]))
@@ -110,8 +129,11 @@ def test_journal_reads_in_batches_and_trims(repo_factory: RepoFactory) -> None:
 
 def test_state_is_committed_with_flowfiles(repo_factory: RepoFactory) -> None:
     repo = repo_factory()
-    repo.commit(RepositoryUpdate(puts=[QueuedFlowFile("q", 0, flowfile(1))],
-                                 state={"proc": {"g.target": "3"}}))
+    repo.commit(
+        RepositoryUpdate(
+            puts=[QueuedFlowFile("q", 0, flowfile(1))], state={"proc": {"g.target": "3"}}
+        )
+    )
     repo = reopen(repo, repo_factory)
     assert repo.load_state("proc") == {"g.target": "3"}
     assert repo.load_state("other") == {}
@@ -148,7 +170,8 @@ def test_map_full_fails_the_commit_and_writes_nothing(repo_factory: RepoFactory)
 
 
 def test_concurrent_commits_share_transactions_without_losing_any(
-        repo_factory: RepoFactory) -> None:
+    repo_factory: RepoFactory,
+) -> None:
     repo = repo_factory()
     threads = 8
     per_thread = 50
@@ -156,8 +179,11 @@ def test_concurrent_commits_share_transactions_without_losing_any(
     def work(worker: int) -> None:
         for i in range(per_thread):
             ident = worker * 1000 + i
-            repo.commit(RepositoryUpdate(puts=[QueuedFlowFile("q", ident, flowfile(ident))],
-                                         events=[event(str(ident))]))
+            repo.commit(
+                RepositoryUpdate(
+                    puts=[QueuedFlowFile("q", ident, flowfile(ident))], events=[event(str(ident))]
+                )
+            )
 
     pool = [threading.Thread(target=work, args=(w,)) for w in range(threads)]
     for thread in pool:

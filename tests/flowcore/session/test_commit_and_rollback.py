@@ -1,0 +1,209 @@
+"""Commit and rollback: claimant counts, penalties, failed commits, state, connections."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from flowcore.errors import CommitFailedError, FlowFileHandlingError
+from flowcore.processor import ProcessContext
+from flowcore.session import ProcessSession
+from flowcore.testing import TestRunner
+
+RunnerFactory = Callable[..., TestRunner]
+
+
+def claim_count(runner: TestRunner, flowfile: Any) -> int:
+    return runner.node.content.claimant_count(flowfile.claim.resource)
+
+
+def test_write_keeps_the_original_claim_until_commit_then_releases_it(
+    runner_factory: RunnerFactory,
+) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.get()
+        assert flowfile is not None
+        flowfile = session.write(flowfile, b"first rewrite")
+        flowfile = session.write(flowfile, b"second rewrite")
+        session.transfer(flowfile, "success")
+
+    runner = runner_factory(
+        trigger, content={"max_appendable_size": "1 B", "archive_enabled": False}
+    )
+    original = runner.enqueue("original content")
+    assert claim_count(runner, original.flowfile) == 1
+    runner.run()
+    out = runner.get_flowfiles_for_relationship("success")[0]
+    out.assert_content_equals("second rewrite")
+    assert claim_count(runner, original.flowfile) == 0
+    assert claim_count(runner, out.flowfile) == 1
+    assert runner.node.content.exists(original.flowfile.claim), "released only after sync"
+    runner.node.checkpoint()
+    assert not runner.node.content.exists(original.flowfile.claim)
+
+
+def test_clone_then_write_then_rollback_counts_references(runner_factory: RunnerFactory) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.get()
+        assert flowfile is not None
+        clone = session.clone(flowfile)
+        session.write(clone, b"changed")
+        raise RuntimeError("boom")
+
+    runner = runner_factory(trigger)
+    original = runner.enqueue("data")
+    with pytest.raises(RuntimeError, match="boom"):
+        runner.run()
+    assert claim_count(runner, original.flowfile) == 1
+    assert runner.queue_size == 1
+    assert runner.get_provenance_events() == []
+
+
+def test_create_then_rollback_removes_the_new_content(runner_factory: RunnerFactory) -> None:
+    written: list[Any] = []
+
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.write(session.create(), b"x" * 100)
+        written.append(flowfile)
+        session.rollback()
+
+    runner = runner_factory(
+        trigger, content={"max_appendable_size": "1 B", "archive_enabled": False}
+    )
+    runner.run()
+    assert claim_count(runner, written[0]) == 0
+    runner.node.checkpoint()
+    assert not runner.node.content.exists(written[0].claim)
+
+
+def test_processor_error_rolls_back_with_penalty_and_yields(runner_factory: RunnerFactory) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.get()
+        assert flowfile is not None
+        session.transfer(session.put_attribute(flowfile, "seen", "1"), "success")
+        raise ValueError("cannot parse")
+
+    runner = runner_factory(trigger)
+    runner.enqueue("x")
+    with pytest.raises(ValueError, match="cannot parse"):
+        runner.run()
+    assert runner.queue_size == 1
+    assert runner.get_flowfiles_for_relationship("success") == []
+    assert runner.yielded
+    queued = runner.node.connections["input"].queue.listing()[0].flowfile
+    assert queued.penalty_expiration == runner.clock.now_ms() + 30_000
+    assert "seen" not in queued.attributes
+    node = runner.node.processors["processor-under-test"]
+    assert node.errors[-1].message == "ValueError: cannot parse"
+
+
+def test_failed_commit_leaves_the_queue_as_it_was(runner_factory: RunnerFactory) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        for flowfile in session.get_batch(10):
+            flowfile = session.write(flowfile, b"rewritten")
+            flowfile = session.put_attribute(flowfile, "big", "x" * 600_000)
+            session.transfer(flowfile, "success")
+
+    runner = runner_factory(trigger, flowfile_repository={"map_size": "2 MB"})
+    before = [runner.enqueue(f"ff{i}") for i in range(3)]
+    with pytest.raises(CommitFailedError, match="full"):
+        runner.run()
+    assert runner.queue_size == 3
+    assert runner.get_flowfiles_for_relationship("success") == []
+    recovered = runner.node.flowfiles.recover()
+    assert sorted(r.flowfile.uuid for r in recovered.queues["input"]) == sorted(
+        f.uuid for f in before
+    )
+    assert all("big" not in r.flowfile.attributes for r in recovered.queues["input"])
+    for flowfile in before:
+        assert claim_count(runner, flowfile.flowfile) >= 1
+    assert runner.get_provenance_events() == []
+
+
+def test_state_commits_with_the_session_and_rollback_discards_it(
+    runner_factory: RunnerFactory,
+) -> None:
+    fail = {"now": False}
+
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        state = session.get_state()
+        session.set_state({"count": str(int(state.get("count", "0")) + 1)})
+        if fail["now"]:
+            raise RuntimeError("no")
+
+    runner = runner_factory(trigger)
+    runner.run(iterations=2)
+    assert runner.state == {"count": "2"}
+    fail["now"] = True
+    with pytest.raises(RuntimeError):
+        runner.run()
+    assert runner.state == {"count": "2"}
+    assert runner.node.flowfiles.load_state("processor-under-test") == {"count": "2"}
+
+
+def test_uuid_cannot_be_changed(runner_factory: RunnerFactory) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.get()
+        assert flowfile is not None
+        flowfile = session.put_attribute(flowfile, "uuid", "mine")
+        flowfile = session.remove_attribute(flowfile, "uuid")
+        session.transfer(flowfile, "success")
+
+    runner = runner_factory(trigger)
+    original = runner.enqueue("x")
+    runner.run()
+    assert runner.get_flowfiles_for_relationship("success")[0].uuid == original.uuid
+
+
+def test_untransferred_flowfile_fails_the_commit(runner_factory: RunnerFactory) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        session.get()
+
+    runner = runner_factory(trigger)
+    runner.enqueue("x")
+    with pytest.raises(FlowFileHandlingError, match="not transferred"):
+        runner.run()
+    assert runner.queue_size == 1
+
+
+def test_unknown_relationship_and_stale_versions_are_refused(runner_factory: RunnerFactory) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.get()
+        assert flowfile is not None
+        newer = session.put_attribute(flowfile, "a", "1")
+        with pytest.raises(FlowFileHandlingError, match="not known"):
+            session.transfer(newer, "nowhere")
+        with pytest.raises(FlowFileHandlingError, match="most recent version"):
+            session.transfer(flowfile, "success")
+        session.transfer(newer, "success")
+
+    runner = runner_factory(trigger)
+    runner.enqueue("x")
+    runner.run()
+    runner.assert_transfer_count("success", 1)
+
+
+def test_transfer_to_two_connections_clones(runner_factory: RunnerFactory) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.get()
+        assert flowfile is not None
+        session.transfer(flowfile, "success")
+
+    runner = runner_factory(trigger)
+    runner.run(iterations=0)
+    second = runner.node.add_connection("second.success", "processor-under-test", ["success"], None)
+    runner.node.rebind()
+    original = runner.enqueue("shared")
+    runner.run()
+    first = runner.get_flowfiles_for_relationship("success")
+    copies = [r.flowfile for r in second.queue.listing()]
+    assert len(first) == 1 and len(copies) == 1
+    assert {first[0].uuid, copies[0].uuid} >= {original.uuid}
+    assert first[0].uuid != copies[0].uuid
+    assert copies[0].claim == original.flowfile.claim
+    assert claim_count(runner, original.flowfile) == 2
+    events = runner.get_provenance_events()
+    assert [e.event_type for e in events] == ["CLONE"]
+    assert events[0].flowfile_uuid == original.uuid
