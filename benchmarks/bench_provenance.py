@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import gc
 import random
 import statistics
 import tempfile
@@ -29,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from flowcore.clock import SystemClock
 from flowcore.model.provenance import ContentRef, ProvenanceEvent
@@ -293,33 +295,55 @@ def _settings(data_dir: Path, batch_size: int) -> EngineSettings:
     )
 
 
-def bench_index(events: int, batch_size: int, work: Path) -> None:
-    prebuilt = list(synthetic_events(events))
+def _index_once(prebuilt: list[ProvenanceEvent], batch_size: int, directory: Path) -> float:
+    """Seconds to index ``prebuilt`` and close (the close checkpoints the last rows)."""
     repository = DuckDbProvenanceRepository(
-        _settings(work / "ours", batch_size), SystemClock(), ListJournal(prebuilt)
+        _settings(directory, batch_size), SystemClock(), ListJournal(prebuilt)
     )
     started = time.perf_counter()
     indexed = repository.index_pending()
-    ours_seconds = time.perf_counter() - started
     repository.close()
-    assert indexed == events, f"indexed {indexed} of {events}"
+    seconds = time.perf_counter() - started
+    assert indexed == len(prebuilt), f"indexed {indexed} of {len(prebuilt)}"
+    return seconds
 
-    table = build_batch(prebuilt, 65536).events
-    raw = duckdb.connect(str(work / "raw.duckdb"))
+
+def _raw_insert_once(table: pa.Table, path: Path) -> float:
+    """Seconds for one Arrow insert of ``table`` into a plain table, and the close."""
+    raw = duckdb.connect(str(path))
     columns = ", ".join(f"{c.name} {c.sql_type}" for c in EVENT_COLUMNS)
     raw.execute(f"CREATE TABLE plain ({columns})")
     raw.register("arrow_rows", table)
     started = time.perf_counter()
     raw.execute("INSERT INTO plain SELECT * FROM arrow_rows")
-    raw_seconds = time.perf_counter() - started
     raw.close()
+    return time.perf_counter() - started
 
-    ours_rate = events / ours_seconds
-    raw_rate = events / raw_seconds
+
+def bench_index(events: int, batch_size: int, repeats: int, work: Path) -> None:
+    prebuilt = list(synthetic_events(events))
+    table = build_batch(prebuilt, 65536).events
+    # The pre-built events stand in for a journal kept outside the Python heap: keep the
+    # garbage collector from rescanning them for every batch.
+    gc.collect()
+    gc.freeze()
+    try:
+        ours = min(
+            _index_once(prebuilt, batch_size, work / f"ours-{run}") for run in range(repeats)
+        )
+        raw = min(_raw_insert_once(table, work / f"raw-{run}.duckdb") for run in range(repeats))
+    finally:
+        gc.unfreeze()
+    ours_rate = events / ours
+    raw_rate = events / raw
     print(
         f"provenance index: ours {ours_rate:,.0f} events/s | "
-        f"raw duckdb arrow insert {raw_rate:,.0f} rows/s | ratio {ours_rate / raw_rate:.2f} "
-        f"({events:,} events, batch {batch_size:,}; goal ratio >= 0.5)"
+        f"raw duckdb arrow insert {raw_rate:,.0f} rows/s | ratio {ours_rate / raw_rate:.2f}"
+    )
+    print(
+        f"  ({events:,} events, index batch {batch_size:,}, best of {repeats}; ours = "
+        "index_pending + close, raw = one INSERT of the pre-built Arrow table + close; "
+        "goal ratio >= 0.5)"
     )
 
 
@@ -359,10 +383,11 @@ def main() -> None:
     )
     parser.add_argument("--batch-size", type=int, default=10_000, help="index batch size")
     parser.add_argument("--samples", type=int, default=50, help="lineage look-ups to time")
+    parser.add_argument("--repeats", type=int, default=3, help="index runs; the best counts")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-provenance-") as tmp:
         work = Path(tmp)
-        bench_index(args.events, args.batch_size, work)
+        bench_index(args.events, args.batch_size, args.repeats, work)
         bench_lineage(args.lineage_events, args.samples, work)
 
 

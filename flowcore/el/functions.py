@@ -70,7 +70,8 @@ class FunctionSpec:
         most = len(self.params)
         if most == self.required:
             return f"{most} argument{'s' if most != 1 else ''}"
-        return f"{self.required} to {most} arguments"
+        joiner = "or" if most == self.required + 1 else "to"
+        return f"{self.required} {joiner} {most} arguments"
 
 
 FUNCTIONS: dict[str, FunctionSpec] = {}

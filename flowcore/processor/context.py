@@ -70,13 +70,14 @@ class PropertyValue:
             return self
         from flowcore.el import compile_expression
 
-        attributes: dict[str, str] = {}
+        attributes: Mapping[str, str] = {}
         if scope is ExpressionLanguageScope.FLOWFILE_ATTRIBUTES:
             if isinstance(flowfile, FlowFile):
-                attributes = dict(flowfile.attributes)
+                attributes = flowfile.attributes
             elif flowfile is not None:
-                attributes = dict(flowfile)
-        attributes.update(extra)
+                attributes = flowfile
+        if extra:
+            attributes = {**attributes, **extra}
         result = compile_expression(self.value).evaluate(
             attributes, env=os.environ, now_ms=self._context.now_ms()
         )

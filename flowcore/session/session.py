@@ -404,8 +404,14 @@ class ProcessSession:
     # -- commit and rollback --------------------------------------------------------------
 
     def commit(self) -> None:
-        """Commit through the one commit path; on failure roll back and raise."""
+        """Commit through the one commit path; on failure roll back and raise.
+
+        As in NiFi, a failed commit returns the FlowFiles to their queues without penalty;
+        the framework's rollback that follows finds nothing left to do.
+        """
         self._check_open()
+        if not self._records and not self._reported and self._state is None:
+            return
         self._status = SessionStatus.COMMITTING
         try:
             changes = self._prepare(self._clock.now_ms())
@@ -420,6 +426,8 @@ class ProcessSession:
     def rollback(self, penalize: bool = False) -> None:
         """Undo everything: FlowFiles return to their queues (penalized if asked)."""
         if self._status is SessionStatus.CLOSED:
+            return
+        if not self._records and not self._reported and self._state is None:
             return
         now = self._clock.now_ms()
         for record in self._records.values():

@@ -1,9 +1,10 @@
 """Turn a batch of provenance events into Arrow tables, one column at a time.
 
 A batch becomes two tables: the event rows and the (uuid, event id) rows of the uuid
-index. Every column is built from a Python list in one comprehension and converted by
-Arrow in C; nothing is done row by row in SQL, so DuckDB receives the whole batch in one
-``INSERT ... SELECT`` over the Arrow table.
+index. Each column is one list comprehension converted by Arrow in C; the attribute
+maps are JSON-encoded by msgspec straight into one Arrow buffer; the uuid rows are
+derived from the parent and child list columns with Arrow compute. Nothing is done row
+by row in SQL: DuckDB receives each table in one ``INSERT ... SELECT``.
 
 Attribute values longer than ``max_attribute_length`` are truncated here, on write.
 NiFi keeps the whole value and truncates when it reads the event back; truncating on
@@ -13,11 +14,13 @@ bloating the store.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import msgspec
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from flowcore.model.provenance import ContentRef, ProvenanceEvent
 from repos.duckdb_provenance.schema import EVENTS_ARROW_SCHEMA, UUIDS_ARROW_SCHEMA
@@ -32,7 +35,7 @@ class EventBatch:
     max_event_id: int
 
 
-_ENCODE = msgspec.json.Encoder().encode
+_ENCODER = msgspec.json.Encoder()
 
 
 def truncate_attributes(
@@ -45,17 +48,38 @@ def truncate_attributes(
     }
 
 
+def _json_column(maps: Sequence[Mapping[str, str | None]]) -> pa.Array:
+    """The JSON text of each map, encoded straight into one Arrow string buffer.
+
+    64-bit offsets: one batch's attribute text may exceed 2 GiB in theory.
+    """
+    data = bytearray()
+    offsets = array("q", [0])
+    encode_into = _ENCODER.encode_into
+    append = offsets.append
+    for attributes in maps:
+        encode_into(attributes, data, -1)
+        append(len(data))
+    return pa.Array.from_buffers(
+        pa.large_string(), len(maps), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
+
+
 def _attributes_column(maps: Sequence[Mapping[str, str | None]], max_length: int) -> pa.Array:
-    encoded = [_ENCODE(attributes) for attributes in maps]
+    column = _json_column(maps)
     # A value longer than the limit makes its JSON text longer than the limit, so the
-    # quick check on the encoded lengths spares the scan of every value in the batch.
-    if encoded and max(map(len, encoded)) > max_length:
-        for index, raw in enumerate(encoded):
-            if len(raw) > max_length:
-                attributes = maps[index]
-                if any(v is not None and len(v) > max_length for v in attributes.values()):
-                    encoded[index] = _ENCODE(truncate_attributes(attributes, max_length))
-    return pa.array(encoded, pa.binary()).cast(pa.string())
+    # check on the encoded lengths spares a scan of every value in the batch.
+    longest = pc.max(pc.binary_length(column)).as_py()
+    if longest is None or longest <= max_length:
+        return column
+    lengths = pc.binary_length(column).to_pylist()
+    fixed = list(maps)
+    for index, length in enumerate(lengths):
+        if length > max_length:
+            attributes = maps[index]
+            if any(v is not None and len(v) > max_length for v in attributes.values()):
+                fixed[index] = truncate_attributes(attributes, max_length)
+    return _json_column(fixed)
 
 
 def _content_columns(refs: list[ContentRef | None]) -> list[pa.Array]:
@@ -77,21 +101,28 @@ def _content_columns(refs: list[ContentRef | None]) -> list[pa.Array]:
     ]
 
 
+def _related(
+    lists: pa.Array, event_ids: pa.Array, flowfile_uuids: pa.Array
+) -> tuple[pa.Array, pa.Array]:
+    """The uuids of a list column that differ from their event's own uuid, with event ids."""
+    values = lists.flatten()
+    owners = pc.list_parent_indices(lists)
+    keep = pc.not_equal(values, pc.take(flowfile_uuids, owners))
+    return values.filter(keep), pc.take(event_ids, owners).filter(keep)
+
+
 def _uuid_rows(
-    events: Sequence[ProvenanceEvent], event_ids: list[int], flowfile_uuids: list[str]
+    event_ids: pa.Array, flowfile_uuids: pa.Array, parents: pa.Array, children: pa.Array
 ) -> pa.Table:
-    """(uuid, event id) for each event's own uuid and each distinct parent and child."""
-    uuids = list(flowfile_uuids)
-    ids = list(event_ids)
-    for event in events:
-        if event.parent_uuids or event.child_uuids:
-            own = event.flowfile_uuid
-            related = {*event.parent_uuids, *event.child_uuids}
-            related.discard(own)
-            uuids.extend(related)
-            ids.extend([event.event_id] * len(related))
+    """(uuid, event id) for each event's own uuid and each other parent and child uuid."""
+    parent_uuids, parent_ids = _related(parents, event_ids, flowfile_uuids)
+    child_uuids, child_ids = _related(children, event_ids, flowfile_uuids)
     return pa.Table.from_arrays(
-        [pa.array(uuids, pa.string()), pa.array(ids, pa.int64())], schema=UUIDS_ARROW_SCHEMA
+        [
+            pa.concat_arrays([flowfile_uuids, parent_uuids, child_uuids]),
+            pa.concat_arrays([event_ids, parent_ids, child_ids]),
+        ],
+        schema=UUIDS_ARROW_SCHEMA,
     )
 
 
@@ -100,20 +131,22 @@ def build_batch(events: Sequence[ProvenanceEvent], max_attribute_length: int) ->
     if not events:
         msg = "cannot build an empty batch"
         raise ValueError(msg)
-    event_ids = [e.event_id for e in events]
-    flowfile_uuids = [e.flowfile_uuid for e in events]
+    event_ids = pa.array([e.event_id for e in events], pa.int64())
+    flowfile_uuids = pa.array([e.flowfile_uuid for e in events], pa.string())
+    parents = pa.array([e.parent_uuids for e in events], pa.list_(pa.string()))
+    children = pa.array([e.child_uuids for e in events], pa.list_(pa.string()))
     columns: list[pa.Array] = [
-        pa.array(event_ids, pa.int64()),
+        event_ids,
         pa.array([e.event_time for e in events], pa.int64()),
         pa.array([e.event_type for e in events], pa.string()),
-        pa.array(flowfile_uuids, pa.string()),
+        flowfile_uuids,
         pa.array([e.component_id for e in events], pa.string()),
         pa.array([e.component_type for e in events], pa.string()),
         pa.array([e.entry_date for e in events], pa.int64()),
         pa.array([e.lineage_start_date for e in events], pa.int64()),
         pa.array([e.event_duration for e in events], pa.int64()),
-        pa.array([e.parent_uuids for e in events], pa.list_(pa.string())),
-        pa.array([e.child_uuids for e in events], pa.list_(pa.string())),
+        parents,
+        children,
         _attributes_column([e.previous_attributes for e in events], max_attribute_length),
         _attributes_column([e.updated_attributes for e in events], max_attribute_length),
         *_content_columns([e.previous_content for e in events]),
@@ -129,6 +162,6 @@ def build_batch(events: Sequence[ProvenanceEvent], max_attribute_length: int) ->
     table = pa.Table.from_arrays(columns, schema=EVENTS_ARROW_SCHEMA)
     return EventBatch(
         events=table,
-        uuids=_uuid_rows(events, event_ids, flowfile_uuids),
-        max_event_id=max(event_ids),
+        uuids=_uuid_rows(event_ids, flowfile_uuids, parents, children),
+        max_event_id=pc.max(event_ids).as_py(),
     )

@@ -209,7 +209,7 @@ def test_compile_is_cached_and_expressions_are_values() -> None:
 def test_expression_is_immutable() -> None:
     expression = compile_expression("${a}")
     with pytest.raises(AttributeError):
-        expression.text = "other"  # type: ignore[misc]
+        expression.text = "other"
 
 
 def test_single_attribute_fast_path_matches_general_path() -> None:

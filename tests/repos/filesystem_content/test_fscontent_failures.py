@@ -127,3 +127,32 @@ def test_cannot_create_a_claim_file(
     assert repo.take_release_candidates() == []
     monkeypatch.setattr(os, "open", real_open)
     assert repo.read(repo.write(b"y")) == b"y"
+
+
+def test_fsync_failure_fails_the_flush_and_is_retried(
+    content_repo_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = content_repo_factory(durability="power")
+    claims = [repo.write(bytes([n]) * (60 * KB)) for n in range(10)]  # 10 files: parallel path
+    bad = str(live_path(content_repo_factory, claims[3].resource))
+    real_fsync = os.fsync
+    synced: list[str] = []
+
+    def fsync(fd: int) -> None:
+        target = os.readlink(f"/proc/self/fd/{fd}")
+        if target == bad:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        synced.append(target)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    resources = [c.resource for c in claims]
+    with pytest.raises(RepositoryError, match=claims[3].resource.id):
+        repo.flush(resources, fsync=True)
+    files = {str(live_path(content_repo_factory, r)) for r in resources}
+    assert files - set(synced) == {bad}  # every other file and directory was synced
+
+    synced.clear()
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(os.readlink(f"/proc/self/fd/{fd}")))
+    repo.flush(resources, fsync=True)
+    assert synced == [bad]  # only the one that failed is still owed

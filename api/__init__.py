@@ -1,0 +1,1 @@
+"""The REST API (FastAPI); see issue 5."""

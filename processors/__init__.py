@@ -1,0 +1,1 @@
+"""Processors: the everyday ones in ``processors.standard``."""

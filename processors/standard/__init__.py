@@ -1,0 +1,26 @@
+"""The everyday processors: importing this package registers every one of them.
+
+GenerateFlowFile, GetFile, PutFile, UpdateAttribute, RouteOnAttribute, LogAttribute,
+SplitText and Funnel, one module each, following Apache NiFi's processors of the same
+names (each module's docstring lists where it differs or chooses).
+"""
+
+from processors.standard.funnel import Funnel
+from processors.standard.generate_flowfile import GenerateFlowFile
+from processors.standard.get_file import GetFile
+from processors.standard.log_attribute import LogAttribute
+from processors.standard.put_file import PutFile
+from processors.standard.route_on_attribute import RouteOnAttribute
+from processors.standard.split_text import SplitText
+from processors.standard.update_attribute import UpdateAttribute
+
+__all__ = [
+    "Funnel",
+    "GenerateFlowFile",
+    "GetFile",
+    "LogAttribute",
+    "PutFile",
+    "RouteOnAttribute",
+    "SplitText",
+    "UpdateAttribute",
+]

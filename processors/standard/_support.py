@@ -1,0 +1,93 @@
+"""Helpers shared by the standard processors: validators NiFi has and flowcore's module
+does not, NiFi's file-attribute date format, and permission strings."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import stat
+from datetime import UTC, datetime
+from typing import Protocol
+
+from flowcore.processor import ValidationResult
+
+FILE_DATE_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
+"""NiFi's ``yyyy-MM-dd'T'HH:mm:ssZ`` (``file.lastModifiedTime`` and friends), in UTC."""
+
+
+class Writer(Protocol):
+    """What a ``session.write`` callback is given: something to write bytes to."""
+
+    def write(self, data: bytes, /) -> None: ...
+
+
+_PERMISSIONS_RE = re.compile(r"^(?:[r-][w-][x-]){3}$|^[0-7]{3}$")
+
+
+def _result(subject: str, value: str, reason: str | None) -> ValidationResult:
+    return ValidationResult(subject, reason is None, value, reason or "")
+
+
+def directory_exists(subject: str, value: str) -> ValidationResult:
+    """NiFi's ``createDirectoryExistsValidator(true, false)`` (EL texts are not checked)."""
+    reason = None
+    if not value.strip():
+        reason = f"{subject} cannot be empty"
+    elif not os.path.exists(value):
+        reason = "Directory does not exist"
+    elif not os.path.isdir(value):
+        reason = "Path does not point to a directory"
+    return _result(subject, value, reason)
+
+
+def character_set(subject: str, value: str) -> ValidationResult:
+    """NiFi's ``CHARACTER_SET_VALIDATOR``."""
+    try:
+        codecs.lookup(value.strip())
+    except LookupError:
+        return _result(subject, value, "Character Set is not supported by this runtime.")
+    return _result(subject, value, None)
+
+
+def permissions(subject: str, value: str) -> ValidationResult:
+    """``rw-r--r--`` or ``644``."""
+    ok = bool(_PERMISSIONS_RE.match(value.strip()))
+    reason = (
+        None
+        if ok
+        else (
+            "Must be a UNIX permission string of the form rwxrwxrwx with '-' in place of denied "
+            "permissions (e.g. rw-r--r--) or an octal number (e.g. 644)"
+        )
+    )
+    return _result(subject, value, reason)
+
+
+def parse_permissions(text: str) -> int | None:
+    """The mode bits of ``rw-r--r--`` or ``644``; None if ``text`` is neither."""
+    text = text.strip()
+    if not _PERMISSIONS_RE.match(text):
+        return None
+    if text.isdigit():
+        return int(text, 8)
+    mode = 0
+    for index, char in enumerate(text):
+        if char != "-":
+            mode |= 1 << (8 - index)
+    return mode
+
+
+def permissions_string(mode: int) -> str:
+    """``rwxr-xr-x`` for a mode (NiFi's ``PosixFilePermissions.toString``)."""
+    return stat.filemode(mode)[1:]
+
+
+def format_file_date(epoch_ms: int) -> str:
+    return datetime.fromtimestamp(epoch_ms / 1000, tz=UTC).strftime(FILE_DATE_FORMAT)
+
+
+def parse_file_date(text: str) -> float:
+    """Seconds since the epoch of a ``yyyy-MM-dd'T'HH:mm:ssZ`` text; ValueError if not one."""
+    parsed = datetime.strptime(text.strip(), FILE_DATE_FORMAT)  # noqa: DTZ007 (%z is in it)
+    return parsed.timestamp()

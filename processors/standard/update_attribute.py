@@ -1,0 +1,165 @@
+"""UpdateAttribute: sets and deletes FlowFile attributes with Expression Language.
+
+Follows NiFi's UpdateAttribute (without its advanced rules and its stateful mode).
+Choices made here:
+
+* Each dynamic property is an attribute name whose value is EL evaluated against the
+  FlowFile. Expressions are compiled once per schedule and kept in a cache keyed by the
+  property value, so reconfiguring and restarting reuses them. All dynamic properties are
+  evaluated against the FlowFile's attributes as they were on arrival (as NiFi does),
+  and then applied together.
+* Delete Attributes Expression is a regular expression (EL allowed) matched against the
+  whole name of each attribute the FlowFile had on arrival; matching attributes are
+  deleted even if a dynamic property sets them, as NiFi documents. ``uuid`` is never
+  deleted. Compiled patterns are cached by their evaluated text.
+* Setting ``alternate.identifier`` to a URI-like "namespace:identifier" reports an
+  ADDINFO event, as NiFi does. Otherwise the session reports ATTRIBUTES_MODIFIED.
+* FlowFiles are processed in batches of 1000 per trigger. A FlowFile whose expressions
+  fail at run time is penalized and returned to its queue (logged as an error) instead of
+  rolling back the whole batch; the others proceed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import OrderedDict
+
+from flowcore.el import Expression, compile_expression
+from flowcore.errors import ExpressionError
+from flowcore.model import FlowFile
+from flowcore.processor import (
+    ExpressionLanguageScope,
+    ProcessContext,
+    Processor,
+    PropertyDescriptor,
+    Relationship,
+    processor,
+    validators,
+)
+from flowcore.session import ProcessSession
+
+BATCH_SIZE = 1000
+_PATTERN_CACHE_SIZE = 100
+_UUID = "uuid"
+_ALTERNATE_IDENTIFIER = "alternate.identifier"
+_URI_LIKE = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):(.+)", re.DOTALL)
+
+DELETE_ATTRIBUTES = PropertyDescriptor(
+    name="Delete Attributes Expression",
+    display_name="Delete Attributes Expression",
+    description="Regular expression for attributes to be deleted from FlowFiles. Existing "
+    "attributes that match will be deleted regardless of whether they are updated by this "
+    "processor.",
+    validators=[validators.regular_expression],
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+)
+
+SUCCESS = Relationship("success", "All successful FlowFiles are routed to this relationship")
+
+
+@processor("UpdateAttribute")
+class UpdateAttribute(Processor):
+    description = (
+        "Updates the Attributes for a FlowFile by using the Attribute Expression "
+        "Language and/or deletes the attributes based on a regular expression"
+    )
+    tags = ("attributes", "modification", "update", "delete", "Attribute Expression Language")
+    property_descriptors = (DELETE_ATTRIBUTES,)
+    relationships = (SUCCESS,)
+    supports_dynamic_properties = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._expressions: dict[str, Expression] = {}
+        self._patterns: OrderedDict[str, re.Pattern[str]] = OrderedDict()
+        self._actions: list[tuple[str, Expression]] = []
+        self._delete: Expression | None = None
+
+    def get_dynamic_property_descriptor(self, name: str) -> PropertyDescriptor | None:
+        return PropertyDescriptor(
+            name=name,
+            display_name=name,
+            description="Updates a FlowFile attribute specified by the Dynamic Property's key "
+            "with the value specified by the Dynamic Property's value",
+            dynamic=True,
+            expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+        )
+
+    def _compile(self, text: str) -> Expression:
+        expression = self._expressions.get(text)
+        if expression is None:
+            expression = compile_expression(text)
+            self._expressions[text] = expression
+        return expression
+
+    def on_scheduled(self, context: ProcessContext) -> None:
+        self._actions = [
+            (name, self._compile(value)) for name, value in context.dynamic_properties().items()
+        ]
+        delete = context.get_property(DELETE_ATTRIBUTES).value
+        self._delete = self._compile(delete) if delete else None
+        # Keep the cache to what is configured now.
+        live = {expression.text for _, expression in self._actions}
+        if self._delete is not None:
+            live.add(self._delete.text)
+        self._expressions = {k: v for k, v in self._expressions.items() if k in live}
+
+    def _pattern(self, text: str) -> re.Pattern[str]:
+        pattern = self._patterns.get(text)
+        if pattern is None:
+            pattern = re.compile(text)
+            self._patterns[text] = pattern
+            if len(self._patterns) > _PATTERN_CACHE_SIZE:
+                self._patterns.popitem(last=False)
+        return pattern
+
+    def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
+        flowfiles = session.get_batch(BATCH_SIZE)
+        if not flowfiles:
+            return
+        actions = self._actions
+        delete = self._delete
+        env = os.environ
+        now = context.now_ms()
+        for flowfile in flowfiles:
+            attributes = flowfile.attributes
+            try:
+                updates = {
+                    name: expression.evaluate(attributes, env=env, now_ms=now)
+                    for name, expression in actions
+                }
+                doomed: list[str] = []
+                if delete is not None:
+                    regex = delete.evaluate(attributes, env=env, now_ms=now)
+                    if regex:
+                        pattern = self._pattern(regex)
+                        doomed = [
+                            key for key in attributes if key != _UUID and pattern.fullmatch(key)
+                        ]
+            except (ExpressionError, re.error) as exc:
+                self.logger.error(
+                    "Could not update the attributes of %s (uuid %s); "
+                    "penalizing it and returning it to its queue: %s",
+                    attributes.get("filename"),
+                    attributes.get(_UUID),
+                    exc,
+                )
+                session.transfer(session.penalize(flowfile))
+                continue
+            for key in doomed:
+                updates.pop(key, None)
+            if any(attributes.get(key) != value for key, value in updates.items()):
+                flowfile = session.put_all_attributes(flowfile, updates)
+            if doomed:
+                flowfile = session.remove_all_attributes(flowfile, doomed)
+            identifier = updates.get(_ALTERNATE_IDENTIFIER)
+            if identifier:
+                self._associate(session, flowfile, identifier)
+            session.transfer(flowfile, SUCCESS)
+
+    @staticmethod
+    def _associate(session: ProcessSession, flowfile: FlowFile, identifier: str) -> None:
+        match = _URI_LIKE.match(identifier)
+        if match is not None:
+            session.provenance.associate(flowfile, match.group(1), match.group(2))

@@ -1,0 +1,224 @@
+"""The DuckDB database file: schema, batch transactions, deletes, checkpoints, cursors.
+
+Write path: each batch is one transaction (events, their uuid rows and the new
+``indexed_through``), committed to DuckDB's WAL. Checkpoints, which compress the rows
+into the database file, are taken by this class every ``CHECKPOINT_ROW_GROUPS`` row groups
+rather than by DuckDB's default 16 MiB WAL threshold: DuckDB rewrites the last, partly
+filled row group at every checkpoint, so checkpointing every few batches re-compressed
+the same rows over and over (measured: checkpoints took 60-75 % of indexing time).
+Two row groups per checkpoint bounds that waste to at most one row group in two, at the
+price of up to two row groups of events waiting in the WAL (replayed by DuckDB if the
+process stops before the next checkpoint).
+
+The file is attached to an in-memory DuckDB under ``schema.CATALOG`` because only
+``ATTACH`` takes the row group size.
+
+Reads use a fresh cursor (a connection to the same database) per call, so they run
+while a batch is being written, from any thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from flowcore.errors import RepositoryError
+from repos.duckdb_provenance.arrow_batch import EventBatch
+from repos.duckdb_provenance.schema import (
+    CATALOG,
+    CREATE_STATEMENTS,
+    EVENTS_TABLE,
+    META_TABLE,
+    SCHEMA_VERSION,
+    UUIDS_TABLE,
+)
+
+logger = logging.getLogger(__name__)
+
+# Rows per DuckDB row group (DuckDB's default). Space is reclaimed after deletes a row
+# group at a time, so this is also the granularity of size-based age-off.
+ROW_GROUP_ROWS = 122_880
+CHECKPOINT_ROW_GROUPS = 2
+# DuckDB's own automatic checkpoint only as a backstop (e.g. checkpoints that kept
+# failing while readers held transactions open).
+_WAL_BACKSTOP = "1GB"
+
+
+class ProvenanceStore:
+    """One DuckDB database file holding the provenance tables.
+
+    Not thread-safe for writers: the repository serialises ``insert``, ``delete_events``
+    and ``close`` (the insert may run on its indexing thread). ``reader`` is safe from
+    any thread.
+    """
+
+    def __init__(self, path: Path, row_group_rows: int = ROW_GROUP_ROWS) -> None:
+        self.path = path
+        self._cursor_lock = threading.Lock()
+        self._closed = False
+        self._rows_since_checkpoint = 0
+        self._checkpoint_rows = CHECKPOINT_ROW_GROUPS * row_group_rows
+        quoted = str(path).replace("'", "''")
+        self._database = duckdb.connect(config={"wal_autocheckpoint": _WAL_BACKSTOP})
+        try:
+            self._database.execute(
+                f"ATTACH '{quoted}' AS {CATALOG} (ROW_GROUP_SIZE {int(row_group_rows)})"
+            )
+        except duckdb.Error as error:
+            self._database.close()
+            msg = f"cannot open the provenance database {path}: {error}"
+            raise RepositoryError(msg) from error
+        self._writer = self._database.cursor()
+        try:
+            self.indexed_through = self._open_schema()
+        except BaseException:
+            self._writer.close()
+            self._database.close()
+            raise
+
+    def _open_schema(self) -> int:
+        """Create missing tables; return the stored ``indexed_through``."""
+        with self._transaction():
+            for statement in CREATE_STATEMENTS:
+                self._writer.execute(statement)
+            row = self._writer.execute(
+                f"SELECT schema_version, indexed_through FROM {META_TABLE} WHERE singleton = 0"
+            ).fetchone()
+        if row is None:  # pragma: no cover - CREATE_STATEMENTS insert the row
+            msg = f"{self.path} has no provenance metadata row"
+            raise RepositoryError(msg)
+        version, indexed_through = row
+        if version > SCHEMA_VERSION:
+            msg = (
+                f"{self.path} holds provenance schema version {version}; "
+                f"this flowcore reads version {SCHEMA_VERSION} or older"
+            )
+            raise RepositoryError(msg)
+        return int(indexed_through)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        writer = self._writer
+        writer.begin()
+        try:
+            yield
+            writer.commit()
+        except BaseException:
+            writer.rollback()
+            raise
+
+    # -- writing -------------------------------------------------------------------
+
+    def insert(self, batch: EventBatch) -> None:
+        """Store a batch and move ``indexed_through`` to its highest id, atomically."""
+        if batch.max_event_id <= self.indexed_through:
+            msg = f"batch ends at event {batch.max_event_id}, already indexed"
+            raise RepositoryError(msg)
+        writer = self._writer
+        writer.register("pending_events", batch.events)
+        writer.register("pending_uuids", batch.uuids)
+        try:
+            with self._transaction():
+                writer.execute(f"INSERT INTO {EVENTS_TABLE} BY NAME SELECT * FROM pending_events")
+                writer.execute(f"INSERT INTO {UUIDS_TABLE} BY NAME SELECT * FROM pending_uuids")
+                writer.execute(
+                    f"UPDATE {META_TABLE} SET indexed_through = ? WHERE singleton = 0",
+                    [batch.max_event_id],
+                )
+        except duckdb.Error as error:
+            msg = f"indexing provenance events into {self.path} failed: {error}"
+            raise RepositoryError(msg) from error
+        finally:
+            writer.unregister("pending_events")
+            writer.unregister("pending_uuids")
+        self.indexed_through = batch.max_event_id
+        self._rows_since_checkpoint += batch.events.num_rows
+        if self._rows_since_checkpoint >= self._checkpoint_rows:
+            self.checkpoint()
+
+    def checkpoint(self) -> bool:
+        """Write the WAL into the database file; False if DuckDB could not do it now."""
+        try:
+            self._writer.execute(f"CHECKPOINT {CATALOG}")
+        except duckdb.TransactionException as error:
+            logger.debug("provenance checkpoint postponed: %s", error)
+            return False
+        self._rows_since_checkpoint = 0
+        return True
+
+    def delete_events(self, condition: str, parameters: list[Any]) -> int:
+        """Delete the events matching ``condition`` (fixed SQL) and their uuid rows."""
+        writer = self._writer
+        with self._transaction():
+            found = writer.execute(
+                f"SELECT count(*) FROM {EVENTS_TABLE} WHERE {condition}", parameters
+            ).fetchone()
+            count = 0 if found is None else int(found[0])
+            if count:
+                writer.execute(
+                    f"DELETE FROM {UUIDS_TABLE} WHERE event_id IN "
+                    f"(SELECT event_id FROM {EVENTS_TABLE} WHERE {condition})",
+                    parameters,
+                )
+                writer.execute(f"DELETE FROM {EVENTS_TABLE} WHERE {condition}", parameters)
+        return count
+
+    # -- reading -------------------------------------------------------------------
+
+    @contextmanager
+    def reader(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor of its own for the calling thread, closed afterwards."""
+        with self._cursor_lock:
+            self.ensure_open()
+            cursor = self._database.cursor()
+        try:
+            yield cursor
+        finally:
+            cursor.close()
+
+    def fetch_one(self, sql: str, parameters: list[Any] | None = None) -> tuple[Any, ...] | None:
+        with self.reader() as cursor:
+            row: tuple[Any, ...] | None = cursor.execute(sql, parameters or []).fetchone()
+        return row
+
+    def used_bytes(self) -> int:
+        """Bytes in use after a checkpoint: used blocks plus whatever the WAL still holds.
+
+        DuckDB frees space only when a checkpoint drops or rewrites row groups and keeps
+        freed blocks in the file for reuse, so the file's size on disk does not fall
+        after a delete; the count of used blocks does.
+        """
+        self.checkpoint()
+        row = self.fetch_one(
+            "SELECT block_size, used_blocks FROM pragma_database_size() WHERE database_name = ?",
+            [CATALOG],
+        )
+        used = 0 if row is None else int(row[0]) * int(row[1])
+        wal = self.path.with_name(self.path.name + ".wal")
+        return used + (wal.stat().st_size if wal.exists() else 0)
+
+    # -- closing -------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Checkpoint and close; later calls do nothing."""
+        with self._cursor_lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self.checkpoint()
+        finally:
+            self._writer.close()
+            self._database.close()
+
+    def ensure_open(self) -> None:
+        """Raise ``RepositoryError`` once the store is closed."""
+        if self._closed:
+            msg = f"the provenance repository at {self.path} is closed"
+            raise RepositoryError(msg)

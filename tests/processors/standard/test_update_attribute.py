@@ -1,0 +1,167 @@
+"""UpdateAttribute: EL values, deletes, batches, provenance, run-time errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flowcore.model import ProvenanceEventType
+from flowcore.testing import TestRunner
+
+RunnerFactory = Callable[..., TestRunner]
+
+
+def test_sets_attributes_from_expressions(make_runner: RunnerFactory) -> None:
+    runner = make_runner(
+        "UpdateAttribute",
+        properties={
+            "greeting": "hello ${name:toUpper()}",
+            "constant": "fixed",
+            "copy": "${name}",
+            "missing": "${nothing}",
+        },
+    )
+    runner.assert_valid()
+    flowfile = runner.enqueue("content", {"name": "ada"})
+    runner.run()
+    [out] = runner.get_flowfiles_for_relationship("success")
+    out.assert_attribute_equals("greeting", "hello ADA")
+    out.assert_attribute_equals("constant", "fixed")
+    out.assert_attribute_equals("copy", "ada")
+    out.assert_attribute_equals("missing", "")
+    out.assert_content_equals("content")
+    assert out.uuid == flowfile.uuid
+
+    events = runner.get_provenance_events()
+    assert [(e.event_type, e.flowfile_uuid) for e in events] == [
+        (ProvenanceEventType.ATTRIBUTES_MODIFIED, flowfile.uuid)
+    ]
+    assert events[0].updated_attributes["greeting"] == "hello ADA"
+
+
+def test_expressions_see_the_arriving_attributes(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute", properties={"a": "new", "b": "${a}"})
+    runner.enqueue("", {"a": "old"})
+    runner.run()
+    [out] = runner.get_flowfiles_for_relationship("success")
+    out.assert_attribute_equals("a", "new")
+    out.assert_attribute_equals("b", "old")
+
+
+def test_uuid_cannot_be_changed(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute", properties={"uuid": "mine"})
+    flowfile = runner.enqueue("")
+    runner.run()
+    runner.get_flowfiles_for_relationship("success")[0].assert_attribute_equals(
+        "uuid", flowfile.uuid
+    )
+
+
+def test_delete_attributes_expression(make_runner: RunnerFactory) -> None:
+    runner = make_runner(
+        "UpdateAttribute",
+        properties={
+            "Delete Attributes Expression": "tmp\\..*|uuid",
+            "tmp.kept": "updated",
+            "added": "x",
+        },
+    )
+    flowfile = runner.enqueue("", {"tmp.a": "1", "tmp.kept": "2", "keep": "3"})
+    runner.run()
+    [out] = runner.get_flowfiles_for_relationship("success")
+    out.assert_attribute_not_exists("tmp.a")
+    out.assert_attribute_not_exists("tmp.kept")  # deleted even though updated (NiFi)
+    out.assert_attribute_equals("keep", "3")
+    out.assert_attribute_equals("added", "x")
+    out.assert_attribute_equals("uuid", flowfile.uuid)  # never deleted
+    [event] = runner.get_provenance_events()
+    assert event.updated_attributes["tmp.a"] is None
+
+
+def test_delete_expression_with_expression_language(make_runner: RunnerFactory) -> None:
+    runner = make_runner(
+        "UpdateAttribute", properties={"Delete Attributes Expression": "${prefix}.*"}
+    )
+    runner.enqueue("", {"prefix": "x_", "x_1": "a", "y_1": "b"})
+    runner.run()
+    [out] = runner.get_flowfiles_for_relationship("success")
+    out.assert_attribute_not_exists("x_1")
+    out.assert_attribute_equals("y_1", "b")
+
+
+def test_unchanged_flowfiles_report_nothing(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute", properties={"same": "value"})
+    runner.enqueue("", {"same": "value"})
+    runner.run()
+    runner.assert_transfer_count("success", 1)
+    assert runner.get_provenance_events() == []
+
+
+def test_processes_batches_of_a_thousand(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute", properties={"n": "${index:plus(1)}"})
+    for index in range(2500):
+        runner.enqueue("", {"index": str(index)})
+    runner.run()
+    runner.assert_transfer_count("success", 1000)
+    runner.run(2)
+    out = runner.get_flowfiles_for_relationship("success")
+    assert len(out) == 2500
+    assert sorted(int(str(m.get_attribute("n"))) for m in out) == list(range(1, 2501))
+
+
+def test_alternate_identifier_reports_addinfo(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute", properties={"alternate.identifier": "urn:isbn:${isbn}"})
+    runner.enqueue("", {"isbn": "0451450523"})
+    runner.run()
+    events = runner.get_provenance_events()
+    assert [e.event_type for e in events] == [ProvenanceEventType.ADDINFO]
+    assert events[0].alternate_identifier == "urn:isbn:0451450523"
+
+
+def test_run_time_failure_returns_only_that_flowfile(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute", properties={"first": "${word:substring(0, 3)}"})
+    runner.enqueue("", {"word": "abcdef"})
+    runner.enqueue("", {"word": "ab"})  # substring out of range
+    runner.run()
+    [out] = runner.get_flowfiles_for_relationship("success")
+    out.assert_attribute_equals("first", "abc")
+    assert runner.queue_size == 1  # penalized and back in its queue
+
+
+def test_validation(make_runner: RunnerFactory) -> None:
+    runner = make_runner(
+        "UpdateAttribute", properties={"bad": "${nope()}", "Delete Attributes Expression": "("}
+    )
+    runner.assert_not_valid()
+    errors = runner.validation_errors()
+    assert (
+        "'bad' validated against '${nope()}' is invalid because Unknown Expression "
+        "Language function 'nope' at position 2" in errors
+    )
+    assert any(
+        e.startswith(
+            "'Delete Attributes Expression' validated against '(' is invalid "
+            "because Specified expression is not valid"
+        )
+        for e in errors
+    )
+
+
+def test_reconfiguring_takes_effect_on_the_next_schedule(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute", properties={"v": "one"})
+    runner.enqueue("")
+    runner.run()
+    runner.set_property("v", "two")
+    runner.enqueue("")
+    runner.run()
+    assert [m.get_attribute("v") for m in runner.get_flowfiles_for_relationship("success")] == [
+        "one",
+        "two",
+    ]
+
+
+def test_an_attribute_can_be_set_to_the_empty_string(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute", properties={"blank": ""})
+    runner.assert_valid()
+    runner.enqueue("", {"blank": "full"})
+    runner.run()
+    runner.get_flowfiles_for_relationship("success")[0].assert_attribute_equals("blank", "")
