@@ -637,13 +637,17 @@ class ProcessSession:
         commit_ms: int | None = None,
     ) -> ProvenanceEvent:
         original = record.original if record is not None else None
-        previous = dict(original.attributes) if original is not None else {}
-        updated: dict[str, str | None] = {
-            k: v for k, v in flowfile.attributes.items() if previous.get(k) != v
-        }
-        for key in previous:
-            if key not in flowfile.attributes:
-                updated[key] = None
+        # Attribute maps are never mutated once in a FlowFile, so events share them.
+        previous = original.attributes if original is not None else {}
+        current = flowfile.attributes
+        updated: dict[str, str | None]
+        if current is previous:
+            updated = {}
+        else:
+            updated = {k: v for k, v in current.items() if previous.get(k) != v}
+            for key in previous:
+                if key not in current:
+                    updated[key] = None
         duration = reported.duration_ms
         if duration < 0 and record is not None and commit_ms is not None:
             duration = commit_ms - record.entered_ms

@@ -159,13 +159,20 @@ class PutFile(Processor):
     relationships = (SUCCESS, FAILURE)
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
+        checked: dict[str, Path] = {}
         for flowfile in session.get_batch(_BATCH):
-            self._put(context, session, flowfile)
+            self._put(context, session, flowfile, checked)
 
-    def _put(self, context: ProcessContext, session: ProcessSession, flowfile: FlowFile) -> None:
+    def _put(
+        self,
+        context: ProcessContext,
+        session: ProcessSession,
+        flowfile: FlowFile,
+        checked: dict[str, Path],
+    ) -> None:
         started = context.now_ms()
         try:
-            target = self._deliver(context, session, flowfile)
+            target = self._deliver(context, session, flowfile, checked)
         except _Failed as failed:
             reason = str(failed)
         except (OSError, ValueError, RuntimeError, FlowCoreError) as exc:
@@ -189,15 +196,39 @@ class PutFile(Processor):
     # -- delivery -------------------------------------------------------------------------
 
     def _deliver(
-        self, context: ProcessContext, session: ProcessSession, flowfile: FlowFile
+        self,
+        context: ProcessContext,
+        session: ProcessSession,
+        flowfile: FlowFile,
+        checked: dict[str, Path],
     ) -> Path | None:
-        """Write the file; its path, or None when an existing file is kept (ignore)."""
+        """Write the file; its path, or None when an existing file is kept (ignore).
+
+        ``checked`` holds the directories of this trigger that exist and were resolved
+        already: a plain file name in one of them needs no further resolution unless it
+        is itself a symbolic link (one lstat), which keeps confinement cheap per file.
+        """
         directory = context.get_property(DIRECTORY).evaluate(flowfile).as_str()
         if not directory.strip():
             raise _Failed("the Directory evaluated to an empty value")
         filename = flowfile.attributes.get("filename", "")
         relative = _check_filename(filename)
         create = context.get_property(CREATE_DIRS).as_bool()
+        known = checked.get(directory)
+        if known is not None and len(relative.parts) == 1:
+            target = known / filename
+            if os.path.islink(target):
+                _check_inside(known, target, filename)
+        else:
+            target = self._prepare_target(directory, relative, filename, create)
+            if len(relative.parts) == 1:
+                checked[directory] = target.parent
+        return self._write_target(context, session, flowfile, target)
+
+    def _prepare_target(
+        self, directory: str, relative: PurePosixPath, filename: str, create: bool
+    ) -> Path:
+        """Resolve, confine and create the target's directory; the target path."""
         root = Path(directory).absolute()
         target = root.joinpath(*relative.parts)
         _check_inside(root, target, filename)
@@ -219,7 +250,12 @@ class PutFile(Processor):
                 )
             parent.mkdir(parents=True, exist_ok=True)
             _check_inside(root, target, filename)  # nothing was swapped in meanwhile
+        return target
 
+    def _write_target(
+        self, context: ProcessContext, session: ProcessSession, flowfile: FlowFile, target: Path
+    ) -> Path | None:
+        parent = target.parent
         max_files = context.get_property(MAX_FILE_COUNT).as_int()
         if max_files is not None:
             count = sum(1 for name in os.listdir(parent) if name != target.name)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from flowcore.errors import CommitFailedError, FlowFileHandlingError
+from flowcore.errors import CommitFailedError, FlowFileHandlingError, RepositoryError
 from flowcore.processor import ProcessContext
 from flowcore.session import ProcessSession
 from flowcore.testing import TestRunner
@@ -207,3 +207,34 @@ def test_transfer_to_two_connections_clones(runner_factory: RunnerFactory) -> No
     events = runner.get_provenance_events()
     assert [e.event_type for e in events] == ["CLONE"]
     assert events[0].flowfile_uuid == original.uuid
+
+
+def test_disk_full_during_write_rolls_back_and_loses_nothing(
+    runner_factory: RunnerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import os
+
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        for flowfile in session.get_batch(10):
+            flowfile = session.write(flowfile, b"y" * 200_000)
+            session.transfer(flowfile, "success")
+
+    runner = runner_factory(trigger)
+    originals = [runner.enqueue(f"ff{i}") for i in range(3)]
+    real_write = os.write
+
+    def full_disk(fd: int, data: bytes) -> int:
+        if len(data) >= 100_000:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", full_disk)
+    with pytest.raises(RepositoryError, match="out of disk space"):
+        runner.run()
+    monkeypatch.setattr(os, "write", real_write)
+    assert runner.queue_size == 3
+    assert runner.get_flowfiles_for_relationship("success") == []
+    queued = runner.node.connections["input"].queue.listing()
+    assert sorted(r.flowfile.uuid for r in queued) == sorted(f.uuid for f in originals)
+    assert all(r.flowfile.size == 3 for r in queued)
