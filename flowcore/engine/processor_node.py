@@ -168,8 +168,11 @@ class ProcessorNode:
     def stop(self) -> None:
         """Mark STOPPED and call ``on_stopped`` once running tasks have finished."""
         self.run_state = RunState.STOPPED
-        if self._runtime.scheduled and self._runtime.active_tasks == 0:
-            self._runtime.scheduled = False
+        with self._lock:
+            call = self._runtime.scheduled and self._runtime.active_tasks == 0
+            if call:
+                self._runtime.scheduled = False
+        if call:
             self.processor.on_stopped(self.context())
 
     def yield_for_period(self) -> None:
@@ -215,8 +218,14 @@ class ProcessorNode:
             return True
         return any(queue.has_available(now_ms) for queue in binding.incoming)
 
-    def trigger(self, services: SessionServices, *, raise_errors: bool = False) -> bool:
-        """Run ``on_trigger`` once through a session; returns False if it failed."""
+    def trigger(
+        self, services: SessionServices, *, raise_errors: bool = False, schedule: bool = True
+    ) -> bool:
+        """Run ``on_trigger`` once through a session; returns False if it failed.
+
+        ``schedule`` calls ``on_scheduled`` first if it has not run since the last stop
+        (the TestRunner turns this off for ``run(initialize=False)``, as nifi-mock does).
+        """
         binding = self.binding
         assert binding is not None, "the processor is not wired into a flow"
         runtime = self._runtime
@@ -225,7 +234,8 @@ class ProcessorNode:
             runtime.runs += 1
             runtime.next_run_at = self.clock.now_ms() + self.schedule.period_ms
         try:
-            self.ensure_scheduled()
+            if schedule:
+                self.ensure_scheduled()
             context = self.context()
             if isinstance(self.processor, SessionFactoryProcessor):
                 self.processor.on_trigger_with_factory(context, _Factory(binding, services))
@@ -260,3 +270,6 @@ class ProcessorNode:
         finally:
             with self._lock:
                 runtime.active_tasks -= 1
+                last_out = runtime.active_tasks == 0 and self.run_state is RunState.STOPPED
+            if last_out:
+                self.stop()

@@ -155,7 +155,7 @@ class TestRunner:
             self._node.ensure_scheduled()
         try:
             for _ in range(iterations):
-                self._node.trigger(self.node.services, raise_errors=True)
+                self._node.trigger(self.node.services, raise_errors=True, schedule=False)
         finally:
             self._collect()
             if stop_on_finish:
