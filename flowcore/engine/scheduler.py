@@ -183,6 +183,12 @@ class ThreadedScheduler:
                 )
                 if self._running[candidate.name] >= limit or not candidate.is_runnable(now):
                     continue
+                max_runs = candidate.schedule.max_runs
+                if (
+                    max_runs is not None
+                    and candidate.runs + self._running[candidate.name] >= max_runs
+                ):
+                    continue
                 self._running[candidate.name] += 1
                 self._cursor = (self._cursor + offset + 1) % len(processors)
                 return candidate

@@ -38,22 +38,27 @@ def non_empty(subject: str, value: str) -> ValidationResult:
     return _result(subject, value, bool(value.strip()), f"{subject} cannot be empty")
 
 
+_INTEGER = re.compile(r"\s*[-+]?\d+\s*")
+
+
 def integer(subject: str, value: str) -> ValidationResult:
-    return _result(subject, value, bool(re.fullmatch(r"\s*-?\d+\s*", value)), "not a valid integer")
+    return _result(subject, value, bool(_INTEGER.fullmatch(value)), "not a valid integer")
 
 
 def non_negative_integer(subject: str, value: str) -> ValidationResult:
-    ok = bool(re.fullmatch(r"\s*\d+\s*", value))
-    return _result(subject, value, ok, "not a valid non-negative integer")
+    if not _INTEGER.fullmatch(value):
+        return _result(subject, value, False, "value is not a valid integer")
+    return _result(subject, value, int(value) >= 0, "value is negative")
 
 
 def positive_integer(subject: str, value: str) -> ValidationResult:
-    ok = bool(re.fullmatch(r"\s*\d+\s*", value)) and int(value) > 0
-    return _result(subject, value, ok, "not a positive value")
+    if not _INTEGER.fullmatch(value):
+        return _result(subject, value, False, "not a valid integer")
+    return _result(subject, value, int(value) > 0, "not a positive value")
 
 
 def long_value(subject: str, value: str) -> ValidationResult:
-    return integer(subject, value)
+    return _result(subject, value, bool(_INTEGER.fullmatch(value)), "not a valid Long")
 
 
 def boolean(subject: str, value: str) -> ValidationResult:

@@ -185,12 +185,18 @@ class FlowFileQueue:
             return taken
 
     def _release_expired_penalties(self, now_ms: int) -> None:
+        """Penalties over: back in front, in the order they were queued."""
         penalized = self._penalized
+        released: list[QueuedFlowFile] = []
         while penalized and penalized[0][0] <= now_ms:
-            record = heapq.heappop(penalized)[2]
-            if self._fifo:
-                self._deque.appendleft(record)
-            else:
+            released.append(heapq.heappop(penalized)[2])
+        if not released:
+            return
+        if self._fifo:
+            released.sort(key=lambda r: r.seq)
+            self._deque.extendleft(reversed(released))
+        else:
+            for record in released:
                 heapq.heappush(self._heap, (self._key(record), record.seq, record))
 
     def _swap_in_if_needed(self) -> None:
@@ -292,7 +298,7 @@ class FlowFileQueue:
                 active = list(self._deque)
             else:
                 active = [entry[2] for entry in sorted(self._heap, key=lambda e: (e[0], e[1]))]
-            penalized = [entry[2] for entry in sorted(self._penalized)]
+            penalized = [e[2] for e in sorted(self._penalized, key=lambda e: (e[0], e[2].seq))]
             return active + penalized + list(self._swap_buffer)
 
     def clear_in_memory(self) -> list[QueuedFlowFile]:

@@ -70,8 +70,8 @@ def test_invalid_values(make_runner: RunnerFactory, outbox: Path) -> None:
         "value not found in allowed set 'true, false'" in errors
     )
     assert (
-        "'Maximum File Count' validated against 'many' is invalid because not a valid "
-        "non-negative integer" in errors
+        "'Maximum File Count' validated against 'many' is invalid because value is not a "
+        "valid integer" in errors
     )
     assert any(
         e.startswith(

@@ -41,8 +41,7 @@ def test_invalid_values_are_reported(make_runner: RunnerFactory) -> None:
     )
     errors = runner.validation_errors()
     assert (
-        "'Line Split Count' validated against '-1' is invalid because not a valid "
-        "non-negative integer" in errors
+        "'Line Split Count' validated against '-1' is invalid because value is negative" in errors
     )
     assert any(
         e.startswith(
@@ -52,8 +51,8 @@ def test_invalid_values_are_reported(make_runner: RunnerFactory) -> None:
         for e in errors
     )
     assert (
-        "'Header Line Count' validated against 'x' is invalid because not a valid "
-        "non-negative integer" in errors
+        "'Header Line Count' validated against 'x' is invalid because value is not a valid "
+        "integer" in errors
     )
     assert (
         "'Remove Trailing Newlines' validated against 'maybe' is invalid because Given "
