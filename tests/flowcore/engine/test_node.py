@@ -607,3 +607,36 @@ def test_swapped_queue_drains_through_the_flow_after_restart(
         assert order == [str(i) for i in range(1000)]
     finally:
         node.close()
+
+
+# -- orphaned FlowFiles (spec section 6, item 18) ---------------------------------------------
+
+
+def test_flowfiles_of_a_removed_connection_are_retained_with_their_content(
+    settings: EngineSettings, clock: ManualClock
+) -> None:
+    node = open_node(settings, port_flow(), clock)
+    node.enqueue("in", [EnqueueItem(b"kept", {"n": str(i)}) for i in range(3)])
+    node.checkpoint()
+    node.close()
+
+    without = port_flow()
+    without["flow"]["connections"] = [without["flow"]["connections"][1]]
+    without["flow"]["input_ports"] = []
+    without["flow"]["processors"]["tag"]["run_state"] = "STOPPED"
+    node = open_node(settings, {"flow": {**without["flow"], "processors": {
+        "sink": without["flow"]["processors"]["sink"]}, "connections": []}}, clock)
+    try:
+        assert node.recovery is not None and node.recovery.flowfiles == 0
+        assert node.recovery.orphaned_claims == 0, "their content must be kept"
+        assert "incoming" in node.flowfiles.recover().queues
+    finally:
+        node.close()
+
+    node = open_node(settings, port_flow(), clock)
+    try:
+        back = drain(node, "incoming")
+        assert sorted(f.attributes["n"] for f in back) == ["0", "1", "2"]
+        assert all(content_of(node, f) == b"kept" for f in back)
+    finally:
+        node.close()
