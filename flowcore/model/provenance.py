@@ -40,7 +40,7 @@ class ContentRef(msgspec.Struct, frozen=True, array_like=True, gc=False):
     size: int
 
 
-class ProvenanceEvent(msgspec.Struct, kw_only=True):
+class ProvenanceEvent(msgspec.Struct, kw_only=True, gc=False):
     """One provenance event.
 
     ``event_id`` is -1 until the FlowFile repository assigns it inside the commit's

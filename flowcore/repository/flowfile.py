@@ -20,7 +20,7 @@ from flowcore.model.flowfile import FlowFile, ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent
 
 
-class QueuedFlowFile(msgspec.Struct, frozen=True, array_like=True):
+class QueuedFlowFile(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """A FlowFile and where it waits: its connection and its place in that queue."""
 
     queue: str

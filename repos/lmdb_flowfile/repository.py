@@ -21,7 +21,7 @@ import threading
 import uuid
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import lmdb
@@ -56,7 +56,7 @@ class _Request:
     events: list[bytes]
     state: list[tuple[bytes, bytes]]
     max_flowfile_id: int
-    done: threading.Event = field(default_factory=threading.Event)
+    done: bool = False
     receipt: CommitReceipt | None = None
     error: BaseException | None = None
 
@@ -112,7 +112,8 @@ class LmdbFlowFileRepository(FlowFileRepository):
         with self._pending_lock:
             self._pending.append(request)
         with self._write_lock:
-            if not request.done.is_set():
+            # Followers wait on the lock; the leader before them may have written theirs.
+            if not request.done:
                 with self._pending_lock:
                     batch, self._pending = self._pending, []
                 self._write_group(batch)
@@ -122,15 +123,16 @@ class LmdbFlowFileRepository(FlowFileRepository):
         return request.receipt
 
     def _serialise(self, update: RepositoryUpdate) -> _Request:
+        """Encode outside the writer lock, so that concurrent sessions encode in parallel."""
         encode, id_key = codec.encode, codec.id_key
-        puts = [(id_key(r.flowfile.id), encode(r)) for r in update.puts]
+        ids = [r.flowfile.id for r in update.puts]
         return _Request(
             update=update,
-            puts=puts,
-            deletes=[id_key(i) for i in update.deletes],
-            events=[encode(event) for event in update.events],
+            puts=list(zip(map(id_key, ids), map(encode, update.puts), strict=True)),
+            deletes=list(map(id_key, update.deletes)),
+            events=list(map(encode, update.events)),
             state=[(c.encode(), encode(s)) for c, s in update.state.items()],
-            max_flowfile_id=max((r.flowfile.id for r in update.puts), default=-1),
+            max_flowfile_id=max(ids, default=-1),
         )
 
     def _write_group(self, batch: list[_Request]) -> None:
@@ -139,7 +141,7 @@ class LmdbFlowFileRepository(FlowFileRepository):
         except CommitFailedError as exc:
             if len(batch) == 1:
                 batch[0].error = exc
-                batch[0].done.set()
+                batch[0].done = True
                 return
             # One request may be the cause (too big for the map): give each its own chance.
             for request in batch:
@@ -147,7 +149,7 @@ class LmdbFlowFileRepository(FlowFileRepository):
                     self._write([request])
                 except CommitFailedError as single:
                     request.error = single
-                    request.done.set()
+                    request.done = True
 
     def _write(self, batch: list[_Request]) -> None:
         next_event = self._next_event_id
@@ -156,14 +158,17 @@ class LmdbFlowFileRepository(FlowFileRepository):
         try:
             with self._env.begin(write=True) as txn:
                 put = txn.put
+                records = txn.cursor(db=self._flowfiles)
+                journal = txn.cursor(db=self._journal)
                 for request in batch:
                     for key in request.deletes:
                         txn.delete(key, db=self._flowfiles)
-                    for key, value in request.puts:
-                        put(key, value, db=self._flowfiles)
+                    if request.puts:
+                        records.putmulti(request.puts)
                     ids = range(next_event, next_event + len(request.events))
-                    for event_id, value in zip(ids, request.events, strict=True):
-                        put(codec.id_key(event_id), value, db=self._journal, append=True)
+                    if request.events:
+                        keys = map(codec.id_key, ids)
+                        journal.putmulti(zip(keys, request.events, strict=True), append=True)
                     next_event += len(request.events)
                     receipts.append(CommitReceipt(event_ids=ids))
                     for key, value in request.state:
@@ -186,7 +191,7 @@ class LmdbFlowFileRepository(FlowFileRepository):
             for event_id, event in zip(receipt.event_ids, request.update.events, strict=True):
                 event.event_id = event_id
             request.receipt = receipt
-            request.done.set()
+            request.done = True
 
     # -- recovery -------------------------------------------------------------------------
 
