@@ -1,0 +1,1 @@
+"""EnforceOrder: restore the order of FlowFiles within a group (issue 4)."""

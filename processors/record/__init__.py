@@ -1,0 +1,1 @@
+"""The record layer: readers and writers on Arrow, as controller services (issue 3)."""
