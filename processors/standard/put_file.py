@@ -266,11 +266,12 @@ class PutFile(Processor):
                 )
 
         strategy = context.get_property(CONFLICT_RESOLUTION).as_str()
-        if os.path.lexists(target) and strategy != REPLACE:
+        if strategy != REPLACE and os.path.lexists(target):
             self._conflict(strategy, target)
             return None
 
         temporary = parent / f".putfile-{uuid.uuid4().hex}.tmp"
+        renamed = False
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
         descriptor = os.open(temporary, flags, 0o666)
         try:
@@ -279,6 +280,7 @@ class PutFile(Processor):
             self._apply_file_attributes(context, flowfile, temporary)
             if strategy == REPLACE:
                 os.replace(temporary, target)
+                renamed = True
                 return target
             try:
                 os.link(temporary, target, follow_symlinks=False)
@@ -290,12 +292,14 @@ class PutFile(Processor):
                     self._conflict(strategy, target)
                     return None
                 os.replace(temporary, target)
+                renamed = True
             return target
         finally:
-            try:
-                os.unlink(temporary)
-            except FileNotFoundError:
-                pass
+            if not renamed:
+                try:
+                    os.unlink(temporary)
+                except FileNotFoundError:
+                    pass
 
     def _conflict(self, strategy: str, target: Path) -> None:
         """Log for ignore (the FlowFile goes to success unwritten); _Failed for fail."""
