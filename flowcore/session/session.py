@@ -14,6 +14,7 @@ released only after the commit that let them go (step 4 of the commit path).
 
 from __future__ import annotations
 
+import logging
 import uuid as uuid_module
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from enum import Enum
 from pathlib import Path
 from typing import BinaryIO
 
-from flowcore.errors import FlowFileHandlingError, SessionStateError
+from flowcore.errors import ContentNotFoundError, FlowFileHandlingError, SessionStateError
 from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
 from flowcore.model.provenance import ContentRef, ProvenanceEvent, ProvenanceEventType
 from flowcore.processor.descriptors import Relationship
@@ -31,6 +32,8 @@ from flowcore.repository.flowfile import QueuedFlowFile
 from flowcore.session.binding import ComponentBinding, SessionServices
 from flowcore.session.commit import SessionChanges
 from flowcore.session.reporter import ProvenanceReporter, ReportedEvent
+
+log = logging.getLogger("flowcore.session")
 
 T = ProvenanceEventType
 _CHUNK = 1 << 20
@@ -82,6 +85,7 @@ class ProcessSession:
         self._joins: list[tuple[int, list[FlowFile]]] = []
         self._written: set[ResourceClaim] = set()
         self._state: dict[str, str] | None = None
+        self._content_missing: dict[int, str] = {}
 
     # -- guards ---------------------------------------------------------------------------
 
@@ -229,7 +233,7 @@ class ProcessSession:
         self._record(flowfile)
         if flowfile.claim is None or flowfile.size == 0:
             return b""
-        return self._content.read(flowfile.claim, flowfile.claim_offset, flowfile.size)
+        return self._read_range(flowfile, flowfile.claim, flowfile.claim_offset, flowfile.size)
 
     def stream(self, flowfile: FlowFile, chunk_size: int = _CHUNK) -> Iterator[bytes]:
         """The content in chunks, never all of it in memory."""
@@ -239,7 +243,17 @@ class ProcessSession:
             return
         for start in range(0, flowfile.size, chunk_size):
             length = min(chunk_size, flowfile.size - start)
-            yield self._content.read(claim, flowfile.claim_offset + start, length)
+            yield self._read_range(flowfile, claim, flowfile.claim_offset + start, length)
+
+    def _read_range(
+        self, flowfile: FlowFile, claim: ContentClaim, offset: int, length: int
+    ) -> bytes:
+        """Read content; remember a FlowFile whose content is missing (see ``rollback``)."""
+        try:
+            return self._content.read(claim, offset, length)
+        except ContentNotFoundError as exc:
+            self._content_missing[flowfile.id] = str(exc)
+            raise
 
     def write(
         self,
@@ -434,9 +448,12 @@ class ProcessSession:
             if record.owns_claim and record.current.claim is not None:
                 self._content.decrement(record.current.claim.resource)
                 record.owns_claim = False
+        missing = self._remove_content_missing(now)
         by_queue: dict[FlowFileQueue, list[QueuedFlowFile]] = {}
         for record in self._taken:
             assert record.source is not None and record.taken is not None
+            if record.taken.flowfile.id in missing:
+                continue
             queued = record.taken
             if penalize:
                 expiration = now + self._binding.penalty_ms
@@ -450,6 +467,37 @@ class ProcessSession:
             queue.requeue(records, now)
         self._binding.stats.rollbacks += 1
         self._reset()
+
+    def _remove_content_missing(self, now: int) -> set[int]:
+        """Take FlowFiles whose content is gone out of the flow instead of retrying forever.
+
+        As NiFi does for missing content: the FlowFile is removed in its own commit, with a
+        DROP event whose details name the missing claim, and the error is logged.
+        """
+        records = [
+            r
+            for r in self._taken
+            if r.taken is not None and r.taken.flowfile.id in self._content_missing
+        ]
+        if not records:
+            return set()
+        changes = SessionChanges(binding=self._binding)
+        for record in records:
+            assert record.source is not None and record.taken is not None
+            original = record.taken.flowfile
+            reason = self._content_missing[original.id]
+            changes.taken.setdefault(record.source, []).append(record.taken)
+            changes.deletes.append(original.id)
+            if original.claim is not None:
+                changes.released.append(original.claim.resource)
+            drop = ReportedEvent(T.DROP, original, now, details=f"Content Missing: {reason}")
+            restored = _Record(original=original, current=original, source=record.source)
+            changes.events.append(self._event(drop, original, restored, now, now))
+            log.error(
+                "%s removed from the flow: its content is missing (%s)", _describe(original), reason
+            )
+        self._services.committer.commit(changes, now)
+        return {r.taken.flowfile.id for r in records if r.taken is not None}
 
     # -- commit preparation ---------------------------------------------------------------
 

@@ -624,8 +624,17 @@ def test_flowfiles_of_a_removed_connection_are_retained_with_their_content(
     without["flow"]["connections"] = [without["flow"]["connections"][1]]
     without["flow"]["input_ports"] = []
     without["flow"]["processors"]["tag"]["run_state"] = "STOPPED"
-    node = open_node(settings, {"flow": {**without["flow"], "processors": {
-        "sink": without["flow"]["processors"]["sink"]}, "connections": []}}, clock)
+    node = open_node(
+        settings,
+        {
+            "flow": {
+                **without["flow"],
+                "processors": {"sink": without["flow"]["processors"]["sink"]},
+                "connections": [],
+            }
+        },
+        clock,
+    )
     try:
         assert node.recovery is not None and node.recovery.flowfiles == 0
         assert node.recovery.orphaned_claims == 0, "their content must be kept"

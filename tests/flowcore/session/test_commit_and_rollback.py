@@ -238,3 +238,34 @@ def test_disk_full_during_write_rolls_back_and_loses_nothing(
     queued = runner.node.connections["input"].queue.listing()
     assert sorted(r.flowfile.uuid for r in queued) == sorted(f.uuid for f in originals)
     assert all(r.flowfile.size == 3 for r in queued)
+
+
+def test_missing_content_is_reported_and_removed_not_retried(
+    runner_factory: RunnerFactory,
+) -> None:
+    from flowcore.errors import ContentNotFoundError
+
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        for flowfile in session.get_batch(10):
+            session.transfer(session.write(flowfile, session.read(flowfile).upper()), "success")
+
+    runner = runner_factory(trigger, content={"max_appendable_size": "1 B"})
+    healthy = runner.enqueue("fine")
+    torn = runner.enqueue("this content will be cut short")
+    assert torn.flowfile.claim is not None
+    resource = torn.flowfile.claim.resource
+    path = (
+        runner.settings.content_containers[int(resource.container)] / resource.section / resource.id
+    )
+    with path.open("r+b") as handle:
+        handle.truncate(5)
+    with pytest.raises(ContentNotFoundError):
+        runner.run()
+    assert runner.queue_size == 1, "the healthy FlowFile goes back, the torn one is removed"
+    events = runner.get_provenance_events()
+    assert [(e.event_type, e.flowfile_uuid) for e in events] == [("DROP", torn.uuid)]
+    assert events[0].details is not None and events[0].details.startswith("Content Missing")
+    runner.advance_time(60)
+    runner.run()
+    runner.assert_all_flowfiles_transferred("success", 1)
+    assert runner.get_flowfiles_for_relationship("success")[0].uuid == healthy.uuid
