@@ -19,6 +19,7 @@ from typing import Any, cast
 from flowcore.clock import Clock, SystemClock
 from flowcore.engine.connection import Connection
 from flowcore.engine.processor_node import ProcessorNode, RunState, ScheduleConfig
+from flowcore.engine.validation import validate_properties
 from flowcore.errors import ConfigurationError, FlowCoreError
 from flowcore.flow.definition import FlowDefinition, FlowDefinitionError
 from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
@@ -117,7 +118,12 @@ class Node:
                 raise FlowDefinitionError(
                     f"flow.controller_services.{name}.type", str(exc)
                 ) from None
-            self.add_controller_service(name, instance, svc.properties)
+            try:
+                self.add_controller_service(name, instance, svc.properties)
+            except ConfigurationError as exc:
+                raise FlowDefinitionError(
+                    f"flow.controller_services.{name}.properties", str(exc)
+                ) from None
         for name, spec in flow.processors.items():
             try:
                 processor = processor_class(spec.type)()
@@ -232,6 +238,15 @@ class Node:
             clock=self.clock,
             services=self.controller_services,
         )
+        errors = validate_properties(service.property_descriptors, props, {})
+        if not errors:
+            errors = [r for r in service.custom_validate(context) if not r.valid]
+        if errors:
+            kind = service.type_name or type(service).__name__
+            msg = f"controller service '{identifier}' ({kind}) is not valid: " + "; ".join(
+                str(e) for e in errors
+            )
+            raise ConfigurationError(msg)
         service.on_enabled(context)
         self.controller_services[identifier] = service
         return service

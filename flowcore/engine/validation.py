@@ -42,7 +42,7 @@ def validate_properties(
                 results.append(ValidationResult(label, False, value, error))
             continue
         allowed = descriptor.allowed
-        if allowed and value not in allowed:
+        if allowed and descriptor.canonical(value) not in allowed:
             results.append(
                 ValidationResult(
                     label,

@@ -135,8 +135,8 @@ class ProcessContext:
         descriptor = self.descriptor(key)
         name = key.name if isinstance(key, PropertyDescriptor) else key
         value = self._properties.get(name)
-        if value is None and descriptor is not None:
-            value = descriptor.default
+        if descriptor is not None:
+            value = descriptor.default if value is None else descriptor.canonical(value)
         return PropertyValue(value, descriptor, self)
 
     @property

@@ -51,6 +51,13 @@ class PropertyDescriptor:
     def allowed(self) -> list[str]:
         return [v.value if isinstance(v, AllowableValue) else v for v in self.allowable_values]
 
+    def canonical(self, value: str) -> str:
+        """An allowable value given by its display name, as its value; others unchanged."""
+        for allowable in self.allowable_values:
+            if isinstance(allowable, AllowableValue) and value == allowable.display_name:
+                return allowable.value
+        return value
+
     @property
     def supports_expression_language(self) -> bool:
         return self.expression_language_scope is not ExpressionLanguageScope.NONE

@@ -1,1 +1,62 @@
-"""The record layer: readers and writers on Arrow, as controller services (issue 3)."""
+"""The record layer: readers and writers on Arrow, as controller services (issue 3).
+
+Importing this package registers CSVReader, CSVRecordSetWriter, JsonTreeReader,
+JsonRecordSetWriter, ParquetReader, ParquetRecordSetWriter, AvroReader and
+AvroRecordSetWriter. The protocols processors and custom services use are in
+``processors.record.api``; schema helpers (Avro <-> Arrow, fingerprints) in
+``processors.record.schema``. See docs/records.md.
+"""
+
+from processors.record.api import (
+    DEFAULT_BATCH_ROWS,
+    BinarySink,
+    MalformedRecordError,
+    RecordReader,
+    RecordReaderFactory,
+    RecordSetWriter,
+    RecordSetWriterFactory,
+    SchemaError,
+    WriteResult,
+    as_reader_factory,
+    as_writer_factory,
+    copy_records,
+    source_of,
+)
+from processors.record.avro_format import AvroReader, AvroRecordSetWriter
+from processors.record.csv_format import CSVReader, CSVRecordSetWriter
+from processors.record.json_format import JsonRecordSetWriter, JsonTreeReader
+from processors.record.parquet_format import ParquetReader, ParquetRecordSetWriter
+from processors.record.schema import (
+    arrow_to_avro,
+    avro_to_arrow,
+    record_schema_text,
+    schema_fingerprint,
+)
+
+__all__ = [
+    "DEFAULT_BATCH_ROWS",
+    "AvroReader",
+    "AvroRecordSetWriter",
+    "BinarySink",
+    "CSVReader",
+    "CSVRecordSetWriter",
+    "JsonRecordSetWriter",
+    "JsonTreeReader",
+    "MalformedRecordError",
+    "ParquetReader",
+    "ParquetRecordSetWriter",
+    "RecordReader",
+    "RecordReaderFactory",
+    "RecordSetWriter",
+    "RecordSetWriterFactory",
+    "SchemaError",
+    "WriteResult",
+    "arrow_to_avro",
+    "as_reader_factory",
+    "as_writer_factory",
+    "avro_to_arrow",
+    "copy_records",
+    "record_schema_text",
+    "schema_fingerprint",
+    "source_of",
+]

@@ -460,3 +460,29 @@ def test_load_flow_reports_schema_errors_by_key(tmp_path: Path) -> None:
     with pytest.raises(FlowDefinitionError) as info:
         load_flow(path)
     assert info.value.key == "flow.processors.gen.type"
+
+
+def test_invalid_controller_service_properties_name_the_key(tmp_path: Path) -> None:
+    from flowcore.clock import ManualClock
+    from flowcore.engine import Node
+    from flowcore.settings import EngineSettings
+
+    flow = parse_flow(
+        {
+            "flow": {
+                "name": "f",
+                "controller_services": {
+                    "reader": {
+                        "type": "CSVReader",
+                        "properties": {"Treat First Line as Header": "sometimes"},
+                    }
+                },
+            }
+        }
+    )
+    with pytest.raises(FlowDefinitionError) as caught:
+        Node.from_flow(EngineSettings(data_dir=tmp_path), flow, ManualClock())
+    assert caught.value.key == "flow.controller_services.reader.properties"
+    assert "'Treat First Line as Header' validated against 'sometimes' is invalid" in str(
+        caught.value
+    )

@@ -1,0 +1,188 @@
+"""What the built-in record services share: schema properties and small helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+
+import pyarrow as pa
+
+from flowcore.errors import ConfigurationError
+from flowcore.processor import (
+    AllowableValue,
+    ExpressionLanguageScope,
+    ProcessContext,
+    PropertyDescriptor,
+    validators,
+)
+from processors.record.api import DEFAULT_BATCH_ROWS
+from processors.record.schema import avro_to_arrow
+
+INFER_SCHEMA = AllowableValue("infer-schema", "Infer Schema", "Infer the schema from the data.")
+SCHEMA_TEXT_PROPERTY = AllowableValue(
+    "schema-text-property",
+    "Use 'Schema Text' Property",
+    "The schema is the Avro schema JSON in the Schema Text property.",
+)
+INHERIT_RECORD_SCHEMA = AllowableValue(
+    "inherit-record-schema",
+    "Inherit Record Schema",
+    "The schema of the records read is the schema written.",
+)
+EMBEDDED_AVRO_SCHEMA = AllowableValue(
+    "embedded-avro-schema",
+    "Use Embedded Avro Schema",
+    "The schema is the one embedded in the Avro content.",
+)
+
+
+def schema_access_strategy(values: Sequence[AllowableValue], default: str) -> PropertyDescriptor:
+    return PropertyDescriptor(
+        name="schema-access-strategy",
+        display_name="Schema Access Strategy",
+        description="Specifies how to obtain the schema that is to be used for the records.",
+        default=default,
+        required=True,
+        allowable_values=values,
+    )
+
+
+SCHEMA_TEXT = PropertyDescriptor(
+    name="schema-text",
+    display_name="Schema Text",
+    description="The text of an Avro-formatted Schema",
+    default="${avro.schema}",
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+)
+
+BATCH_ROWS = PropertyDescriptor(
+    name="Record Batch Size",
+    display_name="Record Batch Size",
+    description="(flowcore) The most records a reader puts in one Arrow record batch.",
+    default=str(DEFAULT_BATCH_ROWS),
+    validators=[validators.positive_integer],
+)
+
+
+def choice(context: ProcessContext, descriptor: PropertyDescriptor) -> str:
+    """A property's allowable value, given by value or by display name."""
+    raw = context.get_property(descriptor).as_str()
+    for allowed in descriptor.allowable_values:
+        if isinstance(allowed, AllowableValue):
+            if raw in (allowed.value, allowed.display_name):
+                return allowed.value
+        elif raw == allowed:
+            return allowed
+    names = ", ".join(
+        a.display_name if isinstance(a, AllowableValue) else a for a in descriptor.allowable_values
+    )
+    msg = (
+        f"'{descriptor.label}' validated against '{raw}' is invalid because "
+        f"Given value not found in allowed set '{names}'"
+    )
+    raise ConfigurationError(msg)
+
+
+def validate(context: ProcessContext, descriptors: Sequence[PropertyDescriptor]) -> None:
+    """Run the descriptors' validators (the engine does not validate services): raise the
+    first failure as a ConfigurationError with NiFi's message."""
+    for descriptor in descriptors:
+        value = context.get_property(descriptor).value
+        if value is None:
+            if descriptor.required:
+                msg = f"'{descriptor.label}' is invalid because {descriptor.label} is required"
+                raise ConfigurationError(msg)
+            continue
+        for validator in descriptor.validators:
+            result = validator(descriptor.label, value)
+            if not result.valid:
+                raise ConfigurationError(str(result))
+        if descriptor.allowable_values:
+            choice(context, descriptor)
+
+
+def character(context: ProcessContext, descriptor: PropertyDescriptor) -> str | None:
+    """A one-character property, NiFi-unescaped (``\\t``, ``\\n``...); None when empty."""
+    raw = context.get_property(descriptor).as_str()
+    if raw == "":
+        return None
+    value = unescape(raw)
+    if len(value) != 1:
+        msg = (
+            f"'{descriptor.label}' validated against '{raw}' is invalid because "
+            "Value must be exactly 1 character but was " + str(len(value)) + " in length"
+        )
+        raise ConfigurationError(msg)
+    return value
+
+
+def unescape(raw: str) -> str:
+    return raw.replace("\\t", "\t").replace("\\n", "\n").replace("\\r", "\r").replace("\\\\", "\\")
+
+
+class SchemaSource:
+    """A service's schema setting: inferred/inherited, or Avro Schema Text (EL-evaluated)."""
+
+    def __init__(self, strategy: str, text: str | None, context: ProcessContext) -> None:
+        self.strategy = strategy
+        self._text = text
+        self._context = context
+        self._cache: dict[str, pa.Schema] = {}
+        if strategy == SCHEMA_TEXT_PROPERTY.value and text is not None and "$" not in text:
+            self._cache[text] = avro_to_arrow(text)
+
+    @property
+    def given(self) -> bool:
+        return self.strategy == SCHEMA_TEXT_PROPERTY.value
+
+    def resolve(self, attributes: Mapping[str, str]) -> tuple[pa.Schema, str] | None:
+        """The given schema and its text for a FlowFile, or None when not given."""
+        if not self.given:
+            return None
+        text = (
+            self._context.get_property(SCHEMA_TEXT).evaluate(dict(attributes)).as_str()
+            if self._text is not None and "$" in self._text
+            else (self._text or "")
+        )
+        if not text.strip():
+            msg = "Schema Text is empty (Schema Access Strategy is Use 'Schema Text' Property)"
+            raise ConfigurationError(msg)
+        schema = self._cache.get(text)
+        if schema is None:
+            schema = avro_to_arrow(text)
+            if len(self._cache) < 256:
+                self._cache[text] = schema
+        return schema, text
+
+
+def schema_source(context: ProcessContext, strategy: PropertyDescriptor) -> SchemaSource:
+    chosen = choice(context, strategy)
+    text = context.get_property(SCHEMA_TEXT).value
+    return SchemaSource(chosen, text, context)
+
+
+def rows_per_batch(context: ProcessContext) -> int:
+    return context.get_property(BATCH_ROWS).as_int() or DEFAULT_BATCH_ROWS
+
+
+def promote_nulls(schema: pa.Schema) -> pa.Schema:
+    """Columns inferred as null (no value seen) become strings, so later values fit."""
+    if not any(pa.types.is_null(f.type) for f in schema):
+        return schema
+    return pa.schema(
+        [f.with_type(pa.string()) if pa.types.is_null(f.type) else f for f in schema],
+        metadata=schema.metadata,
+    )
+
+
+def rows_to_batches(
+    rows: Iterator[dict[str, object]], schema: pa.Schema, size: int
+) -> Iterator[pa.RecordBatch]:
+    """Python rows (from a row-oriented decoder) to batches of ``size`` rows."""
+    pending: list[dict[str, object]] = []
+    for row in rows:
+        pending.append(row)
+        if len(pending) >= size:
+            yield pa.RecordBatch.from_pylist(pending, schema=schema)
+            pending = []
+    if pending:
+        yield pa.RecordBatch.from_pylist(pending, schema=schema)

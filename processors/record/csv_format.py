@@ -1,0 +1,506 @@
+"""CSVReader and CSVRecordSetWriter on pyarrow.csv (streaming parse, vectorized write)."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator, Mapping
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from flowcore.errors import ConfigurationError, ProcessException
+from flowcore.processor import (
+    AllowableValue,
+    ControllerService,
+    ProcessContext,
+    PropertyDescriptor,
+    controller_service,
+)
+from processors.record import _common as common
+from processors.record.api import (
+    BinarySink,
+    ChunkInput,
+    Content,
+    CountingSink,
+    MalformedRecordError,
+    RecordReader,
+    RecordSetWriter,
+    WriteResult,
+    bounded,
+)
+from processors.record.schema import conform
+
+CSV_MIME_TYPE = "text/csv"
+_BLOCK = 1 << 20
+_ROW = re.compile(r"Row #(\d+)")
+
+VALUE_SEPARATOR = PropertyDescriptor(
+    name="Value Separator",
+    display_name="Value Separator",
+    description="The character that is used to separate values/fields in a CSV Record.",
+    default=",",
+    required=True,
+)
+QUOTE_CHAR = PropertyDescriptor(
+    name="Quote Character",
+    display_name="Quote Character",
+    description="The character that is used to quote values so that escape characters do "
+    "not have to be used.",
+    default='"',
+    required=True,
+)
+ESCAPE_CHAR = PropertyDescriptor(
+    name="Escape Character",
+    display_name="Escape Character",
+    description="The character that is used to escape characters that would otherwise have "
+    "a specific meaning to the CSV Parser. Empty: no escape character.",
+    default="\\",
+)
+FIRST_LINE_IS_HEADER = PropertyDescriptor(
+    name="Skip Header Line",
+    display_name="Treat First Line as Header",
+    description="Specifies whether or not the first line of CSV should be considered a Header.",
+    default="false",
+    required=True,
+    allowable_values=["true", "false"],
+)
+IGNORE_CSV_HEADER = PropertyDescriptor(
+    name="ignore-csv-header",
+    display_name="Ignore CSV Header Column Names",
+    description="With a header and a given schema: if true, the header's names are ignored "
+    "and columns are taken in the schema's order.",
+    default="false",
+    allowable_values=["true", "false"],
+)
+TRIM_FIELDS = PropertyDescriptor(
+    name="Trim Fields",
+    display_name="Trim Fields",
+    description="Whether or not white space should be removed from the beginning and end of fields",
+    default="true",
+    required=True,
+    allowable_values=["true", "false"],
+)
+NULL_STRING = PropertyDescriptor(
+    name="Null String",
+    display_name="Null String",
+    description="Specifies a String that, if present as a value in the CSV, should be "
+    "considered a null field instead of using the literal value. Unset: an empty unquoted "
+    "field is null.",
+)
+CHARSET = PropertyDescriptor(
+    name="csvutils-character-set",
+    display_name="Character Set",
+    description="The Character Encoding that is used to encode/decode the CSV file",
+    default="UTF-8",
+    required=True,
+)
+RECORD_SEPARATOR = PropertyDescriptor(
+    name="Record Separator",
+    display_name="Record Separator",
+    description="Specifies the characters to use in order to separate CSV Records",
+    default="\\n",
+    required=True,
+)
+INCLUDE_HEADER = PropertyDescriptor(
+    name="Include Header Line",
+    display_name="Include Header Line",
+    description="Specifies whether or not the CSV column names should be written out as the "
+    "first line.",
+    default="true",
+    required=True,
+    allowable_values=["true", "false"],
+)
+QUOTE_MODE = PropertyDescriptor(
+    name="Quote Mode",
+    display_name="Quote Mode",
+    description="Specifies how fields should be quoted when they are written",
+    default="MINIMAL",
+    required=True,
+    allowable_values=[
+        AllowableValue("ALL", "Quote All Values"),
+        AllowableValue("MINIMAL", "Quote Minimal"),
+        AllowableValue("NON_NUMERIC", "Quote Non-Numeric Values"),
+        AllowableValue("NONE", "Do Not Quote Values"),
+    ],
+)
+
+READER_STRATEGY = common.schema_access_strategy(
+    [common.INFER_SCHEMA, common.SCHEMA_TEXT_PROPERTY], common.INFER_SCHEMA.value
+)
+WRITER_STRATEGY = common.schema_access_strategy(
+    [common.INHERIT_RECORD_SCHEMA, common.SCHEMA_TEXT_PROPERTY],
+    common.INHERIT_RECORD_SCHEMA.value,
+)
+
+
+def _arrow_error(exc: Exception, source: str, records_before: int, offset: int) -> Exception:
+    text = str(exc)
+    match = _ROW.search(text)
+    position = (
+        f"row {match.group(1)}"
+        if match
+        else f"record {records_before} or after (byte offset {offset})"
+    )
+    return MalformedRecordError(source, position, text)
+
+
+@controller_service("CSVReader")
+class CSVReader(ControllerService):
+    """Parses CSV into Arrow batches with pyarrow.csv's streaming reader."""
+
+    property_descriptors = (
+        READER_STRATEGY,
+        common.SCHEMA_TEXT,
+        FIRST_LINE_IS_HEADER,
+        IGNORE_CSV_HEADER,
+        VALUE_SEPARATOR,
+        QUOTE_CHAR,
+        ESCAPE_CHAR,
+        NULL_STRING,
+        TRIM_FIELDS,
+        CHARSET,
+        common.BATCH_ROWS,
+    )
+
+    def on_enabled(self, context: ProcessContext) -> None:
+        common.validate(context, self.property_descriptors)
+        self.schema_source = common.schema_source(context, READER_STRATEGY)
+        self.header = context.get_property(FIRST_LINE_IS_HEADER).as_bool()
+        self.ignore_header = context.get_property(IGNORE_CSV_HEADER).as_bool()
+        delimiter = common.character(context, VALUE_SEPARATOR)
+        quote = common.character(context, QUOTE_CHAR)
+        escape = common.character(context, ESCAPE_CHAR)
+        self.trim = context.get_property(TRIM_FIELDS).as_bool()
+        null = context.get_property(NULL_STRING).value
+        self.null_values = [common.unescape(null)] if null is not None else [""]
+        self.encoding = context.get_property(CHARSET).as_str()
+        self.batch_rows = common.rows_per_batch(context)
+        self.parse_options = pacsv.ParseOptions(
+            delimiter=delimiter or ",",
+            quote_char=quote or False,
+            double_quote=True,
+            escape_char=escape or False,
+            newlines_in_values=True,
+            ignore_empty_lines=True,
+        )
+
+    def _read_options(
+        self, column_names: list[str] | None, skip: int, block: int = _BLOCK
+    ) -> pacsv.ReadOptions:
+        return pacsv.ReadOptions(
+            use_threads=False,
+            block_size=block,
+            skip_rows=skip,
+            column_names=column_names,
+            autogenerate_column_names=column_names is None and not self.header,
+            encoding="utf8" if self.encoding.upper().replace("-", "") == "UTF8" else self.encoding,
+        )
+
+    def _convert_options(
+        self, types: pa.Schema | None, include: list[str] | None
+    ) -> pacsv.ConvertOptions:
+        return pacsv.ConvertOptions(
+            column_types=types,
+            null_values=self.null_values,
+            strings_can_be_null=True,
+            quoted_strings_can_be_null=False,
+            include_columns=include,
+            include_missing_columns=include is not None,
+        )
+
+    def create_reader(
+        self, content: Content, attributes: Mapping[str, str], source: str
+    ) -> RecordReader:
+        given = self.schema_source.resolve(attributes)
+        stream = ChunkInput(content)
+        if not stream.peek_bytes(1).strip() and not stream.peek_bytes(_BLOCK).strip():
+            schema = given[0] if given else pa.schema([])
+            return _CSVRecordReader(None, schema, given[1] if given else None, source, stream, 0)
+        if given is not None:
+            schema, text = given
+            if self.header and not self.ignore_header:
+                read = self._read_options(None, 0)
+                convert = self._convert_options(schema, schema.names)
+            else:
+                read = self._read_options(schema.names, 1 if self.header else 0)
+                convert = self._convert_options(schema, None)
+            reader = self._open(stream, read, convert, source)
+            return _CSVRecordReader(
+                reader, schema, text, source, stream, self.batch_rows, trim=self.trim
+            )
+        inferred, whole = self._infer(stream, source)
+        if whole is not None:  # the content fitted in the first block: parsed once
+            return _CSVRecordReader(
+                None,
+                whole.schema,
+                None,
+                source,
+                stream,
+                self.batch_rows,
+                trim=self.trim,
+                table=whole,
+            )
+        read = self._read_options(None, 0)
+        convert = self._convert_options(inferred, None)
+        reader = self._open(stream, read, convert, source)
+        schema = inferred if inferred is not None else reader.schema
+        return _CSVRecordReader(
+            reader, schema, None, source, stream, self.batch_rows, trim=self.trim
+        )
+
+    def _open(
+        self,
+        stream: ChunkInput,
+        read: pacsv.ReadOptions,
+        convert: pacsv.ConvertOptions,
+        source: str,
+    ) -> pacsv.CSVStreamingReader:
+        try:
+            return pacsv.open_csv(
+                stream,
+                read_options=read,
+                parse_options=self.parse_options,
+                convert_options=convert,
+            )
+        except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as exc:
+            raise _arrow_error(exc, source, 0, stream.offset) from None
+
+    def _infer(self, stream: ChunkInput, source: str) -> tuple[pa.Schema | None, pa.Table | None]:
+        """Infer from the first block (nulls-only columns become strings); when that block
+        is the whole content, also give its table."""
+        head = stream.peek_bytes(_BLOCK)
+        complete = len(head) < _BLOCK
+        if not complete:
+            cut = head.rfind(b"\n")
+            head = head[: cut + 1] if cut > 0 else head
+        try:
+            table = pacsv.read_csv(
+                io.BytesIO(head),
+                read_options=self._read_options(None, 0, max(len(head) + 1, 4096)),
+                parse_options=self.parse_options,
+                convert_options=self._convert_options(None, None),
+            )
+        except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as exc:
+            if complete:
+                raise _arrow_error(exc, source, 0, 0) from None
+            return None, None  # the cut fell inside a quoted value: let the stream infer
+        schema = common.promote_nulls(table.schema)
+        if complete:
+            return schema, table if table.schema.equals(schema) else table.cast(schema)
+        return schema, None
+
+
+class _CSVRecordReader:
+    def __init__(
+        self,
+        reader: pacsv.CSVStreamingReader | None,
+        schema: pa.Schema,
+        schema_text: str | None,
+        source: str,
+        stream: ChunkInput,
+        batch_rows: int,
+        *,
+        trim: bool = False,
+        table: pa.Table | None = None,
+    ) -> None:
+        self._reader = reader
+        self._table = table
+        self._schema = schema
+        self._text = schema_text
+        self._source = source
+        self._stream = stream
+        self._rows = batch_rows
+        self._trim = [
+            i
+            for i, f in enumerate(schema)
+            if trim and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+        ]
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self._schema
+
+    @property
+    def schema_text(self) -> str | None:
+        return self._text
+
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        if self._reader is None and self._table is None:
+            return
+        yield from bounded(self._read(), self._rows)
+
+    def _next(self, table_batches: Iterator[pa.RecordBatch] | None) -> pa.RecordBatch:
+        if table_batches is not None:
+            return next(table_batches)
+        assert self._reader is not None
+        return self._reader.read_next_batch()
+
+    def _read(self) -> Iterator[pa.RecordBatch]:
+        records = 0
+        table_batches = None
+        if self._table is not None:
+            table_batches = iter(self._table.to_batches())
+            self._table = None
+        while True:
+            try:
+                batch = self._next(table_batches)
+            except StopIteration:
+                return
+            except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as exc:
+                raise _arrow_error(exc, self._source, records, self._stream.offset) from None
+            records += batch.num_rows
+            if self._trim:
+                columns = list(batch.columns)
+                for i in self._trim:
+                    columns[i] = pc.utf8_trim_whitespace(columns[i])
+                batch = pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+            if not batch.schema.equals(self._schema):
+                batch = conform(batch, self._schema)
+            yield batch
+
+    def close(self) -> None:
+        self._table = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+
+@controller_service("CSVRecordSetWriter")
+class CSVRecordSetWriter(ControllerService):
+    """Writes Arrow batches as CSV with pyarrow.csv.write_csv."""
+
+    property_descriptors = (
+        WRITER_STRATEGY,
+        common.SCHEMA_TEXT,
+        INCLUDE_HEADER,
+        VALUE_SEPARATOR,
+        RECORD_SEPARATOR,
+        QUOTE_CHAR,
+        ESCAPE_CHAR,
+        QUOTE_MODE,
+        NULL_STRING,
+    )
+
+    mime_type = CSV_MIME_TYPE
+
+    def on_enabled(self, context: ProcessContext) -> None:
+        common.validate(context, self.property_descriptors)
+        self.schema_source = common.schema_source(context, WRITER_STRATEGY)
+        self.include_header = context.get_property(INCLUDE_HEADER).as_bool()
+        self.delimiter = common.character(context, VALUE_SEPARATOR) or ","
+        self.eol = common.unescape(context.get_property(RECORD_SEPARATOR).as_str())
+        quote = common.character(context, QUOTE_CHAR)
+        if quote not in (None, '"'):
+            msg = (
+                f"'Quote Character' validated against '{quote}' is invalid because the CSV "
+                "writer only quotes with '\"'"
+            )
+            raise ConfigurationError(msg)
+        self.escape = common.character(context, ESCAPE_CHAR)
+        self.quote_mode = common.choice(context, QUOTE_MODE)
+        null = context.get_property(NULL_STRING).value
+        self.null_string = common.unescape(null) if null is not None else ""
+
+    def writer_schema(self, read_schema: pa.Schema, attributes: Mapping[str, str]) -> pa.Schema:
+        given = self.schema_source.resolve(attributes)
+        return given[0] if given is not None else read_schema
+
+    def create_writer(
+        self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
+    ) -> RecordSetWriter:
+        return _CSVWriter(self, schema, sink)
+
+
+class _CSVWriter:
+    def __init__(self, service: CSVRecordSetWriter, schema: pa.Schema, sink: BinarySink) -> None:
+        self._service = service
+        self._schema = schema
+        self._sink = CountingSink(sink)
+        self._records = 0
+        self._header_written = not service.include_header
+        specials = (service.delimiter, '"', "\n", "\r")
+        plain = all(not any(c in name for c in specials) for name in schema.names)
+        self._header_style = "none" if plain and service.quote_mode != "ALL" else "needed"
+        self._escape_columns = [
+            i
+            for i, f in enumerate(schema)
+            if service.escape is not None
+            and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+        ]
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self._schema
+
+    @property
+    def mime_type(self) -> str:
+        return CSV_MIME_TYPE
+
+    @property
+    def record_count(self) -> int:
+        return self._records
+
+    @property
+    def bytes_written(self) -> int:
+        return self._sink.count
+
+    def _options(self, header: bool, style: str) -> pacsv.WriteOptions:
+        return pacsv.WriteOptions(
+            include_header=header,
+            batch_size=8192,
+            delimiter=self._service.delimiter,
+            eol=self._service.eol,
+            null_string=self._service.null_string,
+            quoting_style=style,
+            quoting_header=self._header_style,
+        )
+
+    def _emit(self, batch: pa.RecordBatch, header: bool) -> None:
+        mode = self._service.quote_mode
+        styles = {
+            "MINIMAL": ("none", "needed"),
+            "NON_NUMERIC": ("needed",),
+            "ALL": ("all_valid",),
+            "NONE": ("none",),
+        }[mode]
+        for attempt, style in enumerate(styles):
+            out = pa.BufferOutputStream()
+            try:
+                pacsv.write_csv(batch, out, self._options(header, style))
+            except pa.ArrowInvalid as exc:
+                if attempt + 1 < len(styles):
+                    continue  # MINIMAL: a value needs quotes, quote this batch's strings
+                raise ProcessException(f"cannot write CSV: {exc}") from None
+            self._sink.write(memoryview(out.getvalue()))
+            return
+
+    def write_batch(self, batch: pa.RecordBatch) -> None:
+        batch = conform(batch, self._schema)
+        if self._escape_columns:
+            escape = self._service.escape
+            assert escape is not None
+            columns = list(batch.columns)
+            for i in self._escape_columns:
+                column = columns[i]
+                if pc.any(pc.match_substring(column, escape)).as_py():
+                    columns[i] = pc.replace_substring(column, escape, escape + escape)
+            batch = pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+        if batch.num_rows == 0:
+            return
+        self._emit(batch, not self._header_written)
+        self._header_written = True
+        self._records += batch.num_rows
+
+    def flush(self) -> None:
+        """Nothing is buffered: every batch goes to the sink when written."""
+
+    def finish(self) -> WriteResult:
+        if not self._header_written and len(self._schema):
+            self._emit(pa.RecordBatch.from_pylist([], schema=self._schema), True)
+            self._header_written = True
+        return WriteResult(self._records, CSV_MIME_TYPE)
+
+    def abort(self) -> None:
+        self._header_written = True

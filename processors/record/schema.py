@@ -1,0 +1,221 @@
+"""Schemas: Avro schema text <-> Arrow schema, fingerprints, and casting batches to a schema.
+
+``schema_fingerprint`` is the text MergeRecord keys "like FlowFiles" on: the schema as a
+generated Avro schema JSON (record ``nifiRecord``, namespace ``org.apache.nifi``, fields in
+order, every type made nullable), as NiFi generates it; equal for equal field names,
+order and types, different otherwise. ``record_schema_text`` prefers a reader's explicit
+schema text, as NiFi does.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pyarrow as pa
+
+from processors.record.api import RecordReader, SchemaError
+
+_PRIMITIVES: dict[str, pa.DataType] = {
+    "null": pa.null(),
+    "boolean": pa.bool_(),
+    "int": pa.int32(),
+    "long": pa.int64(),
+    "float": pa.float32(),
+    "double": pa.float64(),
+    "bytes": pa.binary(),
+    "string": pa.string(),
+}
+
+
+def parse_avro_schema(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        msg = f"Schema Text is not valid Avro schema JSON: {exc}"
+        raise SchemaError(msg) from None
+
+
+def avro_to_arrow(text_or_schema: str | dict[str, Any]) -> pa.Schema:
+    """An Arrow schema for an Avro record schema (JSON text or parsed)."""
+    avro = parse_avro_schema(text_or_schema) if isinstance(text_or_schema, str) else text_or_schema
+    if not isinstance(avro, dict) or avro.get("type") != "record":
+        msg = "Schema Text must be an Avro schema of type 'record'"
+        raise SchemaError(msg)
+    named: dict[str, pa.DataType] = {}
+    return pa.schema([_field(f, named) for f in avro.get("fields", [])])
+
+
+def _field(avro_field: dict[str, Any], named: dict[str, pa.DataType]) -> pa.Field:
+    if "name" not in avro_field or "type" not in avro_field:
+        msg = f"Avro field without name or type: {avro_field}"
+        raise SchemaError(msg)
+    data_type, nullable = _type(avro_field["type"], named)
+    return pa.field(avro_field["name"], data_type, nullable=nullable)
+
+
+def _type(avro: Any, named: dict[str, pa.DataType]) -> tuple[pa.DataType, bool]:
+    if isinstance(avro, list):
+        branches = [b for b in avro if b != "null"]
+        nullable = len(branches) != len(avro)
+        if len(branches) == 1:
+            return _type(branches[0], named)[0], nullable
+        if not branches:
+            return pa.null(), True
+        msg = f"Avro unions of several non-null types are not supported: {avro}"
+        raise SchemaError(msg)
+    if isinstance(avro, str):
+        if avro in _PRIMITIVES:
+            return _PRIMITIVES[avro], avro == "null"
+        if avro in named:
+            return named[avro], False
+        msg = f"unknown Avro type '{avro}'"
+        raise SchemaError(msg)
+    if not isinstance(avro, dict):
+        msg = f"invalid Avro type {avro!r}"
+        raise SchemaError(msg)
+    kind = avro.get("type")
+    logical = avro.get("logicalType")
+    result: pa.DataType
+    if logical == "date" and kind == "int":
+        result = pa.date32()
+    elif logical == "time-millis" and kind == "int":
+        result = pa.time32("ms")
+    elif logical == "time-micros" and kind == "long":
+        result = pa.time64("us")
+    elif logical in ("timestamp-millis", "timestamp-micros") and kind == "long":
+        result = pa.timestamp("ms" if logical == "timestamp-millis" else "us", tz="UTC")
+    elif logical in ("local-timestamp-millis", "local-timestamp-micros") and kind == "long":
+        result = pa.timestamp("ms" if logical == "local-timestamp-millis" else "us")
+    elif logical == "decimal" and kind in ("bytes", "fixed"):
+        precision = int(avro["precision"])
+        scale = int(avro.get("scale", 0))
+        result = (
+            pa.decimal128(precision, scale) if precision <= 38 else pa.decimal256(precision, scale)
+        )
+    elif kind == "record":
+        fields = [_field(f, named) for f in avro.get("fields", [])]
+        result = pa.struct(fields)
+    elif kind == "array":
+        result = pa.list_(_type(avro["items"], named)[0])
+    elif kind == "map":
+        result = pa.map_(pa.string(), _type(avro["values"], named)[0])
+    elif kind == "enum":
+        result = pa.string()
+    elif kind == "fixed":
+        result = pa.binary(int(avro["size"]))
+    elif isinstance(kind, str | list):
+        return _type(kind, named)
+    else:
+        msg = f"invalid Avro type {avro!r}"
+        raise SchemaError(msg)
+    if kind in ("record", "enum", "fixed") and "name" in avro:
+        named[str(avro["name"])] = result
+    return result, False
+
+
+def arrow_type_to_avro(data_type: pa.DataType, name_hint: str = "record") -> Any:
+    """The Avro type for an Arrow type (not nullable; ``arrow_to_avro`` adds the null)."""
+    t = pa.types
+    if t.is_null(data_type):
+        return "null"
+    if t.is_boolean(data_type):
+        return "boolean"
+    if t.is_integer(data_type):
+        small = data_type.bit_width <= 32 and not (
+            t.is_unsigned_integer(data_type) and data_type.bit_width == 32
+        )
+        return "int" if small else "long"
+    if t.is_float16(data_type) or t.is_float32(data_type):
+        return "float"
+    if t.is_floating(data_type):
+        return "double"
+    if t.is_string(data_type) or t.is_large_string(data_type) or t.is_string_view(data_type):
+        return "string"
+    if t.is_fixed_size_binary(data_type):
+        return {"type": "fixed", "name": f"{name_hint}_fixed", "size": data_type.byte_width}
+    if t.is_binary(data_type) or t.is_large_binary(data_type) or t.is_binary_view(data_type):
+        return "bytes"
+    if t.is_date(data_type):
+        return {"type": "int", "logicalType": "date"}
+    if t.is_time32(data_type):
+        return {"type": "int", "logicalType": "time-millis"}
+    if t.is_time64(data_type):
+        return {"type": "long", "logicalType": "time-micros"}
+    if t.is_timestamp(data_type):
+        unit = "millis" if data_type.unit in ("s", "ms") else "micros"
+        local = "" if data_type.tz else "local-"
+        return {"type": "long", "logicalType": f"{local}timestamp-{unit}"}
+    if t.is_decimal(data_type):
+        return {
+            "type": "bytes",
+            "logicalType": "decimal",
+            "precision": data_type.precision,
+            "scale": data_type.scale,
+        }
+    if t.is_dictionary(data_type):
+        return arrow_type_to_avro(data_type.value_type, name_hint)
+    if t.is_list(data_type) or t.is_large_list(data_type) or t.is_fixed_size_list(data_type):
+        items = data_type.value_type
+        return {"type": "array", "items": ["null", arrow_type_to_avro(items, name_hint)]}
+    if t.is_map(data_type):
+        return {"type": "map", "values": ["null", arrow_type_to_avro(data_type.item_type)]}
+    if t.is_struct(data_type):
+        fields = [data_type.field(i) for i in range(data_type.num_fields)]
+        return {
+            "type": "record",
+            "name": f"{name_hint}Type",
+            "fields": [
+                {"name": f.name, "type": ["null", arrow_type_to_avro(f.type, f.name)]}
+                for f in fields
+            ],
+        }
+    msg = f"Arrow type {data_type} has no Avro equivalent"
+    raise SchemaError(msg)
+
+
+def arrow_to_avro(
+    schema: pa.Schema, name: str = "nifiRecord", namespace: str = "org.apache.nifi"
+) -> dict[str, Any]:
+    """An Avro record schema for an Arrow schema; every field is a union with null."""
+    fields = []
+    for f in schema:
+        avro_type = arrow_type_to_avro(f.type, f.name)
+        fields.append(
+            {"name": f.name, "type": avro_type if avro_type == "null" else ["null", avro_type]}
+        )
+    return {"type": "record", "name": name, "namespace": namespace, "fields": fields}
+
+
+def schema_fingerprint(schema: pa.Schema) -> str:
+    """A stable text for a schema: its generated Avro schema JSON (names, order, types)."""
+    try:
+        return json.dumps(arrow_to_avro(schema), separators=(",", ":"))
+    except SchemaError:
+        # A type without an Avro form still gets a stable, type-exact fingerprint.
+        return "arrow:" + ";".join(f"{f.name}:{f.type}" for f in schema)
+
+
+def record_schema_text(reader: RecordReader) -> str:
+    """The reader's explicit schema text, else the fingerprint of its schema (NiFi's key)."""
+    text = reader.schema_text
+    return text if text is not None else schema_fingerprint(reader.schema)
+
+
+def conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    """``batch`` with ``schema``: columns by name (missing ones null), cast where needed."""
+    if batch.schema.equals(schema):
+        return batch
+    names = batch.schema.names
+    if names == schema.names and all(
+        a.type.equals(b.type) for a, b in zip(batch.schema, schema, strict=True)
+    ):
+        return pa.RecordBatch.from_arrays(batch.columns, schema=schema)
+    columns: list[pa.Array] = []
+    for target in schema:
+        if target.name in names:
+            column = batch.column(target.name)
+            columns.append(column if column.type.equals(target.type) else column.cast(target.type))
+        else:
+            columns.append(pa.nulls(batch.num_rows, target.type))
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
