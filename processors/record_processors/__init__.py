@@ -1,0 +1,1 @@
+"""Record processors: PartitionRecord, SplitRecord, ConvertRecord (issue 3)."""
