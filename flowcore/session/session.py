@@ -613,7 +613,11 @@ class ProcessSession:
                 framework.append(
                     ReportedEvent(T.FORK, by_id[parent_id].current, now, children=live)
                 )
+        # A JOIN the processor reported itself (with its details) replaces the framework's.
+        reported_joins = {e.flowfile.id for e in self._reported if e.event_type is T.JOIN}
         for child_id, parents in self._joins:
+            if child_id in reported_joins:
+                continue
             framework.append(
                 ReportedEvent(
                     T.JOIN, by_id[child_id].current, now, parents=[p.uuid for p in parents]

@@ -228,3 +228,24 @@ def test_each_event_describes_its_own_flowfile(runner_factory: RunnerFactory) ->
     assert [e.flowfile_uuid for e in events] == [f.uuid for f in sent]
     assert [e.previous_attributes["name"] for e in events] == ["a", "b", "c"]
     assert [e.updated_attributes for e in events] == [{"seen": "yes"}] * 3
+
+
+def test_a_reported_join_replaces_the_framework_join(runner_factory: RunnerFactory) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        parents = session.get_batch(10)
+        child = session.create(parents)
+        session.provenance.join(parents, child, details="Records Merged due to: Bin is full")
+        session.transfer(child, "success")
+        for parent in parents:
+            session.transfer(parent, "other")
+
+    runner = runner_factory(trigger)
+    first = runner.enqueue("a")
+    runner.advance_time(3)
+    runner.enqueue("b")
+    runner.run()
+    events = runner.get_provenance_events()
+    assert [(e.event_type, e.details) for e in events] == [
+        ("JOIN", "Records Merged due to: Bin is full")]
+    child = runner.get_flowfiles_for_relationship("success")[0]
+    assert child.flowfile.lineage_start_date == first.flowfile.lineage_start_date

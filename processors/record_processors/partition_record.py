@@ -1,0 +1,378 @@
+"""PartitionRecord: groups a FlowFile's records by the values of RecordPaths.
+
+Follows NiFi's PartitionRecord:
+
+* Properties: Record Reader, Record Writer (names ``record-reader``/``record-writer``,
+  as NiFi); at least one user-defined property, each a RecordPath (Expression Language
+  evaluated against the incoming FlowFile's attributes). Without one, validation says
+  "'User-defined Properties' is invalid because At least one RecordPath must be added to
+  this processor by adding a user-defined property".
+* RecordPaths: the subset in ``record_path.py`` (``/field``, ``/a/b`` into nested
+  records). A path that selects no field (not in the schema) gives every record "no
+  value". A path selecting an array, map or record is not supported: the FlowFile goes
+  to failure (NiFi would partition by it without adding an attribute).
+* One FlowFile per distinct combination of values (null is a value of its own) goes to
+  success, a child of the original (one FORK event); the original goes to original
+  unchanged. Each child has an attribute per user-defined property whose value is the
+  partition's value as a string (absent when the value is null or nothing is selected,
+  as NiFi), plus ``record.count``, ``mime.type``, the writer's attributes,
+  ``fragment.identifier``, ``fragment.index`` (0-based, as NiFi's code),
+  ``fragment.count`` and ``segment.original.filename``.
+* Order: partitions are numbered in the order of their first record (NiFi uses a hash
+  map, so its order is unspecified). Records keep their relative order in a partition.
+* Values as strings: Arrow's cast to string (``true``/``false``, ``2024-01-31``,
+  ``1.5``; a whole float is ``1``, where Java writes ``1.0``).
+* Zero records: no child; the original goes to original.
+* Failure: a record that cannot be read or written removes every child and sends the
+  original, unchanged, to failure; the reason is logged (NiFi adds no attribute). A
+  RecordPath that does not compile after Expression Language also goes to failure.
+
+Streaming: batches are grouped with Arrow (``Table.group_by`` over the key columns and a
+row-index column, aggregated to lists of row indices; then ``RecordBatch.take``); Python
+loops run per group of a batch, never per record. Each partition has its own writer from
+the first batch on, written incrementally. The session can only write a FlowFile's
+content inside one ``session.write`` callback at a time, so the writers' output goes into
+one shared spool (``SpooledTemporaryFile``: memory up to 8 MiB, then a temporary file),
+recorded as segments per partition, and each child's content is then copied from the
+spool into the content repository. Memory does not grow with the number of records.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from flowcore.errors import ConfigurationError, ProcessException
+from flowcore.model import FlowFile
+from flowcore.processor import (
+    ExpressionLanguageScope,
+    ProcessContext,
+    Processor,
+    PropertyDescriptor,
+    Relationship,
+    ValidationResult,
+    processor,
+)
+from flowcore.session import ProcessSession
+from processors.record.api import (
+    RecordReader,
+    RecordSetWriter,
+    RecordSetWriterFactory,
+    as_reader_factory,
+    as_writer_factory,
+    source_of,
+)
+from processors.record_processors._common import (
+    FRAGMENT_COUNT,
+    FRAGMENT_ID,
+    FRAGMENT_INDEX,
+    MIME_TYPE,
+    RECORD_COUNT,
+    RECORD_FAILURES,
+    SEGMENT_ORIGINAL_FILENAME,
+    reader_descriptor,
+    validate_services,
+    writer_descriptor,
+)
+from processors.record_processors.record_path import (
+    RecordPath,
+    RecordPathError,
+    compile_record_path,
+    record_path_validator,
+)
+
+RECORD_READER = reader_descriptor("record-reader")
+RECORD_WRITER = writer_descriptor("record-writer")
+
+SUCCESS = Relationship(
+    "success", "FlowFiles that are successfully partitioned will be routed to this relationship"
+)
+ORIGINAL = Relationship(
+    "original",
+    "Once all records in an incoming FlowFile have been partitioned, the original FlowFile "
+    "is routed to this relationship.",
+)
+FAILURE = Relationship(
+    "failure",
+    "If a FlowFile cannot be partitioned from the configured input format to the configured "
+    "output format, the unchanged FlowFile will be routed to this relationship",
+)
+
+SPOOL_MEMORY = 8 * 1024 * 1024
+"""Bytes of partition output the spool keeps in memory before it goes to a file."""
+_COPY_CHUNK = 1024 * 1024
+_ROW = "__flowcore_row"
+
+
+class _Spool:
+    """Append-only scratch space shared by the partitions' writers."""
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115
+        self._end = 0
+
+    def append(self, data: bytes | bytearray | memoryview) -> tuple[int, int]:
+        size = data.nbytes if isinstance(data, memoryview) else len(data)
+        offset = self._end
+        if size:
+            self._file.write(data)
+            self._end += size
+        return offset, size
+
+    def copy(self, segments: list[list[int]], sink: Any) -> None:
+        for offset, length in segments:
+            self._file.seek(offset)
+            left = length
+            while left > 0:
+                chunk = self._file.read(min(left, _COPY_CHUNK))
+                if not chunk:
+                    msg = "partition spool ended early"
+                    raise ProcessException(msg)
+                sink.write(chunk)
+                left -= len(chunk)
+        self._file.seek(self._end)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+@dataclass(slots=True)
+class _SegmentSink:
+    """A partition writer's sink: appends to the spool and remembers its segments."""
+
+    spool: _Spool
+    segments: list[list[int]] = field(default_factory=list)
+
+    def write(self, data: bytes | bytearray | memoryview, /) -> int:
+        offset, size = self.spool.append(data)
+        if size:
+            if self.segments and self.segments[-1][0] + self.segments[-1][1] == offset:
+                self.segments[-1][1] += size
+            else:
+                self.segments.append([offset, size])
+        return size
+
+
+@dataclass(slots=True)
+class _Partition:
+    child: FlowFile
+    attributes: dict[str, str]
+    sink: _SegmentSink
+    writer: RecordSetWriter
+
+
+class _RowIndex:
+    """0..n-1 as an Arrow array, grown as needed and sliced (no Python list per record)."""
+
+    def __init__(self) -> None:
+        self._indices = pa.array([], pa.int64())
+
+    def __call__(self, size: int) -> pa.Array:
+        if len(self._indices) < size:
+            ones = pa.repeat(pa.scalar(1, pa.int64()), max(size, 2 * len(self._indices)))
+            self._indices = pc.subtract(pc.cumulative_sum(ones), 1)
+        return self._indices.slice(0, size)
+
+
+@processor("PartitionRecord")
+class PartitionRecord(Processor):
+    description = (
+        "Receives Record-oriented data (i.e., data that can be read by the configured Record "
+        "Reader) and evaluates one or more RecordPaths against the each record in the "
+        'incoming FlowFile. Each record is then grouped with other "like records" and a '
+        'FlowFile is created for each group of "like records." What it means for two '
+        'records to be "like records" is determined by user-defined properties. The user '
+        "is required to enter at least one user-defined property whose value is a "
+        "RecordPath. Two records are considered alike if they have the same value for all "
+        "configured RecordPaths. Because we know that all records in a given output "
+        "FlowFile have the same value for the fields that are specified by the RecordPath, "
+        "an attribute is added for each field."
+    )
+    tags = (
+        "record",
+        "partition",
+        "recordpath",
+        "rpath",
+        "segment",
+        "split",
+        "group",
+        "bin",
+        "organize",
+    )
+    property_descriptors = (RECORD_READER, RECORD_WRITER)
+    relationships = (SUCCESS, ORIGINAL, FAILURE)
+    supports_dynamic_properties = True
+
+    def get_dynamic_property_descriptor(self, name: str) -> PropertyDescriptor | None:
+        return PropertyDescriptor(
+            name=name,
+            display_name=name,
+            description="A RecordPath that points to a field in the Record.",
+            dynamic=True,
+            expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+            validators=[record_path_validator],
+        )
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        if not context.dynamic_properties():
+            return [
+                ValidationResult(
+                    "User-defined Properties",
+                    False,
+                    None,
+                    "At least one RecordPath must be added to this processor by adding a "
+                    "user-defined property",
+                )
+            ]
+        return validate_services(context, RECORD_READER, RECORD_WRITER)
+
+    def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.get()
+        if flowfile is None:
+            return
+        readers = as_reader_factory(context.get_property(RECORD_READER).as_controller_service())
+        writers = as_writer_factory(context.get_property(RECORD_WRITER).as_controller_service())
+        try:
+            paths = {
+                name: compile_record_path(context.get_property(name).evaluate(flowfile).as_str())
+                for name in context.dynamic_properties()
+            }
+        except (RecordPathError, ConfigurationError) as exc:
+            self.logger.error(
+                "Failed to compile RecordPath for %s; routing to failure: %s", flowfile, exc
+            )
+            session.transfer(flowfile, FAILURE)
+            return
+
+        partitions: dict[tuple[Any, ...], _Partition] = {}
+        spool = _Spool()
+        try:
+            try:
+                reader = readers.create_reader(
+                    session.stream(flowfile), flowfile.attributes, source_of(flowfile)
+                )
+                try:
+                    self._partition(session, flowfile, reader, writers, paths, spool, partitions)
+                finally:
+                    reader.close()
+                children = self._finish(session, flowfile, partitions, spool)
+            except RECORD_FAILURES as exc:
+                for partition in partitions.values():
+                    try:
+                        partition.writer.abort()
+                    except RECORD_FAILURES:
+                        pass
+                    session.remove(partition.child)
+                self.logger.error("Failed to partition %s: %s", flowfile, exc)
+                session.transfer(flowfile, FAILURE)
+                return
+        finally:
+            spool.close()
+        for child in children:
+            session.transfer(child, SUCCESS)
+        session.transfer(flowfile, ORIGINAL)
+
+    @staticmethod
+    def _partition(
+        session: ProcessSession,
+        flowfile: FlowFile,
+        reader: RecordReader,
+        writers: RecordSetWriterFactory,
+        paths: dict[str, RecordPath],
+        spool: _Spool,
+        partitions: dict[tuple[Any, ...], _Partition],
+    ) -> None:
+        schema = writers.writer_schema(reader.schema, flowfile.attributes)
+        names = list(paths)
+        row_index = _RowIndex()
+
+        def partition_for(key: tuple[Any, ...], texts: list[str | None]) -> _Partition:
+            found = partitions.get(key)
+            if found is None:
+                child = session.create(flowfile)
+                sink = _SegmentSink(spool)
+                writer = writers.create_writer(schema, sink, child.attributes)
+                attributes = {n: t for n, t in zip(names, texts, strict=True) if t is not None}
+                found = _Partition(child, attributes, sink, writer)
+                partitions[key] = found
+            return found
+
+        for batch in reader.batches():
+            if batch.num_rows == 0:
+                continue
+            selected = [(name, paths[name].evaluate(batch)) for name in names]
+            keyed = [
+                (f"k{i}", values) for i, (_, values) in enumerate(selected) if values is not None
+            ]
+            for name, values in selected:
+                if values is not None and pa.types.is_nested(values.type):
+                    msg = (
+                        f"RecordPath {paths[name].text} of property '{name}' selects a value "
+                        f"of type {values.type}: flowcore partitions by scalar values only"
+                    )
+                    raise ProcessException(msg)
+            if not keyed:
+                key = tuple(None for _ in names)
+                partition_for(key, [None] * len(names)).writer.write_batch(batch)
+                continue
+            columns = [column for column, _ in keyed]
+            table = pa.table(
+                {**{column: values for column, values in keyed}, _ROW: row_index(batch.num_rows)}
+            )
+            grouped = table.group_by(columns, use_threads=False).aggregate([(_ROW, "list")])
+            key_values = {c: grouped.column(c).to_pylist() for c in columns}
+            key_texts = {c: pc.cast(grouped.column(c), pa.string()).to_pylist() for c in columns}
+            rows = grouped.column(f"{_ROW}_list").combine_chunks()
+            single = grouped.num_rows == 1
+            by_column = dict(
+                zip((name for name, v in selected if v is not None), columns, strict=True)
+            )
+            for group in range(grouped.num_rows):
+                key = tuple(
+                    key_values[by_column[n]][group] if n in by_column else None for n in names
+                )
+                texts = [key_texts[by_column[n]][group] if n in by_column else None for n in names]
+                writer = partition_for(key, texts).writer
+                writer.write_batch(batch if single else batch.take(rows[group].values))
+
+    @staticmethod
+    def _finish(
+        session: ProcessSession,
+        flowfile: FlowFile,
+        partitions: dict[tuple[Any, ...], _Partition],
+        spool: _Spool,
+    ) -> list[FlowFile]:
+        fragment_id = str(uuid.uuid4())
+        count = str(len(partitions))
+        filename = flowfile.attributes.get("filename", "")
+        children: list[FlowFile] = []
+        for index, partition in enumerate(partitions.values()):
+            result = partition.writer.finish()
+            segments = partition.sink.segments
+
+            def copy(sink: Any, segments: list[list[int]] = segments) -> None:
+                spool.copy(segments, sink)
+
+            child = session.write(partition.child, copy)
+            partition.child = child
+            child = session.put_all_attributes(
+                child,
+                {
+                    **partition.attributes,
+                    **result.attributes,
+                    RECORD_COUNT: str(result.record_count),
+                    MIME_TYPE: result.mime_type,
+                    FRAGMENT_INDEX: str(index),
+                    FRAGMENT_ID: fragment_id,
+                    FRAGMENT_COUNT: count,
+                    SEGMENT_ORIGINAL_FILENAME: filename,
+                },
+            )
+            partition.child = child
+            children.append(child)
+        return children
