@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -25,15 +26,25 @@ class ComponentStats:
     bytes_out: int = 0
     commits: int = 0
     rollbacks: int = 0
+    counters: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def record(self, flowfiles_in: int, bytes_in: int, flowfiles_out: int, bytes_out: int) -> None:
+    def record(
+        self,
+        flowfiles_in: int,
+        bytes_in: int,
+        flowfiles_out: int,
+        bytes_out: int,
+        counters: Mapping[str, int] | None = None,
+    ) -> None:
         with self._lock:
             self.flowfiles_in += flowfiles_in
             self.bytes_in += bytes_in
             self.flowfiles_out += flowfiles_out
             self.bytes_out += bytes_out
             self.commits += 1
+            for name, delta in (counters or {}).items():
+                self.counters[name] = self.counters.get(name, 0) + delta
 
 
 @dataclass(slots=True)

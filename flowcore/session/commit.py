@@ -79,6 +79,7 @@ class SessionChanges:
     bytes_in: int = 0
     flowfiles_out: int = 0
     bytes_out: int = 0
+    counters: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -161,7 +162,11 @@ class SessionCommitter:
         if changes.state is not None:
             changes.binding.state.values = dict(changes.state)
         changes.binding.stats.record(
-            changes.flowfiles_in, changes.bytes_in, changes.flowfiles_out, changes.bytes_out
+            changes.flowfiles_in,
+            changes.bytes_in,
+            changes.flowfiles_out,
+            changes.bytes_out,
+            changes.counters,
         )
         commit.advance(CommitPhase.QUEUES_UPDATED)
         if hook is not None:

@@ -86,6 +86,8 @@ class ProcessSession:
         self._written: set[ResourceClaim] = set()
         self._state: dict[str, str] | None = None
         self._content_missing: dict[int, str] = {}
+        self._counters: dict[str, int] = {}
+        self._open: dict[int, ContentWriter] = {}
 
     # -- guards ---------------------------------------------------------------------------
 
@@ -290,6 +292,34 @@ class ProcessSession:
 
         return self.write(flowfile, copy_then_add)
 
+    def open_write(self, flowfile: FlowFile) -> OpenContent:
+        """Replace the content through a writer that stays open across calls and triggers.
+
+        Write to the handle as records arrive, then ``close()`` it for the new FlowFile
+        version (or ``abort()``). The FlowFile cannot be used otherwise while it is open, a
+        commit refuses open handles, and a rollback aborts them.
+        """
+        self._record(flowfile)
+        if flowfile.id in self._open:
+            msg = f"{_describe(flowfile)} already has content open for writing"
+            raise FlowFileHandlingError(msg)
+        writer = self._content.create_writer()
+        self._open[flowfile.id] = writer
+        return OpenContent(self, flowfile, writer)
+
+    def _close_open(self, handle: OpenContent) -> FlowFile:
+        writer = self._open.pop(handle.flowfile.id, None)
+        if writer is None:
+            msg = f"the content of {_describe(handle.flowfile)} is not open in this session"
+            raise FlowFileHandlingError(msg)
+        record = self._record(handle.flowfile)
+        return self._replace_claim(record, writer.close())
+
+    def _abort_open(self, handle: OpenContent) -> None:
+        writer = self._open.pop(handle.flowfile.id, None)
+        if writer is not None:
+            writer.abort()
+
     def import_from(self, path: Path, flowfile: FlowFile) -> FlowFile:
         """Content from a file, streamed."""
 
@@ -395,11 +425,19 @@ class ProcessSession:
     def clear_state(self) -> None:
         self.set_state({})
 
+    def adjust_counter(self, name: str, delta: int) -> None:
+        """Add to a named counter of this component; applied when the session commits."""
+        self._check_open()
+        self._counters[name] = self._counters.get(name, 0) + delta
+
     # -- migration (session-factory processors) -------------------------------------------
 
     def migrate(self, target: ProcessSession, flowfiles: Sequence[FlowFile]) -> None:
         """Hand FlowFiles, with their pending events, to another session of this component."""
         ids = {self._record(f).current.id for f in flowfiles}
+        if ids & set(self._open):
+            msg = "cannot migrate a FlowFile whose content is open for writing"
+            raise FlowFileHandlingError(msg)
         if any(ids & set(children) or parent in ids for parent, children in self._forks.items()):
             msg = "cannot migrate FlowFiles that take part in a FORK of this session"
             raise FlowFileHandlingError(msg)
@@ -424,8 +462,14 @@ class ProcessSession:
         the framework's rollback that follows finds nothing left to do.
         """
         self._check_open()
-        if not self._records and not self._reported and self._state is None:
+        if not self._records and not self._reported and self._state is None and \
+                not self._counters:
             return
+        if self._open:
+            # A usage error, refused before anything happens: the session stays as it is.
+            flowfile = self._records[next(iter(self._open))].current
+            msg = f"{_describe(flowfile)} still has content open for writing"
+            raise FlowFileHandlingError(msg)
         self._status = SessionStatus.COMMITTING
         try:
             changes = self._prepare(self._clock.now_ms())
@@ -441,13 +485,17 @@ class ProcessSession:
         """Undo everything: FlowFiles return to their queues (penalized if asked)."""
         if self._status is SessionStatus.CLOSED:
             return
-        if not self._records and not self._reported and self._state is None:
+        if not self._records and not self._reported and self._state is None and \
+                not self._counters:
             return
         now = self._clock.now_ms()
         for record in self._records.values():
             if record.owns_claim and record.current.claim is not None:
                 self._content.decrement(record.current.claim.resource)
                 record.owns_claim = False
+        for writer in self._open.values():
+            writer.abort()
+        self._open.clear()
         missing = self._remove_content_missing(now)
         by_queue: dict[FlowFileQueue, list[QueuedFlowFile]] = {}
         for record in self._taken:
@@ -503,7 +551,7 @@ class ProcessSession:
 
     def _prepare(self, now: int) -> SessionChanges:
         binding = self._binding
-        changes = SessionChanges(binding=binding, state=self._state)
+        changes = SessionChanges(binding=binding, state=self._state, counters=self._counters)
         destinations: dict[int, list[FlowFileQueue]] = {}
         auto_drops: list[_Record] = []
         clone_events: list[ReportedEvent] = []
@@ -756,3 +804,28 @@ def _discard_reason(flowfile: FlowFile) -> str | None:
 
 def _describe(flowfile: FlowFile) -> str:
     return f"FlowFile[id={flowfile.id}, uuid={flowfile.uuid}]"
+
+
+class OpenContent:
+    """Content being written to a FlowFile across calls (``ProcessSession.open_write``)."""
+
+    __slots__ = ("_session", "_writer", "flowfile")
+
+    def __init__(self, session: ProcessSession, flowfile: FlowFile, writer: ContentWriter) -> None:
+        self._session = session
+        self._writer = writer
+        self.flowfile = flowfile
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self._writer.write(data)
+
+    @property
+    def bytes_written(self) -> int:
+        return self._writer.bytes_written
+
+    def close(self) -> FlowFile:
+        """The new FlowFile version with the content written."""
+        return self._session._close_open(self)
+
+    def abort(self) -> None:
+        self._session._abort_open(self)

@@ -240,6 +240,11 @@ class TestRunner:
         )
         return sorted(events, key=lambda e: e.event_id)
 
+    def get_counter_value(self, name: str) -> int | None:
+        """A counter the processor adjusted in committed sessions (None if never)."""
+        assert self._node.binding is not None
+        return self._node.binding.stats.counters.get(name)
+
     @property
     def state(self) -> dict[str, str]:
         assert self._node.binding is not None

@@ -269,3 +269,72 @@ def test_missing_content_is_reported_and_removed_not_retried(
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
     assert runner.get_flowfiles_for_relationship("success")[0].uuid == healthy.uuid
+
+
+def test_open_write_spans_triggers_and_commits_with_the_session(tmp_path: Any) -> None:
+    from typing import ClassVar
+
+    from flowcore.processor import Relationship, SessionFactory, SessionFactoryProcessor
+    from flowcore.settings import EngineSettings
+
+    class Concatenate(SessionFactoryProcessor):
+        """Appends every FlowFile to one open content, emitted after three parts."""
+
+        relationships: ClassVar[list[Relationship]] = [Relationship("success")]
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.bin: ProcessSession | None = None
+            self.handle: Any = None
+
+        def on_trigger_with_factory(self, context: ProcessContext, factory: SessionFactory) -> None:
+            if self.bin is None:
+                self.bin = factory.create_session()
+                self.handle = self.bin.open_write(self.bin.create())
+            session = factory.create_session()
+            flowfile = session.get()
+            if flowfile is None:
+                return
+            session.migrate(self.bin, [flowfile])
+            self.handle.write(self.bin.read(flowfile))
+            self.bin.remove(flowfile)
+            if self.handle.bytes_written < 6:
+                return
+            with pytest.raises(FlowFileHandlingError, match="open for writing"):
+                self.bin.commit()
+            merged = self.handle.close()
+            self.bin.transfer(self.bin.put_attribute(merged, "parts", "3"), "success")
+            self.bin.adjust_counter("merged", 1)
+            self.bin.commit()
+
+    runner = TestRunner(Concatenate(), settings=EngineSettings(data_dir=tmp_path / "d"))
+    try:
+        for part in ("ab", "cd", "ef"):
+            runner.enqueue(part)
+        runner.run(iterations=3)
+        out = runner.get_flowfiles_for_relationship("success")
+        assert len(out) == 1
+        out[0].assert_content_equals("abcdef")
+        assert runner.get_counter_value("merged") == 1
+        assert runner.queue_size == 0
+    finally:
+        runner.close()
+
+
+def test_rollback_aborts_open_writes(runner_factory: RunnerFactory) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.get()
+        assert flowfile is not None
+        handle = session.open_write(flowfile)
+        handle.write(b"partial")
+        session.adjust_counter("seen", 1)
+        raise RuntimeError("stop")
+
+    runner = runner_factory(trigger)
+    original = runner.enqueue("original")
+    with pytest.raises(RuntimeError):
+        runner.run()
+    assert runner.queue_size == 1
+    assert runner.get_counter_value("seen") is None
+    queued = runner.node.connections["input"].queue.listing()[0].flowfile
+    assert queued.claim == original.flowfile.claim

@@ -246,6 +246,7 @@ def test_a_reported_join_replaces_the_framework_join(runner_factory: RunnerFacto
     runner.run()
     events = runner.get_provenance_events()
     assert [(e.event_type, e.details) for e in events] == [
-        ("JOIN", "Records Merged due to: Bin is full")]
+        ("JOIN", "Records Merged due to: Bin is full")
+    ]
     child = runner.get_flowfiles_for_relationship("success")[0]
     assert child.flowfile.lineage_start_date == first.flowfile.lineage_start_date
