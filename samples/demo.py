@@ -2,11 +2,14 @@
 
 Each sample's ``flow.yaml`` runs until idle in a fresh data directory under
 ``demo-data/``; then the demo prints what each processor did, what is left in the
-queues, the files written, and the lineage of one FlowFile from the provenance repository.
+queues, the files written, and from the provenance repository the newest merge (its JOIN
+event and reason) or delivery, with its lineage. A sample may add ``show.py`` with
+``show(node, out_dir, console)`` to print more.
 """
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import sys
 from pathlib import Path
@@ -43,14 +46,29 @@ def run_sample(flow_file: Path, root: Path) -> None:
         if files:
             console.print(f"{len(files)} files written under {out_dir}, e.g. "
                           f"{files[0].relative_to(out_dir)}: {files[0].read_text().strip()!r}")
-        sent = node.provenance.search(ProvenanceQuery(event_type="SEND", limit=1))
-        if sent:
-            console.print(render_lineage(node.provenance.lineage(sent[0].flowfile_uuid),
-                                         sent[0].flowfile_uuid))
-            console.print(f"(also: [bold]flowcore lineage {sent[0].flowfile_uuid} "
-                          f"--data-dir {data_dir}[/])")
+        show_lineage(node, data_dir)
+        hook = flow_file.parent / "show.py"
+        if hook.exists():
+            module = importlib.import_module(f"samples.{name}.show")
+            module.show(node, out_dir, console)
     finally:
         node.close()
+
+
+def show_lineage(node: Node, data_dir: Path) -> None:
+    """The newest merge (JOIN, with its reason) or else delivery (SEND), and its lineage."""
+    for event_type in ("JOIN", "SEND"):
+        found = node.provenance.search(ProvenanceQuery(event_type=event_type, limit=1))
+        if not found:
+            continue
+        event = found[0]
+        if event.details:
+            console.print(f"{event_type} event {event.event_id}: [bold]{event.details}[/]")
+        console.print(render_lineage(node.provenance.lineage(event.flowfile_uuid),
+                                     event.flowfile_uuid))
+        console.print(f"(also: [bold]flowcore lineage {event.flowfile_uuid} "
+                      f"--data-dir {data_dir}[/])")
+        return
 
 
 def main() -> int:
