@@ -375,7 +375,7 @@ def bench_lineage(events: int, samples: int, work: Path) -> None:
     )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=200_000, help="events for the index run")
     parser.add_argument(
@@ -384,7 +384,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=10_000, help="index batch size")
     parser.add_argument("--samples", type=int, default=50, help="lineage look-ups to time")
     parser.add_argument("--repeats", type=int, default=3, help="index runs; the best counts")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-provenance-") as tmp:
         work = Path(tmp)
         bench_index(args.events, args.batch_size, args.repeats, work)

@@ -61,6 +61,7 @@ class _Record:
     auto_terminated: bool = False
     owns_claim: bool = False
     entered_ms: int = 0
+    transfer_seq: int = 0
 
 
 class ProcessSession:
@@ -87,6 +88,7 @@ class ProcessSession:
         self._state: dict[str, str] | None = None
         self._content_missing: dict[int, str] = {}
         self._counters: dict[str, int] = {}
+        self._transfers = 0
         self._open: dict[int, ContentWriter] = {}
 
     # -- guards ---------------------------------------------------------------------------
@@ -382,12 +384,16 @@ class ProcessSession:
                 msg = f"{_describe(flowfile)} was created in this session and has no source queue"
                 raise FlowFileHandlingError(msg)
             record.to_source, record.relationship = True, None
+            self._transfers += 1
+            record.transfer_seq = self._transfers
             return
         name = str(relationship)
         if name not in self._binding.relationships:
             msg = f"relationship '{name}' is not known to {self._binding.component_type}"
             raise FlowFileHandlingError(msg)
         record.relationship, record.to_source = name, False
+        self._transfers += 1
+        record.transfer_seq = self._transfers
 
     def remove(self, flowfile: FlowFile) -> None:
         """Drop a FlowFile from the flow (a DROP event if it existed before this session)."""
@@ -584,7 +590,9 @@ class ProcessSession:
                 clone_events.append(
                     ReportedEvent(T.CLONE, record.current, now, children=[copy.current.uuid])
                 )
-        for record in self._records.values():
+        # Destination queues receive FlowFiles in the order they were transferred.
+        in_transfer_order = sorted(self._records.values(), key=lambda r: r.transfer_seq)
+        for record in in_transfer_order:
             current = record.current
             if record.taken is not None:
                 assert record.source is not None
@@ -624,6 +632,7 @@ class ProcessSession:
             relationship=record.relationship,
             owns_claim=copy.claim is not None,
             entered_ms=now,
+            transfer_seq=record.transfer_seq,
         )
         self._records[copy.id] = clone
         return clone

@@ -1,1 +1,9 @@
-"""EnforceOrder: restore the order of FlowFiles within a group (issue 4)."""
+"""EnforceOrder: restore the order of FlowFiles within a group (issue 4).
+
+Importing this package registers ``EnforceOrder`` and the demo source ``ShuffledSequence``.
+"""
+
+from processors.ordering.enforce_order import EnforceOrder
+from processors.ordering.shuffled_sequence import ShuffledSequence
+
+__all__ = ["EnforceOrder", "ShuffledSequence"]

@@ -1,16 +1,17 @@
 """The provenance repository on DuckDB: batch indexing from the journal, search, lineage.
 
 Events reach DuckDB only through ``index_pending``. Each batch read from the journal
-becomes one Arrow table (plus the uuid index rows) and is inserted in one DuckDB
+becomes one Arrow table (plus the uuid index rows) and is inserted in a DuckDB
 transaction that also moves ``provenance_meta.indexed_through``; the journal is trimmed
-only after that commit. A crash between the commit and the trim leaves events in the
-journal that DuckDB already holds: the trim is redone when the repository opens, and an
-event at or below ``indexed_through`` is never stored again, so nothing is lost or stored
-twice.
+only after that commit. A transaction holds one batch, or several consecutive ones when
+a large backlog is pending (see ``indexing.py``). A crash between the commit and the
+trim leaves events in the journal that DuckDB already holds: the trim is redone when the
+repository opens, and an event at or below ``indexed_through`` is never stored again, so
+nothing is lost or stored twice.
 
 Indexing overlaps two stages: while one batch is inserted and committed on the
 repository's indexing thread (DuckDB releases the GIL), the calling thread reads and
-builds the next one. Reading ahead is safe because the journal is read by id and only
+builds the next ones. Reading ahead is safe because the journal is read by id and only
 trimmed through ids that are committed.
 
 Threads: one lock serialises the writers (indexing, age-off, close); readers use cursors
@@ -22,8 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Collection
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
 from typing import ClassVar
 
 import duckdb
@@ -39,7 +39,7 @@ from flowcore.repository.provenance import (
 from flowcore.settings import EngineSettings
 from flowcore.units import parse_data_size, parse_time_period_ms
 from repos.duckdb_provenance.age_off import age_off_by_size, age_off_by_time
-from repos.duckdb_provenance.arrow_batch import EventBatch, build_batch
+from repos.duckdb_provenance.indexing import IndexingPlan, IndexRun
 from repos.duckdb_provenance.lineage import LineageEvent, build_graph, collect_lineage
 from repos.duckdb_provenance.query import compile_search
 from repos.duckdb_provenance.rows import event_from_row
@@ -52,14 +52,8 @@ DATABASE_FILE = "provenance.duckdb"
 
 # Most uuids sent to DuckDB in one lineage look-up (each becomes one parameter).
 _LINEAGE_CHUNK = 1000
-
-
-@dataclass(frozen=True, slots=True)
-class _InFlight:
-    """A batch handed to the indexing thread and not yet known to be committed."""
-
-    done: Future[None]
-    batch: EventBatch
+# Row groups of events per transaction when a large backlog is indexed (see indexing.py).
+BULK_ROW_GROUPS = 2
 
 
 class DuckDbProvenanceRepository(ProvenanceRepository):
@@ -73,14 +67,20 @@ class DuckDbProvenanceRepository(ProvenanceRepository):
         self._clock = clock  # unused so far: age_off is given its time by the caller
         self._journal = journal
         provenance = settings.provenance
-        self._batch_size = provenance.index_batch_size
-        self._max_attribute_length = provenance.max_attribute_length
         self._max_age_ms = parse_time_period_ms(provenance.max_storage_time)
         self._max_size_bytes = parse_data_size(provenance.max_storage_size)
         directory = settings.provenance_dir
         directory.mkdir(parents=True, exist_ok=True)
         self._write_lock = threading.Lock()
         self._store = ProvenanceStore(directory / DATABASE_FILE, self.row_group_rows)
+        self._plan = IndexingPlan(
+            batch_size=provenance.index_batch_size,
+            max_attribute_length=provenance.max_attribute_length,
+            bulk_from=self.row_group_rows,
+            bulk_rows=BULK_ROW_GROUPS * self.row_group_rows,
+            group_rows=max(1, self.row_group_rows // 4),
+            max_group_rows=max(1, self.row_group_rows // 2),
+        )
         self._indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="provenance-index")
         if self._store.indexed_through >= 0:
             # Finish a trim that a crash after the last commit may have prevented.
@@ -98,45 +98,9 @@ class DuckDbProvenanceRepository(ProvenanceRepository):
     # -- indexing ------------------------------------------------------------------
 
     def index_pending(self) -> int:
-        indexed = 0
         with self._write_lock:
             self._store.ensure_open()
-            read_through = self._store.indexed_through
-            in_flight: _InFlight | None = None
-            try:
-                drained = False
-                while True:
-                    events: list[ProvenanceEvent] = []
-                    if not drained:
-                        events, drained = self._read_after(read_through)
-                    batch = build_batch(events, self._max_attribute_length) if events else None
-                    if in_flight is not None:
-                        committing, in_flight = in_flight, None
-                        indexed += self._complete(committing)
-                    if batch is None:
-                        break
-                    in_flight = _InFlight(self._indexer.submit(self._store.insert, batch), batch)
-                    read_through = batch.max_event_id
-            finally:
-                if in_flight is not None:  # only when reading or building failed
-                    self._complete(in_flight)
-        return indexed
-
-    def _read_after(self, after: int) -> tuple[list[ProvenanceEvent], bool]:
-        """The next journaled events above ``after``, and whether the journal is drained."""
-        events = self._journal.read_journal(after_event_id=after, limit=self._batch_size)
-        drained = len(events) < self._batch_size
-        if events and events[0].event_id <= after:
-            # A journal should not return these; never store an event twice.
-            events = [event for event in events if event.event_id > after]
-            drained = drained or not events
-        return events, drained
-
-    def _complete(self, in_flight: _InFlight) -> int:
-        """Wait for the commit, then trim the journal through the batch."""
-        in_flight.done.result()
-        self._journal.trim_journal(through_event_id=in_flight.batch.max_event_id)
-        return int(in_flight.batch.events.num_rows)
+            return IndexRun(self._store, self._journal, self._indexer, self._plan).run()
 
     def indexed_through(self) -> int:
         return self._store.indexed_through

@@ -1,14 +1,18 @@
 """The DuckDB database file: schema, batch transactions, deletes, checkpoints, cursors.
 
-Write path: each batch is one transaction (events, their uuid rows and the new
-``indexed_through``), committed to DuckDB's WAL. Checkpoints, which compress the rows
+Write path: ``begin``, one or more ``append`` (events and their uuid rows), ``commit``
+(which also moves ``indexed_through``): one transaction. A transaction below one row
+group of events is committed to DuckDB's WAL. Checkpoints, which compress those rows
 into the database file, are taken by this class every ``CHECKPOINT_ROW_GROUPS`` row groups
-rather than by DuckDB's default 16 MiB WAL threshold: DuckDB rewrites the last, partly
-filled row group at every checkpoint, so checkpointing every few batches re-compressed
-the same rows over and over (measured: checkpoints took 60-75 % of indexing time).
-Two row groups per checkpoint bounds that waste to at most one row group in two, at the
-price of up to two row groups of events waiting in the WAL (replayed by DuckDB if the
-process stops before the next checkpoint).
+of them rather than by DuckDB's default 16 MiB WAL threshold: DuckDB rewrites the last,
+partly filled row group at every checkpoint, so checkpointing every few batches
+re-compressed the same rows over and over (measured: checkpoints took 60-75 % of
+indexing time). Two row groups per checkpoint bounds that waste to at most one row
+group in two, at the price of up to two row groups of events waiting in the WAL
+(replayed by DuckDB if the process stops before the next checkpoint). A transaction of
+a row group or more (bulk indexing of a backlog) is written by DuckDB straight into the
+database file, whole row groups at a time; its rows never pass through the WAL and do
+not count towards the next checkpoint.
 
 The file is attached to an in-memory DuckDB under ``schema.CATALOG`` because only
 ``ATTACH`` takes the row group size.
@@ -48,6 +52,10 @@ CHECKPOINT_ROW_GROUPS = 2
 # DuckDB's own automatic checkpoint only as a backstop (e.g. checkpoints that kept
 # failing while readers held transactions open).
 _WAL_BACKSTOP = "1GB"
+# A bulk transaction writes each row group to the file as soon as it is full (DuckDB's
+# default buffers five and writes them all at the commit): the compression of one row
+# group then overlaps with the building of the next batches instead of following it.
+_WRITE_BUFFER_ROW_GROUPS = 1
 
 
 class ProvenanceStore:
@@ -63,9 +71,19 @@ class ProvenanceStore:
         self._cursor_lock = threading.Lock()
         self._closed = False
         self._rows_since_checkpoint = 0
+        self._row_group_rows = row_group_rows
         self._checkpoint_rows = CHECKPOINT_ROW_GROUPS * row_group_rows
+        self._in_transaction = False
+        self._failed: BaseException | None = None
+        self._pending_through = -1
+        self._pending_rows = 0
         quoted = str(path).replace("'", "''")
-        self._database = duckdb.connect(config={"wal_autocheckpoint": _WAL_BACKSTOP})
+        self._database = duckdb.connect(
+            config={
+                "wal_autocheckpoint": _WAL_BACKSTOP,
+                "write_buffer_row_group_count": _WRITE_BUFFER_ROW_GROUPS,
+            }
+        )
         try:
             self._database.execute(
                 f"ATTACH '{quoted}' AS {CATALOG} (ROW_GROUP_SIZE {int(row_group_rows)})"
@@ -117,30 +135,109 @@ class ProvenanceStore:
 
     def insert(self, batch: EventBatch) -> None:
         """Store a batch and move ``indexed_through`` to its highest id, atomically."""
-        if batch.max_event_id <= self.indexed_through:
-            msg = f"batch ends at event {batch.max_event_id}, already indexed"
+        self.begin()
+        self.append(batch)
+        self.commit()
+
+    def begin(self) -> None:
+        """Open the transaction that the following ``append`` calls write into."""
+        if self._in_transaction:
+            msg = "a provenance indexing transaction is already open"
+            raise RepositoryError(msg)
+        try:
+            self._writer.begin()
+        except duckdb.Error as error:
+            raise self._failure(error) from error
+        self._in_transaction = True
+        self._failed = None
+        self._pending_through = self.indexed_through
+        self._pending_rows = 0
+
+    def append(self, batch: EventBatch) -> None:
+        """Insert a batch (events and uuid rows) into the open transaction.
+
+        A failure rolls the whole transaction back at once; the ``append`` and ``commit``
+        calls that follow then fail too, without touching the database.
+        """
+        self._check_usable()
+        if batch.min_event_id <= self._pending_through:
+            msg = (
+                f"batch starts at event {batch.min_event_id}, at or below event "
+                f"{self._pending_through} that is already indexed"
+            )
+            self._abandon(RepositoryError(msg))
             raise RepositoryError(msg)
         writer = self._writer
-        writer.register("pending_events", batch.events)
-        writer.register("pending_uuids", batch.uuids)
         try:
-            with self._transaction():
-                writer.execute(f"INSERT INTO {EVENTS_TABLE} BY NAME SELECT * FROM pending_events")
-                writer.execute(f"INSERT INTO {UUIDS_TABLE} BY NAME SELECT * FROM pending_uuids")
-                writer.execute(
-                    f"UPDATE {META_TABLE} SET indexed_through = ? WHERE singleton = 0",
-                    [batch.max_event_id],
-                )
+            writer.register("pending_events", batch.events)
+            writer.register("pending_uuids", batch.uuids)
+            writer.execute(f"INSERT INTO {EVENTS_TABLE} BY NAME SELECT * FROM pending_events")
+            writer.execute(f"INSERT INTO {UUIDS_TABLE} BY NAME SELECT * FROM pending_uuids")
         except duckdb.Error as error:
-            msg = f"indexing provenance events into {self.path} failed: {error}"
-            raise RepositoryError(msg) from error
+            self._abandon(error)
+            raise self._failure(error) from error
+        except BaseException as error:
+            self._abandon(error)
+            raise
         finally:
             writer.unregister("pending_events")
             writer.unregister("pending_uuids")
-        self.indexed_through = batch.max_event_id
-        self._rows_since_checkpoint += batch.events.num_rows
+        self._pending_through = batch.max_event_id
+        self._pending_rows += batch.events.num_rows
+
+    def commit(self) -> int:
+        """Move ``indexed_through`` to the last event appended and commit; returns it."""
+        self._check_usable()
+        through = self._pending_through
+        try:
+            self._writer.execute(
+                f"UPDATE {META_TABLE} SET indexed_through = ? WHERE singleton = 0", [through]
+            )
+            self._writer.commit()
+        except duckdb.Error as error:
+            self._abandon(error)
+            raise self._failure(error) from error
+        except BaseException as error:
+            self._abandon(error)
+            raise
+        self._in_transaction = False
+        self.indexed_through = through
+        if self._pending_rows < self._row_group_rows:
+            # Only rows that went through the WAL: DuckDB writes a transaction of a row
+            # group or more straight into the database file.
+            self._rows_since_checkpoint += self._pending_rows
         if self._rows_since_checkpoint >= self._checkpoint_rows:
             self.checkpoint()
+        return through
+
+    def rollback(self) -> None:
+        """Give up the open transaction, if any (nothing of it is stored)."""
+        if self._in_transaction:
+            self._abandon(None)
+        self._failed = None
+
+    def _check_usable(self) -> None:
+        if self._failed is not None:
+            msg = f"the provenance indexing transaction was rolled back: {self._failed}"
+            raise RepositoryError(msg)
+        if not self._in_transaction:
+            msg = "no provenance indexing transaction is open"
+            raise RepositoryError(msg)
+
+    def _abandon(self, error: BaseException | None) -> None:
+        """Roll the open transaction back; later appends and the commit then fail."""
+        self._failed = error if error is not None else RepositoryError("abandoned")
+        if self._in_transaction:
+            self._in_transaction = False
+            try:
+                self._writer.rollback()
+            except duckdb.Error as rollback_error:
+                logger.warning("provenance rollback failed: %s", rollback_error)
+        self._pending_through = self.indexed_through
+        self._pending_rows = 0
+
+    def _failure(self, error: duckdb.Error) -> RepositoryError:
+        return RepositoryError(f"indexing provenance events into {self.path} failed: {error}")
 
     def checkpoint(self) -> bool:
         """Write the WAL into the database file; False if DuckDB could not do it now."""

@@ -6,6 +6,11 @@ otherwise (handle closed, no more appends). Any failure while writing freezes th
 so the bytes after its last complete content are never pointed at. New files are
 created with ``O_EXCL`` and never take the name of an archived one, so no file from
 before a restart is ever appended to.
+
+``write`` is the hot path for a whole content: one pooled claim taken and offered back
+without a lock, one ``os.write``, one locked claimant-count increment. Creating a file
+costs its ``O_EXCL`` open and one ``lstat`` (the archived name); a section directory is
+made only when that open finds it missing.
 """
 
 from __future__ import annotations
@@ -50,13 +55,62 @@ class ClaimLender:
         self._dirs_lock = threading.Lock()
         self._ready_dirs: set[str] = set()
         self._closed = False
+        # What the hot path uses, looked up once.
+        self._pooled = self._pool.claims
+        self._pool_capacity = self._pool.capacity
+        self._take = self._pool.take
+        self._offer = self._pool.offer
+        self._wrote = durability.wrote
+        self._count_new = counts.count_new_content
+
+    def write(self, data: bytes | bytearray | memoryview, size: int) -> ContentClaim:
+        """Write one whole content of ``size`` bytes: the repository's hot path.
+
+        ``acquire``, ``append`` and ``complete`` in one call, with the pool's ``take`` and
+        ``offer`` inlined (same semantics, see ``AppendablePool``).
+        """
+        if self._closed:
+            self.check_open()
+        max_appendable = self._max_appendable
+        pooled = self._pooled
+        claim = None
+        if size < max_appendable and pooled:
+            try:
+                claim = pooled.pop()
+            except IndexError:  # taken meanwhile by another writer
+                pass
+        if claim is None:
+            claim = self._create()
+        offset = claim.length
+        resource = claim.resource
+        if size:
+            try:
+                written = os.write(claim.fd, data)
+                if written != size:
+                    claim.write_rest(data, written)
+            except OSError as exc:
+                self.freeze(claim)
+                raise RepositoryError(write_failure(claim.path, exc)) from exc
+            except BaseException:
+                self.freeze(claim)
+                raise
+            claim.length = offset + size
+            self._wrote(resource)
+        self._count_new(resource)
+        if offset + size < max_appendable and len(pooled) < self._pool_capacity:
+            pooled.append(claim)
+            if self._closed or len(pooled) > self._pool_capacity:
+                self._after_offer()
+        else:
+            self.give_back(claim)
+        return ContentClaim(resource, offset, size)
 
     def acquire(self, size_hint: int) -> AppendableClaim:
         """A claim held exclusively: pooled for small contents, a new file for large ones."""
         if self._closed:
             self.check_open()
         if size_hint < self._max_appendable:
-            pooled = self._pool.take()
+            pooled = self._take()
             if pooled is not None:
                 return pooled
         return self._create()
@@ -73,18 +127,30 @@ class ClaimLender:
         except BaseException:
             self.freeze(claim)
             raise
-        self._durability.wrote(claim.resource)
+        self._wrote(claim.resource)
 
     def complete(self, claim: AppendableClaim, offset: int, length: int) -> ContentClaim:
         """Count the new content claim (claimant count +1) and give the resource back."""
         resource = claim.resource
-        self._counts.increment(resource)
+        self._count_new(resource)
         self.give_back(claim)
         return ContentClaim(resource, offset, length)
 
+    def _after_offer(self) -> None:
+        """A claim was put back without ``offer``: redo what ``offer`` and ``give_back``
+        do when offers race or the repository closed meanwhile."""
+        overflow = self._pool.trim()
+        if overflow is not None:
+            self.freeze(overflow)
+        if self._closed:
+            self.freeze_pooled()
+
     def give_back(self, claim: AppendableClaim) -> None:
         """Pool the claim while it is below the appendable size, else freeze it."""
-        if claim.length < self._max_appendable and not self._closed and self._pool.offer(claim):
+        if claim.length < self._max_appendable and not self._closed:
+            overflow = self._offer(claim)
+            if overflow is not None:
+                self.freeze(overflow)
             if self._closed:  # closed meanwhile: leave no handle in the pool
                 self.freeze_pooled()
             return
@@ -111,15 +177,16 @@ class ClaimLender:
         self.freeze_pooled()
 
     def _create(self) -> AppendableClaim:
+        """Create a new, empty resource-claim file that takes appends."""
+        layout = self._layout
         for _ in range(_NAME_ATTEMPTS):
-            resource = self._layout.new_resource(next(self._sequence), self._clock.now_ms())
-            section_dir = self._layout.section_dir(resource)
-            self._ensure_dir(section_dir)
-            path = os.path.join(section_dir, resource.id)
+            resource = layout.new_resource(next(self._sequence), self._clock.now_ms())
+            section_dir = layout.section_dir(resource)
             if os.path.lexists(os.path.join(section_dir, ARCHIVE_DIR, resource.id)):
                 continue  # a claim of that name existed before: never reuse it
+            path = os.path.join(section_dir, resource.id)
             try:
-                fd = os.open(path, _CREATE_FLAGS, 0o644)
+                fd = self._open_new(path, section_dir)
             except FileExistsError:
                 continue
             except OSError as exc:
@@ -130,24 +197,37 @@ class ClaimLender:
         msg = f"could not find an unused resource-claim name after {_NAME_ATTEMPTS} tries"
         raise RepositoryError(msg)
 
-    def _ensure_dir(self, section_dir: str) -> None:
+    def _open_new(self, path: str, section_dir: str) -> int:
+        """Create ``path``; its section directory is made first if it is missing.
+
+        No ``mkdir`` is tried for a directory that exists. The first file of a section
+        in this process is created under the directory lock, so a directory made by
+        another thread has its entry reported before any file in it is handed out; one
+        that already existed was made durable by whoever made it.
+        """
         if section_dir in self._ready_dirs:
-            return
+            return os.open(path, _CREATE_FLAGS, 0o644)
+        with self._dirs_lock:
+            try:
+                fd = os.open(path, _CREATE_FLAGS, 0o644)
+            except FileNotFoundError:
+                self._make_dir(section_dir)
+                fd = os.open(path, _CREATE_FLAGS, 0o644)
+            self._ready_dirs.add(section_dir)
+            return fd
+
+    def _make_dir(self, section_dir: str) -> None:
+        """Make a section directory (and its container); report the new entries."""
         container = os.path.dirname(section_dir)
         try:
-            try:
-                os.mkdir(section_dir)
-                self._durability.new_entry_in(container)
-            except FileNotFoundError:
-                os.makedirs(section_dir, exist_ok=True)  # the container is new too
-                self._durability.new_entry_in(container)
-                self._durability.new_entry_in(os.path.dirname(container) or ".")
-            except FileExistsError:
-                pass  # made before: its entry in the container is already durable
-        except OSError as exc:
-            raise RepositoryError(write_failure(section_dir, exc)) from exc
-        with self._dirs_lock:
-            self._ready_dirs.add(section_dir)
+            os.mkdir(section_dir)
+            self._durability.new_entry_in(container)
+        except FileNotFoundError:
+            os.makedirs(section_dir, exist_ok=True)  # the container is new too
+            self._durability.new_entry_in(container)
+            self._durability.new_entry_in(os.path.dirname(container) or ".")
+        except FileExistsError:
+            pass  # made meanwhile by someone else, who makes its entry durable
 
 
 def write_failure(path: str, exc: OSError) -> str:

@@ -42,6 +42,14 @@ class ClaimantCounts:
                 self._candidates.pop(resource, None)
             return value
 
+    def count_new_content(self, resource: ResourceClaim) -> None:
+        """+1 for a content just written (the write hot path: no checks, no result)."""
+        with self._lock:
+            counts = self._counts
+            counts[resource] = counts.get(resource, 0) + 1
+            if self._candidates:
+                self._candidates.pop(resource, None)
+
     def decrement(self, resource: ResourceClaim, amount: int = 1) -> int:
         if amount < 0:
             msg = f"cannot decrement a claimant count by {amount}"

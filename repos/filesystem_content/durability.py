@@ -4,7 +4,13 @@ Writers report each resource claim they append to and each directory that gets a
 entry; ``flush`` with fsync syncs the asked claims and every pending directory. Passes
 are serialised, so no caller returns while another pass is still syncing something its
 content depends on, and many files in one pass are synced from a few threads, which lets
-the file system fold them into fewer journal commits.
+the file system fold them into fewer journal commits. A pass with very many files syncs
+each file system whole instead, where that is as strong (see ``whole_fs_sync``).
+
+Reporting a write is one lock-free ``set.add`` (the writer's hot path): the pass never
+replaces that set, it only removes what it syncs, so an add racing a pass is either
+synced by it or left for the next one, and it is always reported after its bytes
+reached the OS.
 """
 
 from __future__ import annotations
@@ -17,27 +23,39 @@ from functools import partial
 
 from flowcore.errors import RepositoryError
 from flowcore.model.flowfile import ResourceClaim
+from repos.filesystem_content.whole_fs_sync import WholeFileSystemSync
 
 # A pass with at least this many files and directories uses this many threads.
 _PARALLEL_FROM = 8
 _THREADS = 16
+# A pass with at least this many files and directories syncs whole file systems.
+WHOLE_FS_FROM = 256
 
 
 class SyncTracker:
     """Pending fsyncs of resource-claim files and directories."""
 
-    def __init__(self, fsync_resource: Callable[[ResourceClaim], None]) -> None:
-        """``fsync_resource`` syncs a claim's file; ``OSError`` if it cannot."""
+    def __init__(
+        self,
+        fsync_resource: Callable[[ResourceClaim], None],
+        locate: Callable[[ResourceClaim], str] | None = None,
+        whole_fs: WholeFileSystemSync | None = None,
+    ) -> None:
+        """``fsync_resource`` syncs a claim's file; ``OSError`` if it cannot.
+
+        ``locate`` gives the directory of a claim's file and ``whole_fs`` syncs whole
+        file systems; without both, every pass syncs file by file.
+        """
         self._fsync_resource = fsync_resource
+        self._locate = locate
+        self._whole_fs = whole_fs if locate is not None else None
         self._lock = threading.Lock()
         self._pass_lock = threading.Lock()
         self._resources: set[ResourceClaim] = set()
         self._dirs: set[str] = set()
         self._executor: ThreadPoolExecutor | None = None
-
-    def wrote(self, resource: ResourceClaim) -> None:
-        with self._lock:
-            self._resources.add(resource)
+        #: Report a write to a claim: lock-free, for the hot path (see the module doc).
+        self.wrote: Callable[[ResourceClaim], None] = self._resources.add
 
     def new_entry_in(self, directory: str) -> None:
         with self._lock:
@@ -55,11 +73,16 @@ class SyncTracker:
                 if not (self._resources or self._dirs):
                     return
                 pending: list[ResourceClaim] = []
+                owed = self._resources
                 for resource in resources:
-                    if resource in self._resources:
-                        self._resources.remove(resource)
+                    if resource in owed:
+                        owed.remove(resource)
                         pending.append(resource)
                 dirs, self._dirs = self._dirs, set()
+            whole_fs, locate = self._whole_fs, self._locate
+            big = len(pending) + len(dirs) >= WHOLE_FS_FROM
+            if big and whole_fs is not None and locate is not None:
+                pending, dirs = _sync_whole(whole_fs, locate, pending, dirs)
             jobs = [partial(self._sync_resource, r) for r in pending]
             jobs += [partial(self._sync_dir, d) for d in dirs]
             if len(jobs) >= _PARALLEL_FROM:
@@ -106,3 +129,23 @@ class SyncTracker:
 
 def _call(job: Callable[[], str | None]) -> str | None:
     return job()
+
+
+def _sync_whole(
+    whole_fs: WholeFileSystemSync,
+    locate: Callable[[ResourceClaim], str],
+    pending: list[ResourceClaim],
+    dirs: set[str],
+) -> tuple[list[ResourceClaim], set[str]]:
+    """Sync whole file systems; returns the claims and directories still to sync."""
+    where: dict[ResourceClaim, str] = {}
+    for resource in pending:
+        try:
+            where[resource] = locate(resource)
+        except RepositoryError:
+            continue  # names no directory of ours: synced (and reported) file by file
+    covered = whole_fs.sync(set(where.values()) | dirs)
+    if not covered:
+        return pending, dirs
+    rest = [resource for resource in pending if where.get(resource) not in covered]
+    return rest, {directory for directory in dirs if directory not in covered}

@@ -6,11 +6,15 @@ The resource claim is taken only when the first bytes go to the OS: by then the 
 knows whether the content is small (it shares a pooled claim) or large (it gets a file
 of its own, so one small FlowFile never pins a big file). A failed write poisons the
 writer: its claim is frozen by the owner and nothing it wrote is ever referenced.
+
+The common content is one ``write`` then ``close``: a first write of ``bytes`` (which
+cannot change) is kept by reference rather than copied, and a writer that has sent
+nothing to the OS before ``close`` hands its content to the owner's one-call ``write``.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from flowcore.errors import RepositoryError
 from flowcore.model.flowfile import ContentClaim
@@ -21,10 +25,14 @@ from repos.filesystem_content.appendable import AppendableClaim
 BUFFER_LIMIT = 64 * 1024
 
 _OPEN, _CLOSED, _ABORTED, _FAILED = range(4)
+_STATES = {_CLOSED: "closed", _ABORTED: "aborted", _FAILED: "failed on an earlier write"}
 
 
 class ClaimOwner(Protocol):
     """What the writer needs from the repository that lends it a claim."""
+
+    def write(self, data: bytes | bytearray | memoryview, size: int) -> ContentClaim:
+        """Write one whole content into a claim, count it and give the claim back."""
 
     def acquire(self, size_hint: int) -> AppendableClaim:
         """A claim held exclusively; a fresh one if ``size_hint`` is a large content."""
@@ -51,7 +59,8 @@ class FileSystemContentWriter(ContentWriter):
         self._claim: AppendableClaim | None = None
         self._offset = 0
         self._written = 0
-        self._buffer = bytearray()
+        # Bytes not yet handed to the OS: a caller's ``bytes`` object as is, or a copy.
+        self._buffer: bytes | bytearray | None = None
         self._state = _OPEN
 
     @property
@@ -59,58 +68,67 @@ class FileSystemContentWriter(ContentWriter):
         return self._written
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
-        self._check_open()
+        if self._state != _OPEN:
+            self._refuse()
         size = data.nbytes if isinstance(data, memoryview) else len(data)
         if not size:
             return
-        if len(self._buffer) + size > BUFFER_LIMIT:
+        buffer = self._buffer
+        if buffer is not None and len(buffer) + size > BUFFER_LIMIT:
             self._drain_buffer(self._written + size)
-            if size >= BUFFER_LIMIT:
-                self._append(data, size, self._written + size)
-                self._written += size
-                return
-        self._buffer += data
+            buffer = None
+        if size >= BUFFER_LIMIT:
+            self._append(data, size, self._written + size)
+        elif buffer is None:
+            self._buffer = data if type(data) is bytes else bytearray(data)
+        elif type(buffer) is bytes:
+            self._buffer = bytearray(buffer) + data
+        else:
+            buffer += data
         self._written += size
 
     def close(self) -> ContentClaim:
-        self._check_open()
+        if self._state != _OPEN:
+            self._refuse()
+        if self._claim is None:
+            # Nothing reached the OS yet: the whole content goes in one call.
+            buffer = self._buffer
+            self._buffer = None
+            self._state = _FAILED  # until the owner has written and counted it
+            claim = self._owner.write(b"" if buffer is None else buffer, self._written)
+            self._state = _CLOSED
+            return claim
         self._drain_buffer(self._written)
-        claim = self._claim or self._hold(0)
         self._state = _CLOSED
-        return self._owner.complete(claim, self._offset, self._written)
+        return self._owner.complete(self._claim, self._offset, self._written)
 
     def abort(self) -> None:
         if self._state != _OPEN:
             return
         self._state = _ABORTED
-        self._buffer = bytearray()
+        self._buffer = None
         if self._claim is not None:
             self._owner.give_back(self._claim)
 
-    def _hold(self, size_hint: int) -> AppendableClaim:
-        claim = self._owner.acquire(size_hint)
-        self._claim = claim
-        self._offset = claim.length
-        return claim
-
     def _drain_buffer(self, size_hint: int) -> None:
-        if self._buffer:
-            buffered = self._buffer
-            self._buffer = bytearray()
-            self._append(buffered, len(buffered), size_hint)
+        buffer = self._buffer
+        if buffer is not None:
+            self._buffer = None
+            self._append(buffer, len(buffer), size_hint)
 
     def _append(self, data: bytes | bytearray | memoryview, size: int, size_hint: int) -> None:
         try:
-            claim = self._claim or self._hold(size_hint)
+            claim = self._claim
+            if claim is None:
+                claim = self._owner.acquire(size_hint)
+                self._claim = claim
+                self._offset = claim.length
             self._owner.append(claim, data, size)
         except BaseException:
             self._state = _FAILED
-            self._buffer = bytearray()
+            self._buffer = None
             raise
 
-    def _check_open(self) -> None:
-        if self._state == _OPEN:
-            return
-        what = {_CLOSED: "closed", _ABORTED: "aborted", _FAILED: "failed on an earlier write"}
-        msg = f"content writer is {what[self._state]}"
+    def _refuse(self) -> NoReturn:
+        msg = f"content writer is {_STATES[self._state]}"
         raise RepositoryError(msg)

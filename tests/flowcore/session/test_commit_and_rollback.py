@@ -338,3 +338,17 @@ def test_rollback_aborts_open_writes(runner_factory: RunnerFactory) -> None:
     assert runner.get_counter_value("seen") is None
     queued = runner.node.connections["input"].queue.listing()[0].flowfile
     assert queued.claim == original.flowfile.claim
+
+
+def test_flowfiles_reach_their_queue_in_transfer_order(runner_factory: RunnerFactory) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        batch = session.get_batch(10)
+        for flowfile in sorted(batch, key=lambda f: int(f.attributes["n"])):
+            session.transfer(flowfile, "success")
+
+    runner = runner_factory(trigger)
+    for n in (3, 1, 2, 0):
+        runner.enqueue(str(n), {"n": str(n)})
+    runner.run()
+    out = runner.get_flowfiles_for_relationship("success")
+    assert [f.get_attribute("n") for f in out] == ["0", "1", "2", "3"]

@@ -42,6 +42,7 @@ class ContentRepoFactory:
         clock: ManualClock | None = None,
         max_open_appendable: int = 1024,
         read_handle_capacity: int = 256,
+        whole_fs_sync: bool = True,
         **content: Any,
     ) -> FileSystemContentRepository:
         repo = FileSystemContentRepository(
@@ -49,6 +50,7 @@ class ContentRepoFactory:
             clock or self.clock,
             max_open_appendable=max_open_appendable,
             read_handle_capacity=read_handle_capacity,
+            whole_fs_sync=whole_fs_sync,
         )
         self.built.append(repo)
         return repo

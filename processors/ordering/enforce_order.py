@@ -1,0 +1,507 @@
+"""EnforceOrder: restores the order of FlowFiles within a group, as Apache NiFi does.
+
+Follows NiFi's EnforceOrder (``nifi-standard-processors``) rule for rule; the exact
+behaviour is written down in ``docs/processors/enforce_order.md``. Where NiFi's
+documentation and its code disagree, this processor follows the **code**:
+
+* ``EnforceOrder.startedAt`` is *not* added to FlowFiles routed to failure (the
+  documentation says "all FlowFiles"); an existing value is kept.
+* ``EnforceOrder.expectedOrder`` is also written for ``overtook`` (the target before the
+  overtake), not only for ``wait`` and ``skipped``.
+* Maximum Order is stored in state *before* it is checked: an empty or non-numeric result
+  is kept as ``<group>.max`` and every later FlowFile of the group fails until the group is
+  cleaned up as inactive (the documentation says it "will be left unknown until
+  consecutive FlowFiles provide a valid maximum order").
+* A group is "inactive" when ``<group>.updatedAt`` (its last initialisation or target
+  change) is older than Inactive Timeout; waiting FlowFiles do not refresh it (the
+  documentation says "not seen").
+* At the maximum order the target stays at the maximum, so a duplicate of the max-order
+  FlowFile also goes to success; an overtaking max-order FlowFile sets the target to
+  the maximum, not maximum + 1 (the documentation says "order + 1").
+* A negative Initial Order produced by Expression Language is accepted; only a literal
+  value is checked to be non-negative.
+
+Orders are parsed as Java's ``Integer.parseInt`` does (sign allowed, no whitespace, 32-bit
+range) and failure details carry Java's ``NumberFormatException`` messages; groups are
+routed in Java ``String`` order (UTF-16 code units). Time comes from the injected clock,
+read once per trigger.
+
+Beyond NiFi: the new state map and the routing of every FlowFile of the trigger are
+committed in one repository transaction (the state is set on the same session), so a
+crash can never leave ``<group>.target`` ahead of or behind the FlowFiles.
+
+Implementation note: the engine puts a session's FlowFiles on their destination queues in
+the order the session *took* them, not in the order they were transferred (NiFi's mock
+keeps transfer order). EnforceOrder's point is the order of ``success``, so each FlowFile
+is polled in a session of its own and all of them are then migrated, in transfer order,
+into the one session that commits (with the state). The result is one commit per
+trigger, as in NiFi, with the output queues in NiFi's transfer order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from flowcore.model import FlowFile
+from flowcore.processor import (
+    ExpressionLanguageScope,
+    ProcessContext,
+    PropertyDescriptor,
+    Relationship,
+    Scheduling,
+    SessionFactory,
+    SessionFactoryProcessor,
+    ValidationResult,
+    processor,
+    validators,
+)
+from flowcore.session import ProcessSession
+from flowcore.units import parse_time_period
+
+# -- attributes and state keys ------------------------------------------------------------
+
+ATTR_STARTED_AT = "EnforceOrder.startedAt"
+ATTR_RESULT = "EnforceOrder.result"
+ATTR_DETAIL = "EnforceOrder.detail"
+ATTR_EXPECTED_ORDER = "EnforceOrder.expectedOrder"
+
+STATE_TARGET = ".target"
+STATE_UPDATED_AT = ".updatedAt"
+STATE_MAX = ".max"
+
+# -- properties ---------------------------------------------------------------------------
+
+GROUP_IDENTIFIER = PropertyDescriptor(
+    name="Group Identifier",
+    display_name="Group Identifier",
+    description="EnforceOrder is capable of multiple ordering groups. 'Group Identifier' is "
+    "used to determine which group a FlowFile belongs to. This property will be evaluated "
+    "with each incoming FlowFile. If evaluated result is empty, the FlowFile will be routed "
+    "to failure.",
+    required=True,
+    default="${filename}",
+    validators=[validators.non_empty],
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+)
+ORDER_ATTRIBUTE = PropertyDescriptor(
+    name="Order Attribute",
+    display_name="Order Attribute",
+    description="A name of FlowFile attribute whose value will be used to enforce order of "
+    "FlowFiles within a group. If a FlowFile does not have this attribute, or its value is "
+    "not an integer, the FlowFile will be routed to failure.",
+    required=True,
+    validators=[validators.non_empty],
+)
+INITIAL_ORDER = PropertyDescriptor(
+    name="Initial Order",
+    display_name="Initial Order",
+    description="When the first FlowFile of a group arrives, initial target order will be "
+    "computed and stored in the managed state. After that, target order will start being "
+    "tracked by EnforceOrder and stored in the state management store. If Expression "
+    "Language is used but evaluated result was not an integer, then the FlowFile will be "
+    "routed to failure, and initial order will be left unknown until consecutive FlowFiles "
+    "provide a valid initial order.",
+    required=True,
+    default="0",
+    validators=[validators.non_negative_integer],
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+)
+MAXIMUM_ORDER = PropertyDescriptor(
+    name="Maximum Order",
+    display_name="Maximum Order",
+    description="If specified, any FlowFiles that have larger order will be routed to "
+    "failure. This property is computed only once for a given group. After a maximum order "
+    "is computed, it will be persisted in the state management store and used for other "
+    "FlowFiles belonging to the same group. (NiFi's documentation adds that an invalid "
+    "evaluated result is left unknown; NiFi's code stores it, and so does this processor.)",
+    required=False,
+    validators=[validators.positive_integer],
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+)
+BATCH_COUNT = PropertyDescriptor(
+    name="Batch Count",
+    display_name="Batch Count",
+    description="The maximum number of FlowFiles that EnforceOrder can process at an execution.",
+    required=True,
+    default="1000",
+    validators=[validators.positive_integer],
+)
+WAIT_TIMEOUT = PropertyDescriptor(
+    name="Wait Timeout",
+    display_name="Wait Timeout",
+    description="Indicates the duration after which waiting FlowFiles will be routed to the "
+    "'overtook' relationship.",
+    required=True,
+    default="10 min",
+    validators=[validators.time_period],
+)
+INACTIVE_TIMEOUT = PropertyDescriptor(
+    name="Inactive Timeout",
+    display_name="Inactive Timeout",
+    description="Indicates the duration after which state for an inactive group will be "
+    "cleared from managed state. A group is inactive when its target order has not been "
+    "initialised or changed for this duration. Inactive Timeout must be longer than Wait "
+    "Timeout.",
+    required=True,
+    default="30 min",
+    validators=[validators.time_period],
+)
+
+# -- relationships ------------------------------------------------------------------------
+
+SUCCESS = Relationship(
+    "success", "A FlowFile with a matching order number will be routed to this relationship."
+)
+WAIT = Relationship(
+    "wait", "A FlowFile with non matching order will be routed to this relationship"
+)
+OVERTOOK = Relationship(
+    "overtook",
+    "A FlowFile that waited for preceding FlowFiles longer than Wait Timeout and overtook "
+    "those FlowFiles, will be routed to this relationship.",
+)
+SKIPPED = Relationship(
+    "skipped",
+    "A FlowFile that has an order younger than current, which means arrived too late and "
+    "skipped, will be routed to this relationship.",
+)
+FAILURE = Relationship(
+    "failure",
+    "A FlowFiles which does not have required attributes, or fails to compute those will be "
+    "routed to this relationship",
+)
+
+# -- Java number parsing ------------------------------------------------------------------
+
+_JAVA_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+class JavaNumberFormatError(ValueError):
+    """Java's ``NumberFormatException``; ``str()`` is Java's message."""
+
+
+def _parse_java(text: str | None, low: int, high: int) -> int:
+    if text is None:
+        raise JavaNumberFormatError("Cannot parse null string: null")
+    if not _JAVA_INTEGER.fullmatch(text):
+        raise JavaNumberFormatError(f'For input string: "{text}"')
+    value = int(text)
+    if not low <= value <= high:
+        raise JavaNumberFormatError(f'For input string: "{text}"')
+    return value
+
+
+def parse_java_int(text: str | None) -> int:
+    """``Integer.parseInt``: a sign is allowed, whitespace and decimals are not."""
+    return _parse_java(text, _INT_MIN, _INT_MAX)
+
+
+def parse_java_long(text: str | None) -> int:
+    """``Long.parseLong``."""
+    return _parse_java(text, _LONG_MIN, _LONG_MAX)
+
+
+def _is_blank(text: str | None) -> bool:
+    return text is None or not text.strip()
+
+
+def _java_string_key(text: str) -> bytes:
+    """Sort key giving Java ``String.compareTo`` order (UTF-16 code units)."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def _nfe(exc: JavaNumberFormatError) -> str:
+    return f"java.lang.NumberFormatException: {exc}"
+
+
+# -- the decision, independent of sessions -------------------------------------------------
+
+
+@dataclass(slots=True)
+class Outcome:
+    """Where one FlowFile of the batch goes, and how its attributes change."""
+
+    index: int
+    relationship: Relationship
+    put: dict[str, str] = field(default_factory=dict)
+    remove: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class _Valid:
+    index: int
+    order: int
+    started_at: str
+
+
+Evaluator = Callable[[Mapping[str, str]], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The configuration one trigger needs, with EL evaluators for the three properties."""
+
+    group_id: Evaluator
+    order_attribute: str
+    initial_order: Evaluator
+    maximum_order: Evaluator | None
+    wait_timeout_ms: int
+    inactive_timeout_ms: int
+
+
+def decide(
+    batch: list[Mapping[str, str]],
+    settings: Settings,
+    state: dict[str, str],
+    now: int,
+) -> list[Outcome]:
+    """NiFi's algorithm for one trigger (B.6); ``state`` is updated in place.
+
+    Returns the outcomes in transfer order: failures in queue order first, then each
+    group in Java String order, each sorted (stably) by order.
+    """
+    outcomes: list[Outcome] = []
+    groups: dict[str, list[_Valid]] = {}
+
+    def fail(index: int, attributes: Mapping[str, str], detail: str) -> None:
+        outcomes.append(
+            Outcome(
+                index,
+                FAILURE,
+                {ATTR_RESULT: FAILURE.name, ATTR_DETAIL: detail},
+                (ATTR_EXPECTED_ORDER,),
+            )
+        )
+
+    # 3. Validation pass, in queue order.
+    for index, attributes in enumerate(batch):
+        group = settings.group_id(attributes)
+        if _is_blank(group):
+            fail(index, attributes, "Failed to get Group Identifier.")
+            continue
+        try:
+            order = parse_java_int(attributes.get(settings.order_attribute))
+        except JavaNumberFormatError as exc:
+            fail(index, attributes, f"Failed to parse order attribute due to {_nfe(exc)}")
+            continue
+        target_key = group + STATE_TARGET
+        if target_key not in state:
+            initial = settings.initial_order(attributes)
+            try:
+                parse_java_int(initial)
+            except JavaNumberFormatError as exc:
+                fail(
+                    index,
+                    attributes,
+                    f"Failed to get Initial Order for Group [{group}] due to {_nfe(exc)}",
+                )
+                continue
+            state[target_key] = initial
+            state[group + STATE_UPDATED_AT] = str(now)
+        if settings.maximum_order is not None:
+            max_key = group + STATE_MAX
+            if max_key not in state:
+                state[max_key] = settings.maximum_order(attributes)
+            stored = state[max_key]
+            if _is_blank(stored):
+                fail(index, attributes, "Maximum Order was specified but result was empty.")
+                continue
+            try:
+                maximum = parse_java_int(stored)
+            except JavaNumberFormatError as exc:
+                fail(
+                    index,
+                    attributes,
+                    f"Failed to get Maximum Order for group [{group}] due to {_nfe(exc)}",
+                )
+                continue
+            if order > maximum:
+                fail(
+                    index,
+                    attributes,
+                    f"Order ({order}) is greater than the Maximum Order ({maximum}) "
+                    f"for Group [{group}]",
+                )
+                continue
+        started_at = attributes.get(ATTR_STARTED_AT)
+        if started_at is None or _is_blank(started_at):
+            started_at = str(now)
+        groups.setdefault(group, []).append(_Valid(index, order, started_at))
+
+    # 4. Routing pass: groups in Java String order, stable sort by order inside each.
+    for group in sorted(groups, key=_java_string_key):
+        members = sorted(groups[group], key=lambda v: v.order)
+        stored_target = int(state[group + STATE_TARGET])
+        target = stored_target
+        stored_max = state.get(group + STATE_MAX)
+        group_max = None if _is_blank(stored_max) else int(str(stored_max))
+        for valid in members:
+            order = valid.order
+            is_max = group_max is not None and order == group_max
+            started = {ATTR_STARTED_AT: valid.started_at}
+            if order == target:
+                outcomes.append(
+                    Outcome(
+                        valid.index,
+                        SUCCESS,
+                        {**started, ATTR_RESULT: SUCCESS.name},
+                        (ATTR_EXPECTED_ORDER, ATTR_DETAIL),
+                    )
+                )
+                if not is_max:
+                    target += 1
+            elif order > target:
+                waited = now - parse_java_long(valid.started_at)
+                relationship = OVERTOOK if waited > settings.wait_timeout_ms else WAIT
+                outcomes.append(
+                    Outcome(
+                        valid.index,
+                        relationship,
+                        {
+                            **started,
+                            ATTR_RESULT: relationship.name,
+                            ATTR_EXPECTED_ORDER: str(target),
+                        },
+                        (ATTR_DETAIL,),
+                    )
+                )
+                if relationship is OVERTOOK:
+                    target = order if is_max else order + 1
+            else:
+                outcomes.append(
+                    Outcome(
+                        valid.index,
+                        SKIPPED,
+                        {
+                            **started,
+                            ATTR_RESULT: SKIPPED.name,
+                            ATTR_EXPECTED_ORDER: str(target),
+                            ATTR_DETAIL: f"Skipped, FlowFile order was {order} but current "
+                            f"target is {target}",
+                        },
+                    )
+                )
+        if target != stored_target:
+            state[group + STATE_TARGET] = str(target)
+            state[group + STATE_UPDATED_AT] = str(now)
+
+    # 5. Inactive clean-up.
+    for key in [k for k in state if k.endswith(STATE_UPDATED_AT)]:
+        if now - parse_java_long(state[key]) > settings.inactive_timeout_ms:
+            group = key[: -len(STATE_UPDATED_AT)]
+            for suffix in (STATE_TARGET, STATE_UPDATED_AT, STATE_MAX):
+                state.pop(group + suffix, None)
+    return outcomes
+
+
+# -- the processor ------------------------------------------------------------------------
+
+
+def _period_ms(text: str) -> int:
+    return int(parse_time_period(text) * 1000)
+
+
+@processor("EnforceOrder")
+class EnforceOrder(SessionFactoryProcessor):
+    """NiFi's EnforceOrder (see the module docstring for where it follows NiFi's code)."""
+
+    description = (
+        "Enforces expected ordering of FlowFiles that belong to the same data group within a "
+        "single node. In order to take effect of EnforceOrder, FirstInFirstOutPrioritizer "
+        "should be used at every downstream relationship until the order of FlowFiles is "
+        "physically fixed by an operation such as MergeContent or storing them."
+    )
+    tags = ("sort", "order")
+    property_descriptors = (
+        GROUP_IDENTIFIER,
+        ORDER_ATTRIBUTE,
+        INITIAL_ORDER,
+        MAXIMUM_ORDER,
+        BATCH_COUNT,
+        WAIT_TIMEOUT,
+        INACTIVE_TIMEOUT,
+    )
+    relationships = (SUCCESS, WAIT, OVERTOOK, SKIPPED, FAILURE)
+    # NiFi: @TriggerSerially, @Stateful(scopes = Scope.LOCAL), @InputRequirement(REQUIRED).
+    scheduling = Scheduling(trigger_serially=True, input_required=True, extra={"stateful": "LOCAL"})
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        wait = context.get_property(WAIT_TIMEOUT).as_str()
+        inactive = context.get_property(INACTIVE_TIMEOUT).as_str()
+        try:
+            wait_us = round(parse_time_period(wait) * 1_000_000)
+            inactive_us = round(parse_time_period(inactive) * 1_000_000)
+        except ValueError:
+            return []  # the property validators report it
+        if wait_us >= inactive_us:
+            return [
+                ValidationResult(
+                    INACTIVE_TIMEOUT.label,
+                    False,
+                    inactive,
+                    f"{INACTIVE_TIMEOUT.label} should be longer than {WAIT_TIMEOUT.label}",
+                )
+            ]
+        return []
+
+    def _settings(self, context: ProcessContext) -> Settings:
+        def evaluator(descriptor: PropertyDescriptor) -> Evaluator:
+            value = context.get_property(descriptor)
+
+            def evaluate(attributes: Mapping[str, str]) -> str:
+                return value.evaluate(attributes).as_str()
+
+            return evaluate
+
+        maximum = context.get_property(MAXIMUM_ORDER)
+        return Settings(
+            group_id=evaluator(GROUP_IDENTIFIER),
+            order_attribute=context.get_property(ORDER_ATTRIBUTE).as_str(),
+            initial_order=evaluator(INITIAL_ORDER),
+            maximum_order=evaluator(MAXIMUM_ORDER) if maximum.is_set else None,
+            wait_timeout_ms=_period_ms(context.get_property(WAIT_TIMEOUT).as_str()),
+            inactive_timeout_ms=_period_ms(context.get_property(INACTIVE_TIMEOUT).as_str()),
+        )
+
+    def on_trigger_with_factory(self, context: ProcessContext, factory: SessionFactory) -> None:
+        batch_count = context.get_property(BATCH_COUNT).as_int() or 1000
+        # One session per polled FlowFile, so that they can be migrated in transfer order
+        # into the committing session (see the module docstring).
+        taken: list[tuple[ProcessSession, FlowFile]] = []
+        committing = factory.create_session()
+        try:
+            while len(taken) < batch_count:
+                holder = factory.create_session()
+                flowfile = holder.get()
+                if flowfile is None:
+                    break
+                taken.append((holder, flowfile))
+            if not taken:
+                return
+            state = committing.get_state()
+            now = context.now_ms()
+            outcomes = decide(
+                [flowfile.attributes for _, flowfile in taken],
+                self._settings(context),
+                state,
+                now,
+            )
+            for outcome in outcomes:
+                holder, flowfile = taken[outcome.index]
+                if outcome.put:
+                    flowfile = holder.put_all_attributes(flowfile, outcome.put)
+                if outcome.remove and any(k in flowfile.attributes for k in outcome.remove):
+                    flowfile = holder.remove_all_attributes(flowfile, outcome.remove)
+                holder.transfer(flowfile, outcome.relationship)
+                holder.migrate(committing, [flowfile])
+            committing.set_state(state)
+            committing.commit()
+        except BaseException:
+            committing.rollback(penalize=True)
+            for holder, _ in reversed(taken):
+                holder.rollback(penalize=True)
+            raise
