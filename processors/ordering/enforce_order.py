@@ -30,12 +30,8 @@ Beyond NiFi: the new state map and the routing of every FlowFile of the trigger 
 committed in one repository transaction (the state is set on the same session), so a
 crash can never leave ``<group>.target`` ahead of or behind the FlowFiles.
 
-Implementation note: the engine puts a session's FlowFiles on their destination queues in
-the order the session *took* them, not in the order they were transferred (NiFi's mock
-keeps transfer order). EnforceOrder's point is the order of ``success``, so each FlowFile
-is polled in a session of its own and all of them are then migrated, in transfer order,
-into the one session that commits (with the state). The result is one commit per
-trigger, as in NiFi, with the output queues in NiFi's transfer order.
+FlowFiles leave in the order EnforceOrder transfers them (the session enqueues in
+transfer order, as NiFi does), so ``success`` is in order.
 """
 
 from __future__ import annotations
@@ -44,15 +40,13 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from flowcore.model import FlowFile
 from flowcore.processor import (
     ExpressionLanguageScope,
     ProcessContext,
+    Processor,
     PropertyDescriptor,
     Relationship,
     Scheduling,
-    SessionFactory,
-    SessionFactoryProcessor,
     ValidationResult,
     processor,
     validators,
@@ -406,7 +400,7 @@ def _period_ms(text: str) -> int:
 
 
 @processor("EnforceOrder")
-class EnforceOrder(SessionFactoryProcessor):
+class EnforceOrder(Processor):
     """NiFi's EnforceOrder (see the module docstring for where it follows NiFi's code)."""
 
     description = (
@@ -467,41 +461,24 @@ class EnforceOrder(SessionFactoryProcessor):
             inactive_timeout_ms=_period_ms(context.get_property(INACTIVE_TIMEOUT).as_str()),
         )
 
-    def on_trigger_with_factory(self, context: ProcessContext, factory: SessionFactory) -> None:
+    def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
+        """Decide a batch; the framework commits the routing and the state together."""
         batch_count = context.get_property(BATCH_COUNT).as_int() or 1000
-        # One session per polled FlowFile, so that they can be migrated in transfer order
-        # into the committing session (see the module docstring).
-        taken: list[tuple[ProcessSession, FlowFile]] = []
-        committing = factory.create_session()
-        try:
-            while len(taken) < batch_count:
-                holder = factory.create_session()
-                flowfile = holder.get()
-                if flowfile is None:
-                    break
-                taken.append((holder, flowfile))
-            if not taken:
-                return
-            state = committing.get_state()
-            now = context.now_ms()
-            outcomes = decide(
-                [flowfile.attributes for _, flowfile in taken],
-                self._settings(context),
-                state,
-                now,
-            )
-            for outcome in outcomes:
-                holder, flowfile = taken[outcome.index]
-                if outcome.put:
-                    flowfile = holder.put_all_attributes(flowfile, outcome.put)
-                if outcome.remove and any(k in flowfile.attributes for k in outcome.remove):
-                    flowfile = holder.remove_all_attributes(flowfile, outcome.remove)
-                holder.transfer(flowfile, outcome.relationship)
-                holder.migrate(committing, [flowfile])
-            committing.set_state(state)
-            committing.commit()
-        except BaseException:
-            committing.rollback(penalize=True)
-            for holder, _ in reversed(taken):
-                holder.rollback(penalize=True)
-            raise
+        flowfiles = session.get_batch(batch_count)
+        if not flowfiles:
+            return
+        state = session.get_state()
+        outcomes = decide(
+            [flowfile.attributes for flowfile in flowfiles],
+            self._settings(context),
+            state,
+            context.now_ms(),
+        )
+        for outcome in outcomes:
+            flowfile = flowfiles[outcome.index]
+            if outcome.put:
+                flowfile = session.put_all_attributes(flowfile, outcome.put)
+            if outcome.remove and any(k in flowfile.attributes for k in outcome.remove):
+                flowfile = session.remove_all_attributes(flowfile, outcome.remove)
+            session.transfer(flowfile, outcome.relationship)
+        session.set_state(state)
