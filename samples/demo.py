@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import shutil
 import sys
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -64,8 +65,14 @@ def show_lineage(node: Node, data_dir: Path) -> None:
         event = found[0]
         if event.details:
             console.print(f"{event_type} event {event.event_id}: [bold]{event.details}[/]")
-        console.print(render_lineage(node.provenance.lineage(event.flowfile_uuid),
-                                     event.flowfile_uuid))
+        graph = node.provenance.lineage(event.flowfile_uuid)
+        if len(graph.nodes) <= 60:
+            console.print(render_lineage(graph, event.flowfile_uuid))
+        else:
+            kinds = Counter(n.event_type for n in graph.nodes if n.event_type)
+            summary = ", ".join(f"{count} {kind}" for kind, count in kinds.most_common())
+            console.print(f"lineage of {event.flowfile_uuid}: {len(graph.nodes)} nodes, "
+                          f"{len(graph.links)} links ({summary}); too large to print here")
         console.print(f"(also: [bold]flowcore lineage {event.flowfile_uuid} "
                       f"--data-dir {data_dir}[/])")
         return

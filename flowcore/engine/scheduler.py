@@ -115,15 +115,20 @@ class DeterministicScheduler:
                 and processor.runs >= processor.schedule.max_runs
             ):
                 continue
-            has_work = not binding.incoming or processor.processor.scheduling.trigger_when_empty
+            runnable_again = processor.next_wake_ms()
             penalties = [q.next_penalty_expiration() for q in binding.incoming]
-            if any(q.has_available(now) for q in binding.incoming):
-                has_work = True
             pending = [p for p in penalties if p is not None and p > now]
             if pending:
-                candidates.append(max(min(pending), processor.next_wake_ms()))
-            if has_work and processor.next_wake_ms() > now:
-                candidates.append(processor.next_wake_ms())
+                candidates.append(max(min(pending), runnable_again))
+            if not binding.incoming or any(q.has_available(now) for q in binding.incoming):
+                if runnable_again > now:
+                    candidates.append(runnable_again)
+            elif processor.processor.scheduling.trigger_when_empty:
+                # With nothing queued, only the processor knows whether time alone gives it
+                # work (a bin reaching its Max Bin Age); an idle one does not keep us awake.
+                deadline = processor.processor.next_wake_ms(now)
+                if deadline is not None:
+                    candidates.append(max(deadline, runnable_again, now + 1))
         return min(candidates) if candidates else None
 
 

@@ -75,6 +75,15 @@ class Processor:
     def on_stopped(self, context: ProcessContext) -> None:
         """Called once when the processor stops, after its last trigger has returned."""
 
+    def next_wake_ms(self, now_ms: int) -> int | None:
+        """For a trigger-when-empty processor with nothing queued: when time alone next
+        gives it work (for example a bin reaching its Max Bin Age), or None if it has none.
+
+        The deterministic scheduler advances its clock to this moment instead of spinning;
+        the default, None, lets a flow go idle once the queues are empty.
+        """
+        return None
+
 
 class SessionFactoryProcessor(Processor):
     """A processor that creates and commits its own sessions."""
