@@ -63,6 +63,10 @@ BENCHMARKS: dict[str, Benchmark] = {
         (),
         ("--flowfiles", "40000", "--rounds", "1", "--no-content-files"),
     ),
+    "merge_record": Benchmark("benchmarks.bench_merge_record", (), ("--records", "20000")),
+    "enforce_order": Benchmark(
+        "benchmarks.bench_enforce_order", (), ("--groups", "20", "--size", "20")
+    ),
 }
 
 _ALIASES = {name.replace("_", "-"): name for name in BENCHMARKS} | {

@@ -461,6 +461,9 @@ class ProcessSession:
 
     # -- commit and rollback --------------------------------------------------------------
 
+    def _has_nothing_to_do(self) -> bool:
+        return not (self._records or self._reported or self._counters) and self._state is None
+
     def commit(self) -> None:
         """Commit through the one commit path; on failure roll back and raise.
 
@@ -468,8 +471,7 @@ class ProcessSession:
         the framework's rollback that follows finds nothing left to do.
         """
         self._check_open()
-        if not self._records and not self._reported and self._state is None and \
-                not self._counters:
+        if self._has_nothing_to_do():
             return
         if self._open:
             # A usage error, refused before anything happens: the session stays as it is.
@@ -491,8 +493,7 @@ class ProcessSession:
         """Undo everything: FlowFiles return to their queues (penalized if asked)."""
         if self._status is SessionStatus.CLOSED:
             return
-        if not self._records and not self._reported and self._state is None and \
-                not self._counters:
+        if self._has_nothing_to_do():
             return
         now = self._clock.now_ms()
         for record in self._records.values():

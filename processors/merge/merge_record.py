@@ -16,30 +16,32 @@ How it works here. MergeRecord is a session-factory processor (``@TriggerWhenEmp
 and the bin key; the FlowFile is then migrated into its bin's own session, and its records
 are streamed through the reader into the bin's record writer at once, so the writer's output
 bytes (Minimum/Maximum Bin Size) and the record count are exact after each FlowFile. Bins
-hold FlowFile references and one open writer; the writer's output goes to a spooled
-temporary file (in memory up to 4 MiB, then on disk), which is streamed into the content
-repository when the bin merges: memory does not grow with the number of records in a bin.
-(The engine's ``ProcessSession.write`` takes a callback that must finish before it returns,
-so a content-repository writer cannot stay open across triggers; see
-docs/processors/merge_record.md.)
+hold FlowFile references and one open writer whose sink is the merged FlowFile's content,
+open in the content repository (``ProcessSession.open_write``) from the bin's first FlowFile
+until the merge: memory does not grow with the number of records in a bin.
 
-A completed bin creates the merged FlowFile with ``session.create(parents)`` (its lineage
-starts with the earliest original) and reports the JOIN itself, so that the one JOIN event
-carries the details ``Records Merged due to: <reason>``. Failures (A.8): a FlowFile whose reader
-cannot be created goes alone to ``failure``; an error while reading its records or writing
-them fails the whole bin (every FlowFile in it plus the current one) to ``failure``, so no
-record is emitted twice. Stopping rolls every unmerged bin back to the input queue.
+The merged FlowFile is created with ``session.create()`` in the bin's session when the bin
+gets its writer, before its parents are all known; at the merge the processor reports the
+JOIN from all originals itself, so that the one JOIN event carries the details
+``Records Merged due to: <reason>`` (no CREATE event is generated for it). Its lineage start
+date is therefore the bin's creation time, not the earliest original's as in NiFi (the
+engine has no way to set it afterwards). Failures (A.8): a FlowFile whose reader cannot be
+created goes alone to ``failure``; an error while reading its records or writing them fails
+the whole bin (every FlowFile in it plus the current one) to ``failure``, and the merged
+FlowFile, with its partial content, is removed, so no record is emitted twice. Stopping rolls
+every unmerged bin back to the input queue (the rollback discards the open content).
 
-Not implemented: the ``Records Merged`` counter (the engine has no counters).
+Each merge adds its record count to the counter ``Records Merged``.
 """
 
 from __future__ import annotations
 
 import re
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO, ClassVar
+from typing import ClassVar
+
+import pyarrow as pa
 
 from flowcore.model import FlowFile
 from flowcore.processor import (
@@ -55,8 +57,8 @@ from flowcore.processor import (
     validators,
 )
 from flowcore.session import ProcessSession
+from flowcore.session.session import OpenContent
 from processors.record.api import (
-    BinarySink,
     RecordReader,
     RecordReaderFactory,
     RecordSetWriter,
@@ -65,7 +67,7 @@ from processors.record.api import (
     as_writer_factory,
     source_of,
 )
-from processors.record.schema import record_schema_text
+from processors.record.schema import schema_fingerprint
 
 BIN_PACKING = "Bin-Packing Algorithm"
 DEFRAGMENT = "Defragment"
@@ -84,8 +86,7 @@ MERGE_UUID = "merge.uuid"
 
 POLL_COUNT = 250
 POLL_BYTES = 250 * 1024
-_SPOOL_MEMORY = 4 << 20
-_COPY_CHUNK = 1 << 20
+_FINGERPRINT_CACHE = 256
 _JAVA_INT = re.compile(r"[-+]?\d+")
 _INT_MAX = 2**31 - 1
 
@@ -245,7 +246,8 @@ class _Bin:
     defragment: bool
     flowfiles: list[FlowFile] = field(default_factory=list)
     writer: RecordSetWriter | None = None
-    spool: IO[bytes] | None = None
+    merged: FlowFile | None = None
+    content: OpenContent | None = None
     record_count: int = 0
     fragment_count: int | None = None
     closed: bool = False
@@ -296,16 +298,20 @@ class _Bin:
         self.fragment_count = expected
         return True
 
-    def discard_output(self) -> None:
+    def discard_output(self, remove: bool) -> None:
+        """Give up the writer and the open content; with ``remove`` drop the merged FlowFile."""
         if self.writer is not None:
             try:
                 self.writer.abort()
             except Exception:
                 pass
             self.writer = None
-        if self.spool is not None:
-            self.spool.close()
-            self.spool = None
+        if self.content is not None:
+            self.content.abort()
+            self.content = None
+        if remove and self.merged is not None:
+            self.session.remove(self.merged)
+        self.merged = None
 
 
 def _merged_attributes(flowfiles: Sequence[FlowFile], strategy: str) -> dict[str, str]:
@@ -358,6 +364,7 @@ class MergeRecord(SessionFactoryProcessor):
     def __init__(self) -> None:
         super().__init__()
         self._bins: list[_Bin] = []
+        self._fingerprints: dict[pa.Schema, str] = {}
 
     # -- validation -----------------------------------------------------------------------
 
@@ -416,12 +423,21 @@ class MergeRecord(SessionFactoryProcessor):
     def on_scheduled(self, context: ProcessContext) -> None:
         self._bins = []
 
+    def next_wake_ms(self, now_ms: int) -> int | None:
+        """When the oldest bin with a Max Bin Age becomes due (strictly older than it)."""
+        due = [
+            b.created_ms + b.thresholds.max_age_ms + 1
+            for b in self._bins
+            if b.thresholds.max_age_ms is not None
+        ]
+        return min(due) if due else None
+
     def on_stopped(self, context: ProcessContext) -> None:
         """Roll every unmerged bin back: its FlowFiles return to the input queue."""
         bins, self._bins = self._bins, []
         for each in bins:
             each.closed = True
-            each.discard_output()
+            each.discard_output(remove=False)
             each.session.rollback()
 
     # -- triggering -----------------------------------------------------------------------
@@ -492,7 +508,15 @@ class MergeRecord(SessionFactoryProcessor):
         attributes = flowfile.attributes
         if defragment:
             return attributes.get(FRAGMENT_ID)
-        key = record_schema_text(reader)
+        key = reader.schema_text
+        if key is None:
+            # NiFi's key: the schema's text; computed once per distinct schema.
+            schema = reader.schema
+            key = self._fingerprints.get(schema)
+            if key is None:
+                if len(self._fingerprints) >= _FINGERPRINT_CACHE:
+                    self._fingerprints.clear()
+                key = self._fingerprints[schema] = schema_fingerprint(schema)
         correlation = context.get_property(CORRELATION_ATTRIBUTE).value
         if correlation:
             value = attributes.get(correlation)
@@ -576,9 +600,13 @@ class MergeRecord(SessionFactoryProcessor):
         flowfile: FlowFile,
     ) -> None:
         if target.writer is None:
-            target.spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY)  # noqa: SIM115
+            session = target.session
+            if target.merged is None:
+                target.merged = session.create()
+                target.content = session.open_write(target.merged)
+            assert target.content is not None
             schema = writers.writer_schema(reader.schema, flowfile.attributes)
-            target.writer = writers.create_writer(schema, target.spool, flowfile.attributes)
+            target.writer = writers.create_writer(schema, target.content, flowfile.attributes)
         writer = target.writer
         count = 0
         for batch in reader.batches():
@@ -601,7 +629,7 @@ class MergeRecord(SessionFactoryProcessor):
     def _fail(self, target: _Bin) -> None:
         """Every FlowFile of the bin to failure, unchanged; the partial output discarded."""
         self._remove(target)
-        target.discard_output()
+        target.discard_output(remove=True)
         for flowfile in target.flowfiles:
             target.session.transfer(flowfile, REL_FAILURE)
         target.session.commit()
@@ -617,25 +645,18 @@ class MergeRecord(SessionFactoryProcessor):
         try:
             self._merge(context, target, reason)
         except BaseException:
-            target.discard_output()
+            target.discard_output(remove=False)
             session.rollback(penalize=True)
             raise
-        target.discard_output()
 
     def _merge(self, context: ProcessContext, target: _Bin, reason: str) -> None:
         session = target.session
-        writer, spool = target.writer, target.spool
-        assert writer is not None and spool is not None
+        writer, content, merged = target.writer, target.content, target.merged
+        assert writer is not None and content is not None and merged is not None
         result = writer.finish()
         target.writer = None
-        spool.seek(0)
-
-        def copy(sink: BinarySink) -> None:
-            while chunk := spool.read(_COPY_CHUNK):
-                sink.write(chunk)
-
-        merged = session.create(target.flowfiles)
-        merged = session.write(merged, copy)
+        merged = content.close()
+        target.content = None
         attributes = _merged_attributes(
             target.flowfiles, context.get_property(ATTRIBUTE_STRATEGY).as_str()
         )
@@ -654,7 +675,9 @@ class MergeRecord(SessionFactoryProcessor):
         session.transfer(merged, REL_MERGED)
         for flowfile in originals:
             session.transfer(flowfile, REL_ORIGINAL)
+        session.adjust_counter("Records Merged", result.record_count)
         session.commit()
+        target.merged = None
 
 
 __all__ = [

@@ -30,19 +30,17 @@ Follows NiFi's PartitionRecord:
 Streaming: batches are grouped with Arrow (``Table.group_by`` over the key columns and a
 row-index column, aggregated to lists of row indices; then ``RecordBatch.take``); Python
 loops run per group of a batch, never per record. Each partition has its own writer from
-the first batch on, written incrementally. The session can only write a FlowFile's
-content inside one ``session.write`` callback at a time, so the writers' output goes into
-one shared spool (``SpooledTemporaryFile``: memory up to 8 MiB, then a temporary file),
-recorded as segments per partition, and each child's content is then copied from the
-spool into the content repository. Memory does not grow with the number of records.
+the first batch on, written incrementally straight into the content repository: each
+child's content is opened with ``session.open_write`` and is its writer's sink, and is
+closed once the writer has finished (aborted on failure). Nothing is spooled or copied;
+memory does not grow with the number of records.
 """
 
 from __future__ import annotations
 
-import tempfile
 import uuid
-from dataclasses import dataclass, field
-from typing import IO, Any
+from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -59,6 +57,7 @@ from flowcore.processor import (
     processor,
 )
 from flowcore.session import ProcessSession
+from flowcore.session.session import OpenContent
 from processors.record.api import (
     RecordReader,
     RecordSetWriter,
@@ -103,66 +102,15 @@ FAILURE = Relationship(
     "output format, the unchanged FlowFile will be routed to this relationship",
 )
 
-SPOOL_MEMORY = 8 * 1024 * 1024
-"""Bytes of partition output the spool keeps in memory before it goes to a file."""
-_COPY_CHUNK = 1024 * 1024
 _ROW = "__flowcore_row"
-
-
-class _Spool:
-    """Append-only scratch space shared by the partitions' writers."""
-
-    def __init__(self) -> None:
-        self._file: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115
-        self._end = 0
-
-    def append(self, data: bytes | bytearray | memoryview) -> tuple[int, int]:
-        size = data.nbytes if isinstance(data, memoryview) else len(data)
-        offset = self._end
-        if size:
-            self._file.write(data)
-            self._end += size
-        return offset, size
-
-    def copy(self, segments: list[list[int]], sink: Any) -> None:
-        for offset, length in segments:
-            self._file.seek(offset)
-            left = length
-            while left > 0:
-                chunk = self._file.read(min(left, _COPY_CHUNK))
-                if not chunk:
-                    msg = "partition spool ended early"
-                    raise ProcessException(msg)
-                sink.write(chunk)
-                left -= len(chunk)
-        self._file.seek(self._end)
-
-    def close(self) -> None:
-        self._file.close()
-
-
-@dataclass(slots=True)
-class _SegmentSink:
-    """A partition writer's sink: appends to the spool and remembers its segments."""
-
-    spool: _Spool
-    segments: list[list[int]] = field(default_factory=list)
-
-    def write(self, data: bytes | bytearray | memoryview, /) -> int:
-        offset, size = self.spool.append(data)
-        if size:
-            if self.segments and self.segments[-1][0] + self.segments[-1][1] == offset:
-                self.segments[-1][1] += size
-            else:
-                self.segments.append([offset, size])
-        return size
 
 
 @dataclass(slots=True)
 class _Partition:
     child: FlowFile
     attributes: dict[str, str]
-    sink: _SegmentSink
+    content: OpenContent | None
+    """The child's content, open for writing until the writer has finished."""
     writer: RecordSetWriter
 
 
@@ -250,32 +198,43 @@ class PartitionRecord(Processor):
             return
 
         partitions: dict[tuple[Any, ...], _Partition] = {}
-        spool = _Spool()
         try:
+            reader = readers.create_reader(
+                session.stream(flowfile), flowfile.attributes, source_of(flowfile)
+            )
             try:
-                reader = readers.create_reader(
-                    session.stream(flowfile), flowfile.attributes, source_of(flowfile)
-                )
-                try:
-                    self._partition(session, flowfile, reader, writers, paths, spool, partitions)
-                finally:
-                    reader.close()
-                children = self._finish(session, flowfile, partitions, spool)
-            except RECORD_FAILURES as exc:
-                for partition in partitions.values():
-                    try:
-                        partition.writer.abort()
-                    except RECORD_FAILURES:
-                        pass
-                    session.remove(partition.child)
-                self.logger.error("Failed to partition %s: %s", flowfile, exc)
-                session.transfer(flowfile, FAILURE)
-                return
-        finally:
-            spool.close()
+                self._partition(session, flowfile, reader, writers, paths, partitions)
+            finally:
+                reader.close()
+            children = self._finish(session, flowfile, partitions)
+        except RECORD_FAILURES as exc:
+            self._discard(session, partitions)
+            self.logger.error("Failed to partition %s: %s", flowfile, exc)
+            session.transfer(flowfile, FAILURE)
+            return
+        except BaseException:
+            self._discard(session, partitions, remove=False)
+            raise
         for child in children:
             session.transfer(child, SUCCESS)
         session.transfer(flowfile, ORIGINAL)
+
+    @staticmethod
+    def _discard(
+        session: ProcessSession, partitions: dict[tuple[Any, ...], _Partition], remove: bool = True
+    ) -> None:
+        """Abort every writer and open content; remove the children (unless the session is
+        about to be rolled back anyway, which aborts open content too)."""
+        for partition in partitions.values():
+            if partition.content is not None:
+                try:
+                    partition.writer.abort()
+                except RECORD_FAILURES:
+                    pass
+                partition.content.abort()
+                partition.content = None
+            if remove:
+                session.remove(partition.child)
 
     @staticmethod
     def _partition(
@@ -284,7 +243,6 @@ class PartitionRecord(Processor):
         reader: RecordReader,
         writers: RecordSetWriterFactory,
         paths: dict[str, RecordPath],
-        spool: _Spool,
         partitions: dict[tuple[Any, ...], _Partition],
     ) -> None:
         schema = writers.writer_schema(reader.schema, flowfile.attributes)
@@ -295,10 +253,15 @@ class PartitionRecord(Processor):
             found = partitions.get(key)
             if found is None:
                 child = session.create(flowfile)
-                sink = _SegmentSink(spool)
-                writer = writers.create_writer(schema, sink, child.attributes)
+                content = session.open_write(child)
                 attributes = {n: t for n, t in zip(names, texts, strict=True) if t is not None}
-                found = _Partition(child, attributes, sink, writer)
+                try:
+                    writer = writers.create_writer(schema, content, child.attributes)
+                except BaseException:
+                    content.abort()
+                    session.remove(child)
+                    raise
+                found = _Partition(child, attributes, content, writer)
                 partitions[key] = found
             return found
 
@@ -345,7 +308,6 @@ class PartitionRecord(Processor):
         session: ProcessSession,
         flowfile: FlowFile,
         partitions: dict[tuple[Any, ...], _Partition],
-        spool: _Spool,
     ) -> list[FlowFile]:
         fragment_id = str(uuid.uuid4())
         count = str(len(partitions))
@@ -353,12 +315,10 @@ class PartitionRecord(Processor):
         children: list[FlowFile] = []
         for index, partition in enumerate(partitions.values()):
             result = partition.writer.finish()
-            segments = partition.sink.segments
-
-            def copy(sink: Any, segments: list[list[int]] = segments) -> None:
-                spool.copy(segments, sink)
-
-            child = session.write(partition.child, copy)
+            content = partition.content
+            assert content is not None
+            partition.content = None
+            child = content.close()
             partition.child = child
             child = session.put_all_attributes(
                 child,
