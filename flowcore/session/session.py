@@ -557,6 +557,7 @@ class ProcessSession:
     # -- commit preparation ---------------------------------------------------------------
 
     def _prepare(self, now: int) -> SessionChanges:
+        self._inherit_lineage_from_reported_joins()
         binding = self._binding
         changes = SessionChanges(binding=binding, state=self._state, counters=self._counters)
         destinations: dict[int, list[FlowFileQueue]] = {}
@@ -619,6 +620,22 @@ class ProcessSession:
         changes.written = set(self._written)
         changes.events = self._build_events(now, destinations, clone_events, auto_drops)
         return changes
+
+    def _inherit_lineage_from_reported_joins(self) -> None:
+        """A FlowFile created here and reported as a JOIN child starts its lineage with its
+        earliest parent, as ``create(parents)`` would (MergeRecord creates the merged
+        FlowFile before it knows all of its parents)."""
+        joins = [e for e in self._reported if e.event_type is T.JOIN and e.parents]
+        if not joins:
+            return
+        by_uuid = {r.current.uuid: r.current for r in self._records.values()}
+        for event in joins:
+            child = self._records.get(event.flowfile.id)
+            if child is None or child.original is not None:
+                continue
+            starts = [by_uuid[u].lineage_start_date for u in event.parents if u in by_uuid]
+            if starts and min(starts) < child.current.lineage_start_date:
+                child.current = child.current.with_changes(lineage_start_date=min(starts))
 
     def _clone_for_connection(self, record: _Record, now: int) -> _Record:
         current = record.current

@@ -22,14 +22,14 @@ until the merge: memory does not grow with the number of records in a bin.
 
 The merged FlowFile is created with ``session.create()`` in the bin's session when the bin
 gets its writer, before its parents are all known; at the merge the processor reports the
-JOIN from all originals itself, so that the one JOIN event carries the details
-``Records Merged due to: <reason>`` (no CREATE event is generated for it). Its lineage start
-date is therefore the bin's creation time, not the earliest original's as in NiFi (the
-engine has no way to set it afterwards). Failures (A.8): a FlowFile whose reader cannot be
-created goes alone to ``failure``; an error while reading its records or writing them fails
-the whole bin (every FlowFile in it plus the current one) to ``failure``, and the merged
-FlowFile, with its partial content, is removed, so no record is emitted twice. Stopping rolls
-every unmerged bin back to the input queue (the rollback discards the open content).
+JOIN from all originals itself, so that the one JOIN event carries the details ``Records
+Merged due to: <reason>`` (no CREATE event is generated for it); the session gives it the
+earliest original's lineage start date, as in NiFi. Failures (A.8): a FlowFile whose reader
+cannot be created goes alone to ``failure``; an error while reading its records or writing
+them fails the whole bin (every FlowFile in it plus the current one) to ``failure``, and the
+merged FlowFile, with its partial content, is removed, so no record is emitted twice.
+Stopping rolls every unmerged bin back to the input queue (the rollback discards the open
+content).
 
 Each merge adds its record count to the counter ``Records Merged``.
 """

@@ -250,3 +250,27 @@ def test_a_reported_join_replaces_the_framework_join(runner_factory: RunnerFacto
     ]
     child = runner.get_flowfiles_for_relationship("success")[0]
     assert child.flowfile.lineage_start_date == first.flowfile.lineage_start_date
+
+
+def test_a_joined_child_created_earlier_starts_its_lineage_with_its_parents(
+    runner_factory: RunnerFactory,
+) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        child = session.create()
+        parents = session.get_batch(10)
+        session.provenance.join(parents, child, details="Records Merged due to: x")
+        session.transfer(child, "success")
+        for parent in parents:
+            session.transfer(parent, "other")
+
+    runner = runner_factory(trigger)
+    first = runner.enqueue("a")
+    runner.advance_time(10)
+    runner.enqueue("b")
+    runner.advance_time(10)
+    runner.run()
+    child = runner.get_flowfiles_for_relationship("success")[0]
+    assert child.flowfile.lineage_start_date == first.flowfile.lineage_start_date
+    events = runner.get_provenance_events()
+    assert [e.event_type for e in events] == ["JOIN"]
+    assert events[0].lineage_start_date == first.flowfile.lineage_start_date

@@ -99,3 +99,16 @@ def test_stop_discards_the_open_content(runner: TestRunner) -> None:
     out = runner.get_flowfiles_for_relationship("merged")
     assert len(out) == 1
     out[0].assert_content_equals("name,age\nJohn,35\nJane,34\nJake,3\nJimmy,4\n")
+
+
+def test_merged_flowfile_starts_its_lineage_with_the_earliest_original(
+    runner: TestRunner,
+) -> None:
+    first = runner.enqueue(TWO)
+    runner.advance_time(30)
+    runner.enqueue(TWO_MORE)
+    runner.advance_time(30)
+    runner.run(2)
+    merged = runner.get_flowfiles_for_relationship("merged")
+    assert len(merged) == 1
+    assert merged[0].flowfile.lineage_start_date == first.flowfile.lineage_start_date
