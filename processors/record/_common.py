@@ -14,7 +14,7 @@ from flowcore.processor import (
     PropertyDescriptor,
     validators,
 )
-from processors.record.api import DEFAULT_BATCH_ROWS
+from processors.record.api import DEFAULT_BATCH_ROWS, CountingSink
 from processors.record.schema import avro_to_arrow
 
 INFER_SCHEMA = AllowableValue("infer-schema", "Infer Schema", "Infer the schema from the data.")
@@ -186,3 +186,32 @@ def rows_to_batches(
             pending = []
     if pending:
         yield pa.RecordBatch.from_pylist(pending, schema=schema)
+
+
+class CountingWriter:
+    """What every built-in record writer reports: schema, MIME type, records, output bytes.
+
+    Subclasses set ``MIME_TYPE``, ``_schema``, ``_sink`` (a ``CountingSink``) and keep
+    ``_records`` up to date.
+    """
+
+    MIME_TYPE = ""
+    _schema: pa.Schema
+    _sink: CountingSink
+    _records: int
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self._schema
+
+    @property
+    def mime_type(self) -> str:
+        return self.MIME_TYPE
+
+    @property
+    def record_count(self) -> int:
+        return self._records
+
+    @property
+    def bytes_written(self) -> int:
+        return self._sink.count

@@ -187,7 +187,9 @@ class AvroRecordSetWriter(ControllerService):
         return _AvroWriter(schema, avro, sink, self.codec)
 
 
-class _AvroWriter:
+class _AvroWriter(common.CountingWriter):
+    MIME_TYPE = AVRO_MIME_TYPE
+
     def __init__(self, schema: pa.Schema, avro: Any, sink: BinarySink, codec: str) -> None:
         self._schema = schema
         self._sink = CountingSink(sink)
@@ -196,22 +198,6 @@ class _AvroWriter:
         )
         self._records = 0
         self._done = False
-
-    @property
-    def schema(self) -> pa.Schema:
-        return self._schema
-
-    @property
-    def mime_type(self) -> str:
-        return AVRO_MIME_TYPE
-
-    @property
-    def record_count(self) -> int:
-        return self._records
-
-    @property
-    def bytes_written(self) -> int:
-        return self._sink.count
 
     def write_batch(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:

@@ -413,7 +413,9 @@ class CSVRecordSetWriter(ControllerService):
         return _CSVWriter(self, schema, sink)
 
 
-class _CSVWriter:
+class _CSVWriter(common.CountingWriter):
+    MIME_TYPE = CSV_MIME_TYPE
+
     def __init__(self, service: CSVRecordSetWriter, schema: pa.Schema, sink: BinarySink) -> None:
         self._service = service
         self._schema = schema
@@ -429,22 +431,6 @@ class _CSVWriter:
             if service.escape is not None
             and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
         ]
-
-    @property
-    def schema(self) -> pa.Schema:
-        return self._schema
-
-    @property
-    def mime_type(self) -> str:
-        return CSV_MIME_TYPE
-
-    @property
-    def record_count(self) -> int:
-        return self._records
-
-    @property
-    def bytes_written(self) -> int:
-        return self._sink.count
 
     def _options(self, header: bool, style: str) -> pacsv.WriteOptions:
         return pacsv.WriteOptions(

@@ -331,7 +331,9 @@ def _json_values(column: pa.Array) -> pa.Array:
     )
 
 
-class _JsonWriter:
+class _JsonWriter(common.CountingWriter):
+    MIME_TYPE = JSON_MIME_TYPE
+
     def __init__(
         self, schema: pa.Schema, sink: BinarySink, one_line: bool, suppress_nulls: bool
     ) -> None:
@@ -343,22 +345,6 @@ class _JsonWriter:
         self._keys = [msgspec.json.encode(name).decode() + ":" for name in schema.names]
         self._started = False
         self._finished = False
-
-    @property
-    def schema(self) -> pa.Schema:
-        return self._schema
-
-    @property
-    def mime_type(self) -> str:
-        return JSON_MIME_TYPE
-
-    @property
-    def record_count(self) -> int:
-        return self._records
-
-    @property
-    def bytes_written(self) -> int:
-        return self._sink.count
 
     def write_batch(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:

@@ -157,7 +157,9 @@ class ParquetRecordSetWriter(ControllerService):
         return _ParquetWriter(self, schema, sink)
 
 
-class _ParquetWriter:
+class _ParquetWriter(common.CountingWriter):
+    MIME_TYPE = PARQUET_MIME_TYPE
+
     def __init__(
         self, service: ParquetRecordSetWriter, schema: pa.Schema, sink: BinarySink
     ) -> None:
@@ -171,22 +173,6 @@ class _ParquetWriter:
         self._pending_rows = 0
         self._records = 0
         self._closed = False
-
-    @property
-    def schema(self) -> pa.Schema:
-        return self._schema
-
-    @property
-    def mime_type(self) -> str:
-        return PARQUET_MIME_TYPE
-
-    @property
-    def record_count(self) -> int:
-        return self._records
-
-    @property
-    def bytes_written(self) -> int:
-        return self._sink.count
 
     def write_batch(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:
