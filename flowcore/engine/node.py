@@ -186,7 +186,7 @@ class Node:
                 if v is not None
             )
             try:
-                prioritizers = resolve_prioritizers(spec_c.prioritizers)
+                resolve_prioritizers(spec_c.prioritizers)  # refuse unknown names here
             except ConfigurationError as exc:
                 raise FlowDefinitionError(
                     f"flow.connections.{index}.prioritizers", str(exc)
@@ -199,7 +199,6 @@ class Node:
                 prioritizers=spec_c.prioritizers,
                 back_pressure=BackPressure(objects, parse_data_size(size)),
             )
-            del prioritizers
         for name, node in self.processors.items():
             unconnected = (
                 set(node.relationship_names())
