@@ -305,9 +305,10 @@ def render_lineage(graph: LineageGraph, focus: str) -> Tree:
     seen: set[str] = set()
 
     def add(parent: Tree, node_id: str) -> None:
-        branch = parent.add(label(node_id))
         if node_id in seen:
+            parent.add(f"[dim]{label(node_id)} (shown above)[/]")
             return
+        branch = parent.add(label(node_id))
         seen.add(node_id)
         for child in children.get(node_id, []):
             add(branch, child)
