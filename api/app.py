@@ -1,0 +1,955 @@
+"""The REST API: enqueue FlowFiles, watch the flow, query provenance and lineage, replay.
+
+``create_app(node, settings)`` returns a FastAPI application bound to one running
+``Node``. Engine calls block (LMDB commits, DuckDB queries), so every handler that calls
+the engine runs in the thread pool. See ``docs/api.md``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import json
+import logging
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, Header, HTTPException, Path, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+from pydantic import BaseModel, Field
+
+from api.settings import ApiSettings, Role
+from flowcore.engine.node import BackPressureError, EnqueueItem, Node, ReplayError
+from flowcore.engine.processor_node import RunState
+from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
+from flowcore.model.provenance import ContentRef, ProvenanceEvent, ProvenanceEventType
+from flowcore.repository.provenance import ProvenanceQuery
+from flowcore.session.commit import CommitListener, SessionChanges
+
+log = logging.getLogger("flowcore.api")
+
+API = "/api/v1"
+NDJSON = "application/x-ndjson"
+TERMINAL_EVENTS = frozenset({ProvenanceEventType.DROP.value, ProvenanceEventType.EXPIRE.value})
+
+
+WaitForIndex = Annotated[
+    bool,
+    Query(description="Index the journaled events first, so earlier writes are found."),
+]
+
+
+# -- response models ------------------------------------------------------------------------
+
+
+class ErrorBody(BaseModel):
+    detail: str
+
+
+class UuidResult(BaseModel):
+    uuid: str
+
+
+class UuidsResult(BaseModel):
+    uuids: list[str]
+
+
+class ProcessorError(BaseModel):
+    time: int = Field(description="Epoch milliseconds.")
+    message: str
+
+
+class ProcessorStatus(BaseModel):
+    name: str
+    type: str
+    run_state: Literal["RUNNING", "STOPPED"]
+    runs: int
+    flowfiles_in: int
+    bytes_in: int
+    flowfiles_out: int
+    bytes_out: int
+    commits: int
+    last_errors: list[ProcessorError]
+
+
+class ConnectionStatus(BaseModel):
+    name: str
+    source: str
+    destination: str | None
+    relationships: list[str]
+    queued_count: int
+    queued_bytes: int
+    swapped: int
+    in_flight: int
+    back_pressure: bool
+
+
+class FlowStatus(BaseModel):
+    input_ports: list[str]
+    processors: list[ProcessorStatus]
+    connections: list[ConnectionStatus]
+
+
+class RunStatusRequest(BaseModel):
+    state: Literal["RUNNING", "STOPPED"]
+
+
+class FlowFileInfo(BaseModel):
+    uuid: str
+    status: Literal["QUEUED", "LEFT_FLOW", "NOT_QUEUED"] = Field(
+        description=(
+            "QUEUED: waiting in `connection`. LEFT_FLOW: its last provenance event is DROP or "
+            "EXPIRE. NOT_QUEUED: known to provenance but not in any queue's in-memory part "
+            "(being processed by a processor, or swapped out)."
+        )
+    )
+    connection: str | None = None
+    position: int | None = None
+    attributes: dict[str, str]
+    size: int
+    entry_date: int | None = None
+    lineage_start_date: int | None = None
+    penalized: bool = False
+    last_event_id: int | None = None
+    last_event_type: str | None = None
+
+
+class FlowFileSummary(BaseModel):
+    uuid: str
+    position: int
+    filename: str | None
+    size: int
+    entry_date: int
+    lineage_start_date: int
+    penalized: bool
+    penalty_expiration: int
+    attributes: dict[str, str]
+
+
+class QueueListing(BaseModel):
+    connection: str
+    total: int = Field(description="FlowFiles in the queue's in-memory part.")
+    swapped: int = Field(description="FlowFiles swapped out to disk (not listed).")
+    offset: int
+    limit: int
+    flowfiles: list[FlowFileSummary]
+
+
+class ContentRefModel(BaseModel):
+    container: str
+    section: str
+    identifier: str
+    offset: int
+    size: int
+
+
+class ProvenanceEventModel(BaseModel):
+    event_id: int
+    event_time: int
+    event_type: str
+    flowfile_uuid: str
+    component_id: str
+    component_type: str
+    entry_date: int
+    lineage_start_date: int
+    event_duration: int
+    parent_uuids: list[str]
+    child_uuids: list[str]
+    attributes: dict[str, str]
+    previous_attributes: dict[str, str]
+    updated_attributes: dict[str, str | None]
+    input_content: ContentRefModel | None
+    output_content: ContentRefModel | None
+    details: str | None
+    relationship: str | None
+    transit_uri: str | None
+    source_queue_id: str | None
+    size: int
+    input_content_available: bool | None = Field(
+        default=None, description="Only on the single-event endpoint."
+    )
+    output_content_available: bool | None = Field(
+        default=None, description="Only on the single-event endpoint."
+    )
+
+
+class ProvenanceSearchResult(BaseModel):
+    events: list[ProvenanceEventModel]
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` for the next (older) page; null on the last page."
+    )
+
+
+class LineageNodeModel(BaseModel):
+    id: str
+    type: Literal["FLOWFILE", "EVENT"]
+    flowfile_uuid: str
+    timestamp: int
+    event_type: str | None
+    event_id: int | None
+
+
+class LineageLinkModel(BaseModel):
+    source_id: str
+    target_id: str
+    flowfile_uuid: str
+    timestamp: int
+
+
+class LineageResult(BaseModel):
+    nodes: list[LineageNodeModel]
+    links: list[LineageLinkModel]
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: {"model": ErrorBody} for code in codes}
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+class BadInput(Exception):
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+def check_attributes(value: Any, where: str) -> dict[str, str]:
+    """Validate an attributes object: a JSON object of strings, without ``uuid``."""
+    if not isinstance(value, dict):
+        raise BadInput(422, f"{where} must be a JSON object of string values")
+    for key, item in value.items():
+        if not isinstance(item, str):
+            raise BadInput(
+                422, f"{where}: attribute '{key}' must be a string, not {type(item).__name__}"
+            )
+    if CoreAttribute.UUID.value in value:
+        raise BadInput(422, f"{where}: the 'uuid' attribute cannot be set")
+    return value
+
+
+def parse_attribute_header(header: str | None) -> dict[str, str]:
+    if header is None or not header.strip():
+        return {}
+    try:
+        value = json.loads(header)
+    except json.JSONDecodeError as exc:
+        raise BadInput(400, f"X-FlowFile-Attributes is not valid JSON: {exc}") from None
+    return check_attributes(value, "X-FlowFile-Attributes")
+
+
+def parse_ndjson(body: bytes) -> list[EnqueueItem]:
+    items: list[EnqueueItem] = []
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadInput(400, "the NDJSON body is not valid UTF-8") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BadInput(400, f"line {number}: not valid JSON: {exc}") from None
+        if not isinstance(record, dict):
+            raise BadInput(422, f"line {number}: each line must be a JSON object")
+        unknown = set(record) - {"attributes", "content", "content_base64"}
+        if unknown:
+            raise BadInput(422, f"line {number}: unknown field(s) {', '.join(sorted(unknown))}")
+        attributes = check_attributes(record.get("attributes", {}), f"line {number}: attributes")
+        if "content" in record and "content_base64" in record:
+            raise BadInput(422, f"line {number}: give 'content' or 'content_base64', not both")
+        content: bytes
+        if "content_base64" in record:
+            raw = record["content_base64"]
+            if not isinstance(raw, str):
+                raise BadInput(422, f"line {number}: 'content_base64' must be a string")
+            try:
+                content = base64.b64decode(raw, validate=True)
+            except (binascii.Error, ValueError):
+                raise BadInput(
+                    422, f"line {number}: 'content_base64' is not valid base64"
+                ) from None
+        else:
+            raw = record.get("content", "")
+            if not isinstance(raw, str):
+                raise BadInput(422, f"line {number}: 'content' must be a string")
+            content = raw.encode("utf-8")
+        items.append(EnqueueItem(content, attributes))
+    if not items:
+        raise BadInput(400, "the batch is empty")
+    return items
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """Read the body in chunks, refusing (413) as soon as it passes ``limit``."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BadInput(413, f"the body exceeds the maximum size of {limit} bytes")
+    buffer = bytearray()
+    async for chunk in request.stream():
+        buffer += chunk
+        if len(buffer) > limit:
+            raise BadInput(413, f"the body exceeds the maximum size of {limit} bytes")
+    return bytes(buffer)
+
+
+def parse_time(value: str | None, name: str) -> int | None:
+    """Epoch milliseconds, or an ISO 8601 time (UTC when it names no zone)."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.lstrip("-").isdigit():
+        return int(text)
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise BadInput(
+            422, f"'{name}' must be epoch milliseconds or an ISO 8601 time, not '{value}'"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def _ref(ref: ContentRef | None) -> ContentRefModel | None:
+    if ref is None:
+        return None
+    return ContentRefModel(
+        container=ref.container,
+        section=ref.section,
+        identifier=ref.identifier,
+        offset=ref.offset,
+        size=ref.size,
+    )
+
+
+def _claim(ref: ContentRef) -> ContentClaim:
+    return ContentClaim(
+        ResourceClaim(ref.container, ref.section, ref.identifier), ref.offset, ref.size
+    )
+
+
+def event_model(event: ProvenanceEvent) -> ProvenanceEventModel:
+    return ProvenanceEventModel(
+        event_id=event.event_id,
+        event_time=event.event_time,
+        event_type=event.event_type,
+        flowfile_uuid=event.flowfile_uuid,
+        component_id=event.component_id,
+        component_type=event.component_type,
+        entry_date=event.entry_date,
+        lineage_start_date=event.lineage_start_date,
+        event_duration=event.event_duration,
+        parent_uuids=list(event.parent_uuids),
+        child_uuids=list(event.child_uuids),
+        attributes=event.attributes,
+        previous_attributes=dict(event.previous_attributes),
+        updated_attributes=dict(event.updated_attributes),
+        input_content=_ref(event.previous_content),
+        output_content=_ref(event.current_content),
+        details=event.details,
+        relationship=event.relationship,
+        transit_uri=event.transit_uri,
+        source_queue_id=event.source_queue_id,
+        size=event.size,
+    )
+
+
+# -- security -------------------------------------------------------------------------------
+
+bearer = HTTPBearer(auto_error=False, description="A token from FLOWCORE_API_TOKENS.")
+
+
+def _authorizer(settings: ApiSettings) -> Any:
+    tokens = [(t.token.get_secret_value().encode("utf-8"), t.role) for t in settings.tokens]
+
+    def authorize(
+        request: Request,
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    ) -> None:
+        if not tokens:
+            return
+        challenge = {"WWW-Authenticate": "Bearer"}
+        if credentials is None or credentials.scheme.lower() != "bearer":
+            raise HTTPException(401, "a bearer token is required", headers=challenge)
+        given = credentials.credentials.encode("utf-8")
+        role: Role | None = None
+        for token, token_role in tokens:  # compare with every token: no early exit
+            if hmac.compare_digest(given, token) and role is None:
+                role = token_role
+        if role is None:
+            raise HTTPException(401, "the bearer token is not valid", headers=challenge)
+        needed: Role = "read" if request.method in ("GET", "HEAD") else "write"
+        if needed == "write" and role != "write":
+            raise HTTPException(403, "this endpoint needs a token with the 'write' role")
+
+    return authorize
+
+
+# -- metrics --------------------------------------------------------------------------------
+
+
+class _NodeCollector(Collector):
+    def __init__(self, node: Node) -> None:
+        self._node = node
+
+    def collect(self) -> Iterable[Metric]:
+        node = self._node
+        count = GaugeMetricFamily(
+            "flowcore_queue_flowfiles", "FlowFiles queued per connection", labels=["connection"]
+        )
+        size = GaugeMetricFamily(
+            "flowcore_queue_bytes", "Bytes queued per connection", labels=["connection"]
+        )
+        pressure = GaugeMetricFamily(
+            "flowcore_queue_back_pressure",
+            "1 when back pressure is engaged on the connection",
+            labels=["connection"],
+        )
+        for name, connection in node.connections.items():
+            snap = connection.queue.snapshot()
+            count.add_metric([name], snap.count)
+            size.add_metric([name], snap.total_bytes)
+            pressure.add_metric([name], 1 if snap.back_pressure else 0)
+        yield from (count, size, pressure)
+        families = {
+            key: GaugeMetricFamily(
+                f"flowcore_processor_{key}",
+                f"Processor {key.replace('_', ' ')} (running total)",
+                labels=["processor"],
+            )
+            for key in ("flowfiles_in", "flowfiles_out", "bytes_in", "bytes_out", "runs")
+        }
+        running = GaugeMetricFamily(
+            "flowcore_processor_running", "1 when the processor is RUNNING", labels=["processor"]
+        )
+        for name, processor in node.processors.items():
+            stats = processor.binding.stats if processor.binding is not None else None
+            values = {
+                "flowfiles_in": stats.flowfiles_in if stats else 0,
+                "flowfiles_out": stats.flowfiles_out if stats else 0,
+                "bytes_in": stats.bytes_in if stats else 0,
+                "bytes_out": stats.bytes_out if stats else 0,
+                "runs": processor.runs,
+            }
+            for key, family in families.items():
+                family.add_metric([name], values[key])
+            running.add_metric([name], 1 if processor.run_state is RunState.RUNNING else 0)
+        yield from families.values()
+        yield running
+        lag = GaugeMetricFamily(
+            "flowcore_provenance_index_lag_events",
+            "Provenance events journaled but not yet indexed (queryable)",
+        )
+        try:
+            lag.add_metric([], node.flowfiles.journal_size())
+        except Exception:  # a closed repository: report nothing rather than fail the scrape
+            return
+        yield lag
+
+
+def _metrics(node: Node) -> CollectorRegistry:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_NodeCollector(node))
+    latency = Histogram(
+        "flowcore_commit_seconds",
+        "Session commit latency by component",
+        ["component"],
+        registry=registry,
+        buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+    )
+
+    def on_commit(changes: SessionChanges, seconds: float) -> None:
+        latency.labels(changes.binding.component_id).observe(seconds)
+
+    node.committer.add_listener(CommitListener(on_commit=on_commit))
+    return registry
+
+
+# -- the application ------------------------------------------------------------------------
+
+
+def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
+    """A FastAPI application serving ``node``."""
+    settings = settings or ApiSettings()
+    limit = settings.max_body_bytes
+    registry = _metrics(node)
+    app = FastAPI(
+        title="flowcore",
+        version="1",
+        description="Enqueue FlowFiles, watch the flow, query provenance and lineage, replay.",
+    )
+    app.state.node = node
+    app.state.settings = settings
+    secured = [Depends(_authorizer(settings))]
+    auth_errors = _errors(401, 403)
+
+    @app.exception_handler(BadInput)
+    async def bad_input(_request: Request, exc: BadInput) -> JSONResponse:
+        headers = {"Connection": "close"} if exc.status == 413 else None
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=headers)
+
+    @app.exception_handler(BackPressureError)
+    async def back_pressure(_request: Request, exc: BackPressureError) -> JSONResponse:
+        return JSONResponse(
+            {"detail": str(exc)},
+            status_code=503,
+            headers={"Retry-After": str(settings.retry_after_seconds)},
+        )
+
+    def enqueue(port: str, items: list[EnqueueItem]) -> list[str]:
+        if port not in node.input_ports:
+            raise HTTPException(404, f"no input port named '{port}'")
+        try:
+            return node.enqueue(port, items)
+        except ValueError as exc:
+            raise BadInput(422, str(exc)) from None
+
+    # -- ports ----------------------------------------------------------------------------
+
+    @app.post(
+        f"{API}/ports/{{port}}/flowfiles",
+        status_code=201,
+        response_model=UuidResult,
+        dependencies=secured,
+        tags=["ports"],
+        summary="Enqueue one FlowFile: the body is its content",
+        responses={**auth_errors, **_errors(400, 404, 413, 422, 503)},
+        openapi_extra={
+            "requestBody": {
+                "required": False,
+                "content": {"application/octet-stream": {"schema": {"type": "string"}}},
+            }
+        },
+    )
+    async def post_flowfile(
+        request: Request,
+        port: Annotated[str, Path(description="Input port name.")],
+        x_flowfile_attributes: Annotated[
+            str | None,
+            Header(description='Attributes as a JSON object of strings, e.g. {"a": "b"}.'),
+        ] = None,
+    ) -> UuidResult:
+        attributes = parse_attribute_header(x_flowfile_attributes)
+        if port not in node.input_ports:
+            raise HTTPException(404, f"no input port named '{port}'")
+        content = await read_body(request, limit)
+        (uuid,) = await run_in_threadpool(enqueue, port, [EnqueueItem(content, attributes)])
+        return UuidResult(uuid=uuid)
+
+    @app.post(
+        f"{API}/ports/{{port}}/flowfiles/batch",
+        status_code=201,
+        response_model=UuidsResult,
+        dependencies=secured,
+        tags=["ports"],
+        summary="Enqueue FlowFiles from NDJSON, all or none, in one session",
+        responses={**auth_errors, **_errors(400, 404, 413, 422, 503)},
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {
+                    NDJSON: {
+                        "schema": {
+                            "type": "string",
+                            "description": 'One {"attributes": {...}, "content": "..."} '
+                            '(or "content_base64") per line.',
+                        }
+                    }
+                },
+            }
+        },
+    )
+    async def post_batch(
+        request: Request, port: Annotated[str, Path(description="Input port name.")]
+    ) -> UuidsResult:
+        if port not in node.input_ports:
+            raise HTTPException(404, f"no input port named '{port}'")
+        items = parse_ndjson(await read_body(request, limit))
+        uuids = await run_in_threadpool(enqueue, port, items)
+        return UuidsResult(uuids=uuids)
+
+    # -- flow -----------------------------------------------------------------------------
+
+    def processor_status(name: str) -> ProcessorStatus:
+        processor = node.processors[name]
+        stats = processor.binding.stats if processor.binding is not None else None
+        return ProcessorStatus(
+            name=name,
+            type=processor.type_name,
+            run_state=processor.run_state.value,
+            runs=processor.runs,
+            flowfiles_in=stats.flowfiles_in if stats else 0,
+            bytes_in=stats.bytes_in if stats else 0,
+            flowfiles_out=stats.flowfiles_out if stats else 0,
+            bytes_out=stats.bytes_out if stats else 0,
+            commits=stats.commits if stats else 0,
+            last_errors=[
+                ProcessorError(time=e.time_ms, message=e.message) for e in processor.errors
+            ],
+        )
+
+    @app.get(
+        f"{API}/flow",
+        response_model=FlowStatus,
+        dependencies=secured,
+        tags=["flow"],
+        responses=auth_errors,
+    )
+    def get_flow() -> FlowStatus:
+        connections = []
+        for name, connection in node.connections.items():
+            snap = connection.queue.snapshot()
+            connections.append(
+                ConnectionStatus(
+                    name=name,
+                    source=connection.source,
+                    destination=connection.destination,
+                    relationships=list(connection.relationships),
+                    queued_count=snap.count,
+                    queued_bytes=snap.total_bytes,
+                    swapped=snap.swapped,
+                    in_flight=snap.in_flight,
+                    back_pressure=snap.back_pressure,
+                )
+            )
+        return FlowStatus(
+            input_ports=list(node.input_ports),
+            processors=[processor_status(name) for name in node.processors],
+            connections=connections,
+        )
+
+    @app.post(
+        f"{API}/processors/{{name}}/run-status",
+        response_model=ProcessorStatus,
+        dependencies=secured,
+        tags=["flow"],
+        responses={**auth_errors, **_errors(404)},
+    )
+    def set_run_status(name: str, body: RunStatusRequest) -> ProcessorStatus:
+        processor = node.processors.get(name)
+        if processor is None:
+            raise HTTPException(404, f"no processor named '{name}'")
+        if body.state == "RUNNING":
+            processor.start()
+        elif processor.run_state is RunState.RUNNING:
+            processor.stop()
+        return processor_status(name)
+
+    # -- FlowFiles and queues ---------------------------------------------------------------
+
+    @app.get(
+        f"{API}/flowfiles/{{uuid}}",
+        response_model=FlowFileInfo,
+        dependencies=secured,
+        tags=["flowfiles"],
+        responses={**auth_errors, **_errors(404)},
+    )
+    def get_flowfile(uuid: str) -> FlowFileInfo:
+        found = _locate(uuid)
+        if found is not None:
+            name, position, flowfile = found
+            return FlowFileInfo(
+                uuid=uuid,
+                status="QUEUED",
+                connection=name,
+                position=position,
+                attributes=dict(flowfile.attributes),
+                size=flowfile.size,
+                entry_date=flowfile.entry_date,
+                lineage_start_date=flowfile.lineage_start_date,
+                penalized=flowfile.penalty_expiration > node.clock.now_ms(),
+            )
+        node.index_provenance()
+        events = node.provenance.search(ProvenanceQuery(flowfile_uuid=uuid, limit=1))
+        if not events:
+            raise HTTPException(404, f"no FlowFile with uuid '{uuid}'")
+        last = events[0]
+        return FlowFileInfo(
+            uuid=uuid,
+            status="LEFT_FLOW" if last.event_type in TERMINAL_EVENTS else "NOT_QUEUED",
+            attributes=last.attributes,
+            size=last.size,
+            entry_date=last.entry_date,
+            lineage_start_date=last.lineage_start_date,
+            last_event_id=last.event_id,
+            last_event_type=last.event_type,
+        )
+
+    def _locate(uuid: str) -> tuple[str, int, FlowFile] | None:
+        for name, connection in node.connections.items():
+            for position, record in enumerate(connection.queue.listing()):
+                if record.flowfile.uuid == uuid:
+                    return name, position, record.flowfile
+        return None
+
+    @app.get(
+        f"{API}/connections/{{name}}/flowfiles",
+        response_model=QueueListing,
+        dependencies=secured,
+        tags=["flowfiles"],
+        responses={**auth_errors, **_errors(404)},
+    )
+    def list_queue(
+        name: str,
+        offset: Annotated[int, Query(ge=0)] = 0,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    ) -> QueueListing:
+        connection = node.connections.get(name)
+        if connection is None:
+            raise HTTPException(404, f"no connection named '{name}'")
+        records = connection.queue.listing()
+        snap = connection.queue.snapshot()
+        page = records[offset : offset + limit]
+        return QueueListing(
+            connection=name,
+            total=len(records),
+            swapped=snap.swapped,
+            offset=offset,
+            limit=limit,
+            flowfiles=[
+                FlowFileSummary(
+                    uuid=r.flowfile.uuid,
+                    position=offset + i,
+                    filename=r.flowfile.attributes.get("filename"),
+                    size=r.flowfile.size,
+                    entry_date=r.flowfile.entry_date,
+                    lineage_start_date=r.flowfile.lineage_start_date,
+                    penalized=r.flowfile.penalty_expiration > node.clock.now_ms(),
+                    penalty_expiration=r.flowfile.penalty_expiration,
+                    attributes=dict(r.flowfile.attributes),
+                )
+                for i, r in enumerate(page)
+            ],
+        )
+
+    # -- provenance -----------------------------------------------------------------------
+
+    @app.get(
+        f"{API}/provenance/events",
+        response_model=ProvenanceSearchResult,
+        dependencies=secured,
+        tags=["provenance"],
+        responses={**auth_errors, **_errors(422)},
+        openapi_extra={
+            "parameters": [
+                {
+                    "name": "attribute.<name>",
+                    "in": "query",
+                    "required": False,
+                    "description": "attribute.<name>=<value>: the attribute must have the "
+                    "value (repeatable with different names).",
+                    "schema": {"type": "string"},
+                }
+            ]
+        },
+    )
+    def search_events(
+        request: Request,
+        flowfile_uuid: str | None = None,
+        event_type: str | None = None,
+        component: Annotated[str | None, Query(description="Component id (name).")] = None,
+        start: Annotated[
+            str | None, Query(description="Epoch ms or ISO 8601; events at or after.")
+        ] = None,
+        end: Annotated[
+            str | None, Query(description="Epoch ms or ISO 8601; events at or before.")
+        ] = None,
+        details: Annotated[str | None, Query(description="Case-insensitive substring.")] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+        cursor: Annotated[str | None, Query(description="`next_cursor` of a page.")] = None,
+        wait_for_index: WaitForIndex = False,
+    ) -> ProvenanceSearchResult:
+        attributes = {
+            key[len("attribute.") :]: value
+            for key, value in request.query_params.multi_items()
+            if key.startswith("attribute.") and len(key) > len("attribute.")
+        }
+        before: int | None = None
+        if cursor is not None:
+            if not cursor.isdigit():
+                raise BadInput(422, f"'cursor' is not a cursor this API gave out: '{cursor}'")
+            before = int(cursor)
+        if event_type is not None:
+            event_type = event_type.upper()
+            if event_type not in ProvenanceEventType.__members__:
+                raise BadInput(422, f"unknown event type '{event_type}'")
+        query = ProvenanceQuery(
+            flowfile_uuid=flowfile_uuid,
+            event_type=event_type,
+            component_id=component,
+            start_ms=parse_time(start, "start"),
+            end_ms=parse_time(end, "end"),
+            details=details,
+            attributes=attributes,
+            limit=limit,
+            before_event_id=before,
+        )
+        if wait_for_index:
+            node.index_provenance()
+        events = node.provenance.search(query)
+        next_cursor = str(events[-1].event_id) if len(events) == limit else None
+        return ProvenanceSearchResult(
+            events=[event_model(e) for e in events], next_cursor=next_cursor
+        )
+
+    def _event(event_id: int, wait: bool) -> ProvenanceEvent:
+        if wait:
+            node.index_provenance()
+        event = node.provenance.get_event(event_id)
+        if event is None and not wait:
+            node.index_provenance()  # a just-written event may still be in the journal
+            event = node.provenance.get_event(event_id)
+        if event is None:
+            raise HTTPException(404, f"no provenance event with id {event_id}")
+        return event
+
+    def _available(ref: ContentRef | None) -> bool:
+        return ref is not None and node.content.exists(_claim(ref))
+
+    @app.get(
+        f"{API}/provenance/events/{{event_id}}",
+        response_model=ProvenanceEventModel,
+        dependencies=secured,
+        tags=["provenance"],
+        responses={**auth_errors, **_errors(404)},
+    )
+    def get_event(event_id: int, wait_for_index: WaitForIndex = False) -> ProvenanceEventModel:
+        event = _event(event_id, wait_for_index)
+        model = event_model(event)
+        model.input_content_available = _available(event.previous_content)
+        model.output_content_available = _available(event.current_content)
+        return model
+
+    def _content(event_id: int, which: Literal["input", "output"]) -> Response:
+        event = _event(event_id, False)
+        ref = event.previous_content if which == "input" else event.current_content
+        if ref is None:
+            raise HTTPException(404, f"event {event_id} has no {which} content")
+        claim = _claim(ref)
+        if not node.content.exists(claim):
+            raise HTTPException(410, f"the {which} content of event {event_id} has aged off")
+        try:
+            data = node.content.read(claim, 0, ref.size)
+        except (FileNotFoundError, OSError):
+            raise HTTPException(
+                410, f"the {which} content of event {event_id} has aged off"
+            ) from None
+        mime = event.attributes.get("mime.type", "application/octet-stream")
+        filename = event.attributes.get("filename", f"event-{event_id}-{which}")
+        safe = "".join(c for c in filename if c.isalnum() or c in "._-") or "content"
+        return Response(
+            data,
+            media_type=mime,
+            headers={"Content-Disposition": f'attachment; filename="{safe}"'},
+        )
+
+    content_responses: dict[int | str, dict[str, Any]] = {
+        200: {"content": {"application/octet-stream": {"schema": {"type": "string"}}}},
+        **auth_errors,
+        **_errors(404, 410),
+    }
+
+    @app.get(
+        f"{API}/provenance/events/{{event_id}}/content/input",
+        response_class=Response,
+        dependencies=secured,
+        tags=["provenance"],
+        responses=content_responses,
+    )
+    def get_input_content(event_id: int) -> Response:
+        return _content(event_id, "input")
+
+    @app.get(
+        f"{API}/provenance/events/{{event_id}}/content/output",
+        response_class=Response,
+        dependencies=secured,
+        tags=["provenance"],
+        responses=content_responses,
+    )
+    def get_output_content(event_id: int) -> Response:
+        return _content(event_id, "output")
+
+    @app.post(
+        f"{API}/provenance/events/{{event_id}}/replay",
+        status_code=201,
+        response_model=UuidResult,
+        dependencies=secured,
+        tags=["provenance"],
+        responses={**auth_errors, **_errors(404, 409, 410)},
+    )
+    def replay(event_id: int) -> UuidResult:
+        try:
+            return UuidResult(uuid=node.replay(event_id))
+        except KeyError:
+            raise HTTPException(404, f"no provenance event with id {event_id}") from None
+        except ReplayError as exc:
+            status = 410 if "no longer available" in str(exc) else 409
+            raise HTTPException(status, f"cannot replay event {event_id}: {exc}") from None
+
+    @app.get(
+        f"{API}/provenance/lineage/{{uuid}}",
+        response_model=LineageResult,
+        dependencies=secured,
+        tags=["provenance"],
+        responses={**auth_errors, **_errors(404)},
+    )
+    def lineage(uuid: str, wait_for_index: WaitForIndex = False) -> LineageResult:
+        if wait_for_index:
+            node.index_provenance()
+        graph = node.provenance.lineage(uuid)
+        if not graph.nodes:
+            raise HTTPException(404, f"no provenance events for FlowFile '{uuid}'")
+        return LineageResult(
+            nodes=[
+                LineageNodeModel(
+                    id=n.id,
+                    type=n.node_type,
+                    flowfile_uuid=n.flowfile_uuid,
+                    timestamp=n.timestamp,
+                    event_type=n.event_type,
+                    event_id=n.event_id,
+                )
+                for n in graph.nodes
+            ],
+            links=[
+                LineageLinkModel(
+                    source_id=link.source_id,
+                    target_id=link.target_id,
+                    flowfile_uuid=link.flowfile_uuid,
+                    timestamp=link.timestamp,
+                )
+                for link in graph.links
+            ],
+        )
+
+    # -- operations -----------------------------------------------------------------------
+
+    @app.get("/healthz", response_model=Health, tags=["operations"])
+    def healthz() -> Health:
+        return Health(status="ok")
+
+    @app.get(
+        "/metrics",
+        response_class=Response,
+        dependencies=secured,
+        tags=["operations"],
+        responses={200: {"content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}}}},
+    )
+    def metrics() -> Response:
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+    return app
