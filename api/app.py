@@ -897,7 +897,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         except KeyError:
             raise HTTPException(404, f"no provenance event with id {event_id}") from None
         except ReplayError as exc:
-            status = 410 if "no longer available" in str(exc) else 409
+            status = 410 if exc.reason == "content-gone" else 409
             raise HTTPException(status, f"cannot replay event {event_id}: {exc}") from None
 
     @app.get(

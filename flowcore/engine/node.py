@@ -47,7 +47,16 @@ REPLAY_COMPONENT = "flowcore-replay"
 
 
 class ReplayError(FlowCoreError):
-    """A provenance event that cannot be replayed, with NiFi's reason."""
+    """A provenance event that cannot be replayed, with NiFi's reason.
+
+    ``reason`` says which rule refused it: ``join`` (JOIN events are never replayed),
+    ``no-content`` (the event has no content claim), ``no-connection`` (the connection
+    it came from is unknown or gone) or ``content-gone`` (the content has aged off).
+    """
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,22 +437,23 @@ class Node:
         if event is None:
             raise KeyError(f"no provenance event with id {event_id}")
         if event.event_type == ProvenanceEventType.JOIN:
-            raise ReplayError("cannot replay a JOIN event")
+            raise ReplayError("join", "cannot replay a JOIN event")
         ref = event.previous_content or event.current_content
         attributes = event.previous_attributes if event.previous_content else event.attributes
         if ref is None:
-            raise ReplayError("the event has no content to replay")
+            raise ReplayError("no-content", "the event has no content to replay")
         if not event.source_queue_id or event.source_queue_id not in self.connections:
             raise ReplayError(
+                "no-connection",
                 "the connection the FlowFile came from no longer exists"
                 if event.source_queue_id
-                else "the event has no source connection"
+                else "the event has no source connection",
             )
         claim = ContentClaim(
             ResourceClaim(ref.container, ref.section, ref.identifier), ref.offset, ref.size
         )
         if not self.content.exists(claim):
-            raise ReplayError("the content of the event is no longer available")
+            raise ReplayError("content-gone", "the content of the event is no longer available")
         now = self.clock.now_ms()
         new_uuid = str(uuid_module.uuid4())
         new_attributes = {

@@ -455,8 +455,9 @@ def test_replay_of_join_is_refused(
     (join,) = [e for e in all_events(node) if e.event_type == "JOIN"]
     count = node.provenance.event_count()
 
-    with pytest.raises(ReplayError, match="JOIN"):
+    with pytest.raises(ReplayError, match="JOIN") as refused:
         node.replay(join.event_id)
+    assert refused.value.reason == "join"
 
     assert node.connections["incoming"].queue.size == 0
     assert all_events(node)[-1].event_type != "REPLAY"
@@ -475,8 +476,9 @@ def test_replay_when_content_is_gone_is_refused(
     assert modified.previous_content is not None
     count = node.provenance.event_count()
 
-    with pytest.raises(ReplayError, match="no longer available"):
+    with pytest.raises(ReplayError, match="no longer available") as refused:
         node.replay(modified.event_id)
+    assert refused.value.reason == "content-gone"
 
     assert node.connections["incoming"].queue.size == 0
     assert node.provenance.event_count() == count
