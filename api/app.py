@@ -546,8 +546,24 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         attributes = parse_attribute_header(x_flowfile_attributes)
         if port not in node.input_ports:
             raise HTTPException(404, f"no input port named '{port}'")
-        content = await read_body(request, limit)
-        (uuid,) = await run_in_threadpool(enqueue, port, [EnqueueItem(content, attributes)])
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise BadInput(413, f"the body exceeds the maximum size of {limit} bytes")
+        try:
+            upload = await run_in_threadpool(node.open_upload, port, attributes)
+        except ValueError as exc:
+            raise BadInput(422, str(exc)) from None
+        # The body streams into the content repository chunk by chunk; past the limit
+        # (or on any error) the upload is aborted and nothing is left behind.
+        try:
+            async for chunk in request.stream():
+                if upload.size + len(chunk) > limit:
+                    raise BadInput(413, f"the body exceeds the maximum size of {limit} bytes")
+                upload.write(chunk)
+            uuid = await run_in_threadpool(upload.commit)
+        except BaseException:
+            upload.abort()
+            raise
         return UuidResult(uuid=uuid)
 
     @app.post(

@@ -36,7 +36,7 @@ from flowcore.repository.provenance import ProvenanceRepository
 from flowcore.repository.registry import load_repository_class
 from flowcore.session.binding import ComponentBinding, IdGenerator, SessionServices
 from flowcore.session.commit import SessionChanges, SessionCommitter
-from flowcore.session.session import ProcessSession
+from flowcore.session.session import OpenContent, ProcessSession
 from flowcore.settings import EngineSettings
 from flowcore.units import parse_data_size, parse_time_period_ms
 
@@ -428,6 +428,30 @@ class Node:
             raise
         return uuids
 
+    def open_upload(self, port: str, attributes: Mapping[str, str]) -> PortUpload:
+        """Start one FlowFile at an input port whose content arrives in chunks.
+
+        The content streams into the content repository as it comes (never whole in
+        memory); ``commit`` makes the FlowFile durable and returns its uuid, ``abort``
+        leaves nothing behind. Raises as ``enqueue`` does for an unknown port, back
+        pressure or a ``uuid`` attribute.
+        """
+        binding = self.input_ports.get(port)
+        if binding is None:
+            msg = f"no input port named '{port}'"
+            raise KeyError(msg)
+        if CoreAttribute.UUID in attributes:
+            msg = "the 'uuid' attribute cannot be set"
+            raise ValueError(msg)
+        for queue in binding.outgoing.get(PORT_RELATIONSHIP, []):
+            if queue.is_full():
+                raise BackPressureError(port, queue.name)
+        session = self.session_for(binding)
+        flowfile = session.create()
+        if attributes:
+            flowfile = session.put_all_attributes(flowfile, attributes)
+        return PortUpload(port, session, session.open_write(flowfile))
+
     # -- replay ---------------------------------------------------------------------------
 
     def replay(self, event_id: int) -> str:
@@ -568,3 +592,43 @@ class BackPressureError(FlowCoreError):
         )
         self.port = port
         self.connection = connection
+
+
+class PortUpload:
+    """One FlowFile being uploaded into an input port (see ``Node.open_upload``)."""
+
+    def __init__(self, port: str, session: ProcessSession, content: OpenContent) -> None:
+        self._port = port
+        self._session = session
+        self._content = content
+        self._done = False
+
+    @property
+    def size(self) -> int:
+        return self._content.bytes_written
+
+    def write(self, chunk: bytes | bytearray | memoryview) -> None:
+        self._content.write(chunk)
+
+    def commit(self) -> str:
+        """Close the content, commit durably, and return the new FlowFile's uuid."""
+        if self._done:
+            msg = "the upload is already finished"
+            raise ValueError(msg)
+        self._done = True
+        session = self._session
+        try:
+            flowfile = self._content.close()
+            session.provenance.receive(flowfile, f"flowcore://input-port/{self._port}")
+            session.transfer(flowfile, PORT_RELATIONSHIP)
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        return flowfile.uuid
+
+    def abort(self) -> None:
+        """Drop the upload: nothing is enqueued and the partial content is released."""
+        if not self._done:
+            self._done = True
+            self._session.rollback()

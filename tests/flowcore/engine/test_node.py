@@ -651,3 +651,47 @@ def test_flowfiles_of_a_removed_connection_are_retained_with_their_content(
         assert all(content_of(node, f) == b"kept" for f in back)
     finally:
         node.close()
+
+
+# -- streamed uploads ------------------------------------------------------------------------
+
+
+def test_open_upload_streams_chunks_and_commits_durably(
+    settings: EngineSettings, clock: ManualClock
+) -> None:
+    from flowcore.engine.node import PortUpload
+
+    node = open_node(settings, port_flow(), clock)
+    try:
+        upload: PortUpload = node.open_upload("in", {"name": "streamed"})
+        for chunk in (b"first ", b"second ", b"third"):
+            upload.write(chunk)
+        assert upload.size == len(b"first second third")
+        uuid = upload.commit()
+        (flowfile,) = drain(node, "incoming")
+        assert flowfile.uuid == uuid
+        assert flowfile.attributes["name"] == "streamed"
+        assert content_of(node, flowfile) == b"first second third"
+        receive = [e for e in all_events(node) if e.event_type == "RECEIVE"]
+        assert [e.flowfile_uuid for e in receive] == [uuid]
+    finally:
+        node.close()
+
+
+def test_aborted_upload_leaves_nothing(settings: EngineSettings, clock: ManualClock) -> None:
+    node = open_node(settings, port_flow(), clock)
+    try:
+        upload = node.open_upload("in", {})
+        upload.write(b"x" * 100_000)
+        upload.abort()
+        assert node.connections["incoming"].queue.size == 0
+        assert all_events(node) == []
+        node.checkpoint()
+        recovered = node.flowfiles.recover()
+        assert not recovered.queues and not recovered.claim_references
+        with pytest.raises(ValueError, match="uuid"):
+            node.open_upload("in", {"uuid": "mine"})
+        with pytest.raises(KeyError):
+            node.open_upload("nowhere", {})
+    finally:
+        node.close()
