@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Path, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
@@ -502,6 +504,19 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         headers = {"Connection": "close"} if exc.status == 413 else None
         return JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=headers)
 
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        """Every error body has a string ``detail``, as documented: name each problem."""
+        problems = []
+        for error in exc.errors():
+            where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
+            problems.append(
+                f"{where}: {error.get('msg', 'invalid')}"
+                if where
+                else str(error.get("msg", "invalid"))
+            )
+        return JSONResponse({"detail": "; ".join(problems) or "invalid request"}, status_code=422)
+
     @app.exception_handler(BackPressureError)
     async def back_pressure(_request: Request, exc: BackPressureError) -> JSONResponse:
         return JSONResponse(
@@ -653,7 +668,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         response_model=ProcessorStatus,
         dependencies=secured,
         tags=["flow"],
-        responses={**auth_errors, **_errors(404)},
+        responses={**auth_errors, **_errors(400, 404)},
     )
     def set_run_status(name: str, body: RunStatusRequest) -> ProcessorStatus:
         processor = node.processors.get(name)
@@ -968,4 +983,24 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
     def metrics() -> Response:
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
+    def openapi() -> dict[str, Any]:
+        """The schema, with every 422 documented as the string ``detail`` it really is."""
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title, version=app.version, description=app.description, routes=app.routes
+            )
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            components.setdefault("ErrorBody", ErrorBody.model_json_schema())
+            error_ref = {"$ref": "#/components/schemas/ErrorBody"}
+            for operations in schema.get("paths", {}).values():
+                for operation in operations.values():
+                    response = operation.get("responses", {}).get("422")
+                    if response is not None:
+                        response["content"] = {"application/json": {"schema": error_ref}}
+            components.pop("HTTPValidationError", None)
+            components.pop("ValidationError", None)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app

@@ -67,6 +67,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "enforce_order": Benchmark(
         "benchmarks.bench_enforce_order", (), ("--groups", "20", "--size", "20")
     ),
+    "api": Benchmark("benchmarks.bench_api", (), ("--quick",)),
 }
 
 _ALIASES = {name.replace("_", "-"): name for name in BENCHMARKS} | {

@@ -313,6 +313,11 @@ class ProvenanceStore:
         finally:
             self._writer.close()
             self._database.close()
+            # Release the native handles now: a closed store may stay referenced long after
+            # (by an application object, a test module), and DuckDB's bindings report every
+            # connection object still alive at interpreter exit as leaked.
+            del self._writer
+            del self._database
 
     def ensure_open(self) -> None:
         """Raise ``RepositoryError`` once the store is closed."""
