@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 from api.settings import ApiSettings, Role
 from flowcore.engine.node import BackPressureError, EnqueueItem, Node, ReplayError
 from flowcore.engine.processor_node import RunState
-from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
+from flowcore.model.flowfile import ContentClaim, CoreAttribute, ResourceClaim
 from flowcore.model.provenance import ContentRef, ProvenanceEvent, ProvenanceEventType
 from flowcore.repository.provenance import ProvenanceQuery
 from flowcore.session.commit import CommitListener, SessionChanges
@@ -105,11 +105,12 @@ class RunStatusRequest(BaseModel):
 
 class FlowFileInfo(BaseModel):
     uuid: str
-    status: Literal["QUEUED", "LEFT_FLOW", "NOT_QUEUED"] = Field(
+    status: Literal["QUEUED", "SWAPPED_OUT", "IN_PROCESS", "LEFT_FLOW", "NOT_QUEUED"] = Field(
         description=(
-            "QUEUED: waiting in `connection`. LEFT_FLOW: its last provenance event is DROP or "
-            "EXPIRE. NOT_QUEUED: known to provenance but not in any queue's in-memory part "
-            "(being processed by a processor, or swapped out)."
+            "QUEUED: waiting in `connection` (at `position`). SWAPPED_OUT: waiting in "
+            "`connection`, swapped out of memory. IN_PROCESS: taken from `connection` by a "
+            "session that has not committed yet. LEFT_FLOW: its last provenance event is DROP "
+            "or EXPIRE. NOT_QUEUED: known to provenance but in no connection."
         )
     )
     connection: str | None = None
@@ -690,14 +691,14 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         responses={**auth_errors, **_errors(404)},
     )
     def get_flowfile(uuid: str) -> FlowFileInfo:
-        found = _locate(uuid)
+        found = node.locate(uuid)
         if found is not None:
-            name, position, flowfile = found
+            flowfile = found.flowfile
             return FlowFileInfo(
                 uuid=uuid,
-                status="QUEUED",
-                connection=name,
-                position=position,
+                status=found.state,
+                connection=found.connection.name,
+                position=found.position,
                 attributes=dict(flowfile.attributes),
                 size=flowfile.size,
                 entry_date=flowfile.entry_date,
@@ -719,13 +720,6 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
             last_event_id=last.event_id,
             last_event_type=last.event_type,
         )
-
-    def _locate(uuid: str) -> tuple[str, int, FlowFile] | None:
-        for name, connection in node.connections.items():
-            for position, record in enumerate(connection.queue.listing()):
-                if record.flowfile.uuid == uuid:
-                    return name, position, record.flowfile
-        return None
 
     @app.get(
         f"{API}/connections/{{name}}/flowfiles",

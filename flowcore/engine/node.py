@@ -14,7 +14,7 @@ import threading
 import uuid as uuid_module
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from flowcore.clock import Clock, SystemClock
 from flowcore.engine.connection import Connection
@@ -65,6 +65,17 @@ class EnqueueItem:
 
     content: bytes
     attributes: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class FlowFileLocation:
+    """A FlowFile found in a connection: queued in memory (with its position), swapped
+    out, or taken by a session that has not committed yet."""
+
+    connection: Connection
+    flowfile: FlowFile
+    state: Literal["QUEUED", "SWAPPED_OUT", "IN_PROCESS"]
+    position: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -537,12 +548,26 @@ class Node:
 
     # -- observation ----------------------------------------------------------------------
 
-    def find_flowfile(self, flowfile_uuid: str) -> tuple[Connection, FlowFile] | None:
+    def locate(self, flowfile_uuid: str) -> FlowFileLocation | None:
+        """Where a FlowFile is: queued in memory, swapped out, or held by a session."""
         for connection in self.connections.values():
-            for record in connection.queue.listing():
+            for position, record in enumerate(connection.queue.listing()):
                 if record.flowfile.uuid == flowfile_uuid:
-                    return connection, record.flowfile
+                    return FlowFileLocation(connection, record.flowfile, "QUEUED", position)
+        for connection in self.connections.values():
+            for record in connection.queue.in_flight():
+                if record.flowfile.uuid == flowfile_uuid:
+                    return FlowFileLocation(connection, record.flowfile, "IN_PROCESS", None)
+        for connection in self.connections.values():
+            for summary in connection.queue.swapped_batches():
+                for record in self.flowfiles.read_swapped(summary):
+                    if record.flowfile.uuid == flowfile_uuid:
+                        return FlowFileLocation(connection, record.flowfile, "SWAPPED_OUT", None)
         return None
+
+    def find_flowfile(self, flowfile_uuid: str) -> tuple[Connection, FlowFile] | None:
+        found = self.locate(flowfile_uuid)
+        return None if found is None else (found.connection, found.flowfile)
 
     def status(self) -> dict[str, Any]:
         return {

@@ -84,6 +84,7 @@ class FlowFileQueue:
         self._count = 0
         self._in_flight = 0
         self._in_flight_bytes = 0
+        self._in_flight_records: dict[int, QueuedFlowFile] = {}
         self._seq = itertools.count()
         self._tiebreak = itertools.count()
 
@@ -177,6 +178,9 @@ class FlowFileQueue:
                 while heap and len(taken) < limit:
                     taken.append(heapq.heappop(heap)[2])
             if taken:
+                held = self._in_flight_records
+                for record in taken:
+                    held[record.flowfile.id] = record
                 size = sum(r.flowfile.size for r in taken)
                 self._count -= len(taken)
                 self._bytes -= size
@@ -227,6 +231,8 @@ class FlowFileQueue:
         with self._lock:
             self._in_flight -= len(records)
             self._in_flight_bytes -= sum(r.flowfile.size for r in records)
+            for record in records:
+                self._in_flight_records.pop(record.flowfile.id, None)
 
     def requeue(self, records: Sequence[QueuedFlowFile], now_ms: int) -> None:
         """FlowFiles of a rolled-back session go back, ahead of what came after them."""
@@ -235,6 +241,8 @@ class FlowFileQueue:
         with self._lock:
             self._in_flight -= len(records)
             self._in_flight_bytes -= sum(r.flowfile.size for r in records)
+            for record in records:
+                self._in_flight_records.pop(record.flowfile.id, None)
             for record in reversed(records):
                 self._count += 1
                 self._bytes += record.flowfile.size
@@ -300,6 +308,16 @@ class FlowFileQueue:
                 active = [entry[2] for entry in sorted(self._heap, key=lambda e: (e[0], e[1]))]
             penalized = [e[2] for e in sorted(self._penalized, key=lambda e: (e[0], e[2].seq))]
             return active + penalized + list(self._swap_buffer)
+
+    def in_flight(self) -> list[QueuedFlowFile]:
+        """The FlowFiles sessions have taken from this queue and not yet committed."""
+        with self._lock:
+            return list(self._in_flight_records.values())
+
+    def swapped_batches(self) -> list[SwapSummary]:
+        """The summaries of the batches swapped out, oldest first."""
+        with self._lock:
+            return list(self._swapped)
 
     def clear_in_memory(self) -> list[QueuedFlowFile]:
         """Forget the in-memory FlowFiles (used by the TestRunner's capture queues)."""

@@ -98,6 +98,10 @@ class FlowFileRepository(ABC):
         """Move a swapped batch back into the live set and return it in queue order."""
 
     @abstractmethod
+    def read_swapped(self, summary: SwapSummary) -> list[QueuedFlowFile]:
+        """The FlowFiles of a swapped batch, read without swapping them in."""
+
+    @abstractmethod
     def load_state(self, component_id: str) -> dict[str, str]:
         """The committed LOCAL state of a component (empty if it has none)."""
 

@@ -272,6 +272,14 @@ class LmdbFlowFileRepository(FlowFileRepository):
             txn.delete(location, db=self._swap_summary)
         return records
 
+    def read_swapped(self, summary: SwapSummary) -> list[QueuedFlowFile]:
+        with self._env.begin() as txn:
+            blob = txn.get(summary.location.encode(), db=self._swap)
+        if blob is None:
+            msg = f"swap location {summary.location} is unknown"
+            raise RepositoryError(msg)
+        return codec.decode_records(blob)
+
     # -- state, sync, journal -------------------------------------------------------------
 
     def load_state(self, component_id: str) -> dict[str, str]:

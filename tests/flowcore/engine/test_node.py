@@ -695,3 +695,30 @@ def test_aborted_upload_leaves_nothing(settings: EngineSettings, clock: ManualCl
             node.open_upload("nowhere", {})
     finally:
         node.close()
+
+
+def test_locate_finds_queued_swapped_and_in_process_flowfiles(
+    settings_factory: Any, clock: ManualClock
+) -> None:
+    settings = settings_factory(queue={"swap_threshold": 10, "swap_batch_size": 10})
+    node = open_node(settings, port_flow(threshold=1000), clock)
+    try:
+        uuids = node.enqueue("in", [EnqueueItem(f"{i}".encode()) for i in range(30)])
+        queue = node.connections["incoming"].queue
+        assert queue.snapshot().swapped > 0
+        first = node.locate(uuids[0])
+        assert first is not None and (first.state, first.position) == ("QUEUED", 0)
+        last = node.locate(uuids[-1])
+        assert last is not None and last.state in ("SWAPPED_OUT", "QUEUED")
+        swapped = [u for u in uuids if (f := node.locate(u)) and f.state == "SWAPPED_OUT"]
+        assert swapped, "some FlowFiles are found in swapped batches"
+        assert node.locate(swapped[0]).connection.name == "incoming"  # type: ignore[union-attr]
+        taken = queue.poll_batch(1, clock.now_ms())
+        held = node.locate(taken[0].flowfile.uuid)
+        assert held is not None and held.state == "IN_PROCESS"
+        queue.requeue(taken, clock.now_ms())
+        again = node.locate(taken[0].flowfile.uuid)
+        assert again is not None and again.state == "QUEUED"
+        assert node.locate("no-such-uuid") is None
+    finally:
+        node.close()
