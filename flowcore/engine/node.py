@@ -565,10 +565,6 @@ class Node:
                         return FlowFileLocation(connection, record.flowfile, "SWAPPED_OUT", None)
         return None
 
-    def find_flowfile(self, flowfile_uuid: str) -> tuple[Connection, FlowFile] | None:
-        found = self.locate(flowfile_uuid)
-        return None if found is None else (found.connection, found.flowfile)
-
     def status(self) -> dict[str, Any]:
         return {
             "processors": {

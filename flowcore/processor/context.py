@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from flowcore.clock import Clock
 from flowcore.errors import ConfigurationError
@@ -162,6 +162,3 @@ class ProcessContext:
         """Ask the framework not to trigger this processor for its yield duration."""
         if self._yield is not None:
             self._yield()
-
-    def extra(self) -> dict[str, Any]:
-        return {}

@@ -44,7 +44,6 @@ _ENRICHED_AT_REPORT = frozenset({T.SEND, T.UPLOAD, T.CLONE})
 class SessionStatus(Enum):
     OPEN = "open"
     COMMITTING = "committing"
-    CLOSED = "closed"
 
 
 @dataclass(slots=True)
@@ -491,8 +490,6 @@ class ProcessSession:
 
     def rollback(self, penalize: bool = False) -> None:
         """Undo everything: FlowFiles return to their queues (penalized if asked)."""
-        if self._status is SessionStatus.CLOSED:
-            return
         if self._has_nothing_to_do():
             return
         now = self._clock.now_ms()

@@ -376,9 +376,9 @@ def test_replay_creates_a_new_flowfile_on_the_source_connection(
     new_uuid = node.replay(modified.event_id)
 
     assert new_uuid != original
-    found = node.find_flowfile(new_uuid)
+    found = node.locate(new_uuid)
     assert found is not None
-    connection, flowfile = found
+    connection, flowfile = found.connection, found.flowfile
     assert connection.name == "incoming"
     assert flowfile.attributes["flowfile.replay"] == "true"
     assert flowfile.attributes["flowfile.replay.timestamp"] == str(clock.now_ms())
@@ -415,9 +415,9 @@ def test_replay_survives_restart(settings: EngineSettings, clock: ManualClock) -
         node.close()
     node = open_node(settings, port_flow(downstream="STOPPED"), clock)
     try:
-        found = node.find_flowfile(new_uuid)
+        found = node.locate(new_uuid)
         assert found is not None
-        assert content_of(node, found[1]) == b"again"
+        assert content_of(node, found.flowfile) == b"again"
     finally:
         node.close()
 
@@ -497,9 +497,9 @@ def test_replay_with_content_archived_works(
 
     new_uuid = node.replay(modified.event_id)
 
-    found = node.find_flowfile(new_uuid)
+    found = node.locate(new_uuid)
     assert found is not None
-    assert content_of(node, found[1]) == b"y" * 4096
+    assert content_of(node, found.flowfile) == b"y" * 4096
 
 
 # -- recovery ---------------------------------------------------------------------------------
