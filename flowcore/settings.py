@@ -94,6 +94,30 @@ class SchedulerSettings(BaseModel):
     )
 
 
+class SparkSettings(BaseModel):
+    """Where heavy merges run when they leave the engine's process, and when they do."""
+
+    model_config = ConfigDict(extra="forbid")
+    master: str = "local[*]"
+    app_name: str = "flowcore"
+    config: dict[str, str] = Field(default_factory=dict)
+    staging_dir: Path | None = None
+    fallback_to_local: bool = False
+    connect_timeout: str = "5 sec"
+    offload_min_records: int = Field(default=2_000_000, ge=1)
+    offload_min_bytes: str = "1 GB"
+
+    _periods = field_validator("connect_timeout")(_check_period)
+    _sizes = field_validator("offload_min_bytes")(_check_size)
+
+
+class RecordMergerSettings(BaseModel):
+    """Which modules a flow may load a CUSTOM record merger class from."""
+
+    model_config = ConfigDict(extra="forbid")
+    allowed_custom_modules: list[str] = Field(default_factory=list)
+
+
 class EngineSettings(BaseSettings):
     """Everything about how the engine runs, none of what the flow does."""
 
@@ -110,7 +134,8 @@ class EngineSettings(BaseSettings):
     provenance: ProvenanceRepositorySettings = Field(default_factory=ProvenanceRepositorySettings)
     queue: QueueSettings = Field(default_factory=QueueSettings)
     scheduler: SchedulerSettings = Field(default_factory=SchedulerSettings)
-    spark_master: str = "local[*]"
+    spark: SparkSettings = Field(default_factory=SparkSettings)
+    record_mergers: RecordMergerSettings = Field(default_factory=RecordMergerSettings)
 
     @property
     def flowfile_repository_dir(self) -> Path:

@@ -285,6 +285,7 @@ class Node:
             name, processor, properties, schedule or ScheduleConfig(), self.clock, auto_terminate
         )
         node.services = self.controller_services
+        node.settings = self.settings
         self.processors[name] = node
         return node
 

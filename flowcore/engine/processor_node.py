@@ -20,6 +20,7 @@ from flowcore.processor.service import ControllerService
 from flowcore.processor.validation import ValidationResult
 from flowcore.session.binding import ComponentBinding, SessionServices
 from flowcore.session.session import ProcessSession
+from flowcore.settings import EngineSettings
 
 log = logging.getLogger("flowcore.engine")
 
@@ -86,6 +87,7 @@ class ProcessorNode:
         self.auto_terminate = auto_terminate
         self.run_state = RunState.STOPPED
         self.services: dict[str, ControllerService] = {}
+        self.settings: EngineSettings | None = None
         self._properties: dict[str, str] = {}
         self._runtime = _Runtime()
         self._lock = threading.Lock()
@@ -144,6 +146,7 @@ class ProcessorNode:
             yield_callback=self.yield_for_period,
             max_concurrent_tasks=self.schedule.concurrent_tasks,
             available_relationships=frozenset(self.relationship_names()),
+            settings=self.settings,
         )
 
     def validate(self) -> list[ValidationResult]:

@@ -15,6 +15,7 @@ from flowcore.units import parse_data_size, parse_time_period
 
 if TYPE_CHECKING:
     from flowcore.processor.service import ControllerService
+    from flowcore.settings import EngineSettings
 
 
 class PropertyValue:
@@ -108,6 +109,7 @@ class ProcessContext:
         yield_callback: Callable[[], None] | None = None,
         max_concurrent_tasks: int = 1,
         available_relationships: frozenset[str] = frozenset(),
+        settings: EngineSettings | None = None,
     ) -> None:
         self.component_id = component_id
         self.name = name
@@ -118,7 +120,17 @@ class ProcessContext:
         self._yield = yield_callback
         self.max_concurrent_tasks = max_concurrent_tasks
         self.available_relationships = available_relationships
+        self._settings = settings
         self.logger = logging.getLogger(f"flowcore.processor.{name}")
+
+    @property
+    def settings(self) -> EngineSettings:
+        """The engine's settings (defaults when the component runs outside an engine)."""
+        if self._settings is None:
+            from flowcore.settings import EngineSettings
+
+            self._settings = EngineSettings()
+        return self._settings
 
     def now_ms(self) -> int:
         return self._clock.now_ms()

@@ -2,8 +2,9 @@
 
 One ``commit`` is one atomic, ordered change: the FlowFiles a session put (with the
 connection each now waits in), the ids it deleted, the provenance events it produced
-(appended to a journal that the provenance repository indexes from) and the processor
-state it changed. Either all of it is recovered after a crash or none of it is.
+(appended to a journal that the provenance repository indexes from), the processor
+state it changed and its keyed-state writes. Either all of it is recovered after a crash
+or none of it is.
 """
 
 from __future__ import annotations
@@ -49,6 +50,20 @@ class RepositoryUpdate:
     deletes: list[int] = field(default_factory=list)
     events: list[ProvenanceEvent] = field(default_factory=list)
     state: dict[str, dict[str, str]] = field(default_factory=dict)
+    keyed_state: dict[str, dict[bytes, bytes | None]] = field(default_factory=dict)
+    """Per component: key -> new value, or ``None`` to delete the key."""
+
+
+MAX_KEYED_STATE_KEY = 400
+"""The longest keyed-state key, in bytes (LMDB keys are short; hash longer values)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyedStateItem:
+    """One committed key of a component's keyed state."""
+
+    key: bytes
+    value: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +119,16 @@ class FlowFileRepository(ABC):
     @abstractmethod
     def load_state(self, component_id: str) -> dict[str, str]:
         """The committed LOCAL state of a component (empty if it has none)."""
+
+    @abstractmethod
+    def load_keyed(self, component_id: str, keys: Sequence[bytes]) -> dict[bytes, bytes]:
+        """The committed values of those keys of a component's keyed state that exist."""
+
+    @abstractmethod
+    def scan_keyed(
+        self, component_id: str, prefix: bytes, after: bytes | None, limit: int
+    ) -> list[KeyedStateItem]:
+        """Up to ``limit`` committed keys starting with ``prefix``, above ``after``, in order."""
 
     @abstractmethod
     def sync(self) -> None:

@@ -8,8 +8,9 @@ visible. Its steps, in order:
    at most; the start-up sweep removes them.
 2. **One FlowFile-repository transaction** holds the FlowFile changes (with the connection
    each FlowFile now waits in), the session's provenance events (journaled, given their
-   ids here) and the processor's state. It is atomic: after a crash it is there entirely
-   or not at all. If it fails, nothing has changed and the session is rolled back.
+   ids here), the processor's state and its keyed-state writes. It is atomic: after a
+   crash it is there entirely or not at all. If it fails, nothing has changed and the
+   session is rolled back.
 3. **In-memory queues.** FlowFiles are enqueued on their destination connections and the
    source connections forget the FlowFiles the session took; the component's in-memory
    state becomes the committed state. A crash here loses nothing: recovery rebuilds the
@@ -72,6 +73,7 @@ class SessionChanges:
     deletes: list[int] = field(default_factory=list)
     events: list[ProvenanceEvent] = field(default_factory=list)
     state: dict[str, str] | None = None
+    keyed_state: dict[bytes, bytes | None] = field(default_factory=dict)
     taken: dict[FlowFileQueue, list[QueuedFlowFile]] = field(default_factory=dict)
     written: set[ResourceClaim] = field(default_factory=set)
     released: list[ResourceClaim] = field(default_factory=list)
@@ -118,6 +120,11 @@ class SessionCommitter:
         self._checkpoint_lock = threading.Lock()
         self.fault_hook: Callable[[CommitPhase], None] | None = None
 
+    @property
+    def flowfiles(self) -> FlowFileRepository:
+        """The FlowFile repository the commits go to (sessions read keyed state from it)."""
+        return self._flowfiles
+
     def add_listener(self, listener: CommitListener) -> None:
         self._listeners.append(listener)
 
@@ -141,6 +148,11 @@ class SessionCommitter:
                 state=(
                     {changes.binding.component_id: changes.state}
                     if changes.state is not None
+                    else {}
+                ),
+                keyed_state=(
+                    {changes.binding.component_id: changes.keyed_state}
+                    if changes.keyed_state
                     else {}
                 ),
             )

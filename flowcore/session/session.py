@@ -31,6 +31,7 @@ from flowcore.repository.content import ContentWriter
 from flowcore.repository.flowfile import QueuedFlowFile
 from flowcore.session.binding import ComponentBinding, SessionServices
 from flowcore.session.commit import SessionChanges
+from flowcore.session.keyed_state import KeyedState
 from flowcore.session.reporter import ProvenanceReporter, ReportedEvent
 
 log = logging.getLogger("flowcore.session")
@@ -85,6 +86,7 @@ class ProcessSession:
         self._joins: list[tuple[int, list[FlowFile]]] = []
         self._written: set[ResourceClaim] = set()
         self._state: dict[str, str] | None = None
+        self._keyed: KeyedState | None = None
         self._content_missing: dict[int, str] = {}
         self._counters: dict[str, int] = {}
         self._transfers = 0
@@ -430,6 +432,14 @@ class ProcessSession:
     def clear_state(self) -> None:
         self.set_state({})
 
+    @property
+    def keyed_state(self) -> KeyedState:
+        """The component's keyed durable store; writes commit with this session."""
+        self._check_open()
+        if self._keyed is None:
+            self._keyed = KeyedState(self._binding.component_id, self._services.committer.flowfiles)
+        return self._keyed
+
     def adjust_counter(self, name: str, delta: int) -> None:
         """Add to a named counter of this component; applied when the session commits."""
         self._check_open()
@@ -461,7 +471,11 @@ class ProcessSession:
     # -- commit and rollback --------------------------------------------------------------
 
     def _has_nothing_to_do(self) -> bool:
-        return not (self._records or self._reported or self._counters) and self._state is None
+        return (
+            not (self._records or self._reported or self._counters)
+            and self._state is None
+            and (self._keyed is None or not self._keyed.changed)
+        )
 
     def commit(self) -> None:
         """Commit through the one commit path; on failure roll back and raise.
@@ -556,7 +570,12 @@ class ProcessSession:
     def _prepare(self, now: int) -> SessionChanges:
         self._inherit_lineage_from_reported_joins()
         binding = self._binding
-        changes = SessionChanges(binding=binding, state=self._state, counters=self._counters)
+        changes = SessionChanges(
+            binding=binding,
+            state=self._state,
+            keyed_state=self._keyed.take_changes() if self._keyed is not None else {},
+            counters=self._counters,
+        )
         destinations: dict[int, list[FlowFileQueue]] = {}
         auto_drops: list[_Record] = []
         clone_events: list[ReportedEvent] = []

@@ -256,6 +256,13 @@ class TestRunner:
         self.node.flowfiles.commit(RepositoryUpdate(state={UNDER_TEST: dict(values)}))
         self._node.binding.state.values = dict(values)
 
+    def keyed_state(self, prefix: bytes = b"") -> dict[bytes, bytes]:
+        """The processor's committed keyed state (keys starting with ``prefix``)."""
+        return {
+            item.key: item.value
+            for item in self.node.flowfiles.scan_keyed(UNDER_TEST, prefix, None, 2**62)
+        }
+
     @property
     def yielded(self) -> bool:
         return self._node.yielded_until > self.clock.now_ms()

@@ -6,6 +6,7 @@ One LMDB environment with named databases:
 * ``swap`` / ``swap_summary``: location -> a swapped-out batch and its summary;
 * ``journal``: event id -> provenance event not yet indexed by the provenance repository;
 * ``state``: component id -> its LOCAL state map;
+* ``keyed_state``: component id, NUL, key -> value (a component's keyed durable store);
 * ``meta``: id high-water marks.
 
 A commit is one LMDB write transaction. Concurrent committers share transactions (group
@@ -33,6 +34,7 @@ from flowcore.model.provenance import ProvenanceEvent
 from flowcore.repository.flowfile import (
     CommitReceipt,
     FlowFileRepository,
+    KeyedStateItem,
     QueuedFlowFile,
     RecoveredState,
     RepositoryUpdate,
@@ -43,6 +45,13 @@ from flowcore.units import parse_data_size
 from repos.lmdb_flowfile import codec
 
 _NEXT_EVENT_ID = b"next_event_id"
+
+
+def _keyed_key(component_id: str, key: bytes) -> bytes:
+    """A keyed-state key in LMDB: the component id, a NUL, then the component's key."""
+    return component_id.encode() + b"\x00" + key
+
+
 _NEXT_FLOWFILE_ID = b"next_flowfile_id"
 
 
@@ -55,6 +64,8 @@ class _Request:
     deletes: list[bytes]
     events: list[bytes]
     state: list[tuple[bytes, bytes]]
+    keyed_puts: list[tuple[bytes, bytes]]
+    keyed_deletes: list[bytes]
     max_flowfile_id: int
     done: bool = False
     receipt: CommitReceipt | None = None
@@ -89,6 +100,7 @@ class LmdbFlowFileRepository(FlowFileRepository):
         self._swap_summary = self._env.open_db(b"swap_summary")
         self._journal = self._env.open_db(b"journal")
         self._state = self._env.open_db(b"state")
+        self._keyed = self._env.open_db(b"keyed_state")
         self._meta = self._env.open_db(b"meta")
         self._write_lock = threading.Lock()
         self._pending_lock = threading.Lock()
@@ -132,6 +144,18 @@ class LmdbFlowFileRepository(FlowFileRepository):
             deletes=list(map(id_key, update.deletes)),
             events=list(map(encode, update.events)),
             state=[(c.encode(), encode(s)) for c, s in update.state.items()],
+            keyed_puts=sorted(
+                (_keyed_key(c, k), v)
+                for c, changes in update.keyed_state.items()
+                for k, v in changes.items()
+                if v is not None
+            ),
+            keyed_deletes=[
+                _keyed_key(c, k)
+                for c, changes in update.keyed_state.items()
+                for k, v in changes.items()
+                if v is None
+            ],
             max_flowfile_id=max(ids, default=-1),
         )
 
@@ -173,6 +197,10 @@ class LmdbFlowFileRepository(FlowFileRepository):
                     receipts.append(CommitReceipt(event_ids=ids))
                     for key, value in request.state:
                         put(key, value, db=self._state)
+                    for key in request.keyed_deletes:
+                        txn.delete(key, db=self._keyed)
+                    if request.keyed_puts:
+                        txn.cursor(db=self._keyed).putmulti(request.keyed_puts)
                     next_flowfile = max(next_flowfile, request.max_flowfile_id + 1)
                 put(_NEXT_EVENT_ID, codec.id_key(next_event), db=self._meta)
                 put(_NEXT_FLOWFILE_ID, codec.id_key(next_flowfile), db=self._meta)
@@ -286,6 +314,36 @@ class LmdbFlowFileRepository(FlowFileRepository):
         with self._env.begin() as txn:
             value = txn.get(component_id.encode(), db=self._state)
         return {} if value is None else codec.decode_state(value)
+
+    def load_keyed(self, component_id: str, keys: Sequence[bytes]) -> dict[bytes, bytes]:
+        found: dict[bytes, bytes] = {}
+        with self._env.begin(db=self._keyed) as txn:
+            get = txn.get
+            for key in keys:
+                value = get(_keyed_key(component_id, key))
+                if value is not None:
+                    found[key] = value
+        return found
+
+    def scan_keyed(
+        self, component_id: str, prefix: bytes, after: bytes | None, limit: int
+    ) -> list[KeyedStateItem]:
+        head = _keyed_key(component_id, b"")
+        start = head + (prefix if after is None or after < prefix else after)
+        full_prefix = head + prefix
+        items: list[KeyedStateItem] = []
+        with self._env.begin(db=self._keyed) as txn:
+            cursor = txn.cursor()
+            if not cursor.set_range(start):
+                return items
+            for key, value in cursor:
+                if not key.startswith(full_prefix) or len(items) >= limit:
+                    break
+                short = key[len(head) :]
+                if after is not None and short <= after:
+                    continue
+                items.append(KeyedStateItem(short, value))
+        return items
 
     def sync(self) -> None:
         self._env.sync(True)

@@ -207,3 +207,34 @@ def test_large_single_commit_recovers(repo_factory: RepoFactory) -> None:
 def test_power_durability_is_reported(repo_factory: RepoFactory, tmp_path: Any) -> None:
     assert repo_factory(durability="power").durability == "power"
     assert repo_factory(data_dir=tmp_path / "other").durability == "process"
+
+
+def test_keyed_state_commits_with_flowfiles_and_survives_reopen(repo_factory: RepoFactory) -> None:
+    repo = repo_factory()
+    repo.commit(
+        RepositoryUpdate(
+            puts=[QueuedFlowFile("q", 0, flowfile(1))],
+            keyed_state={"proc": {b"m/a": b"1", b"m/b": b"2", b"x": b"3"}, "other": {b"m/a": b"9"}},
+        )
+    )
+    repo.commit(RepositoryUpdate(keyed_state={"proc": {b"m/b": None, b"m/c": b"4"}}))
+    repo = reopen(repo, repo_factory)
+    assert repo.load_keyed("proc", [b"m/a", b"m/b", b"m/c", b"nope"]) == {
+        b"m/a": b"1",
+        b"m/c": b"4",
+    }
+    assert [(i.key, i.value) for i in repo.scan_keyed("proc", b"m/", None, 10)] == [
+        (b"m/a", b"1"),
+        (b"m/c", b"4"),
+    ]
+    assert [i.key for i in repo.scan_keyed("proc", b"", b"m/a", 10)] == [b"m/c", b"x"]
+    assert [i.key for i in repo.scan_keyed("proc", b"", None, 2)] == [b"m/a", b"m/c"]
+    assert repo.load_keyed("other", [b"m/a", b"m/c"]) == {b"m/a": b"9"}
+
+
+def test_keyed_state_of_a_failed_commit_is_not_written(repo_factory: RepoFactory) -> None:
+    repo = repo_factory(ff={"map_size": "1 MB"})
+    values = {f"k{i:05}".encode(): b"v" * 2000 for i in range(2000)}
+    with pytest.raises(CommitFailedError, match="full"):
+        repo.commit(RepositoryUpdate(keyed_state={"proc": values}))
+    assert repo.scan_keyed("proc", b"", None, 10) == []
