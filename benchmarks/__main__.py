@@ -64,10 +64,14 @@ BENCHMARKS: dict[str, Benchmark] = {
         ("--flowfiles", "40000", "--rounds", "1", "--no-content-files"),
     ),
     "merge_record": Benchmark("benchmarks.bench_merge_record", (), ("--records", "20000")),
+    "merge_by_key": Benchmark(
+        "benchmarks.bench_merge_by_key", (), ("--sizes", "100000,1000000", "--rounds", "1")
+    ),
     "enforce_order": Benchmark(
         "benchmarks.bench_enforce_order", (), ("--groups", "20", "--size", "20")
     ),
     "api": Benchmark("benchmarks.bench_api", (), ("--quick",)),
+    "merge_entities": Benchmark("benchmarks.bench_merge_entities", (), ("--entities", "30000")),
 }
 
 _ALIASES = {name.replace("_", "-"): name for name in BENCHMARKS} | {

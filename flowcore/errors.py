@@ -37,3 +37,19 @@ class ContentNotFoundError(RepositoryError):
 
 class ExpressionError(ConfigurationError):
     """An Expression Language text that cannot be parsed or names an unknown function."""
+
+
+class SparkError(FlowCoreError):
+    """Work offloaded to Spark did not complete; ``reason`` says why, for an attribute."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class SparkUnavailableError(SparkError):
+    """No Spark to run on: the master is unreachable, or the session cannot start."""
+
+
+class SparkJobError(SparkError):
+    """A Spark job was submitted and failed."""

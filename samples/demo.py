@@ -1,10 +1,12 @@
 """``make demo``: run every sample flow on the embedded defaults and show the results.
 
 Each sample's ``flow.yaml`` runs until idle in a fresh data directory under
-``demo-data/``; then the demo prints what each processor did, what is left in the
-queues, the files written, and from the provenance repository the newest merge (its JOIN
-event and reason) or delivery, with its lineage. A sample may add ``show.py`` with
-``show(node, out_dir, console)`` to print more.
+``demo-data/`` (with the engine settings of its ``settings.yaml``, if it has one, over the
+defaults; and with its input generated into ``<data dir>/input`` first by ``prepare.py``'s
+``prepare(input_dir)``, if it has one); then the demo prints what each processor did,
+what is left in the queues, the files written, and from the provenance repository the
+newest merge (its JOIN event and reason) or delivery, with its lineage. A sample may add
+``show.py`` with ``show(node, out_dir, console)`` to print more.
 """
 
 from __future__ import annotations
@@ -37,16 +39,25 @@ def run_sample(flow_file: Path, root: Path) -> None:
     shutil.rmtree(data_dir, ignore_errors=True)
     out_dir = data_dir / "out"
     document = yaml.safe_load(flow_file.read_text(encoding="utf-8"))
-    document["flow"].setdefault("parameters", {})["out_dir"] = str(out_dir)
-    node = Node.from_flow(EngineSettings(data_dir=data_dir), parse_flow(document), SystemClock())
+    parameters = document["flow"].setdefault("parameters", {})
+    parameters["out_dir"] = str(out_dir)
+    if (flow_file.parent / "prepare.py").exists():
+        input_dir = data_dir / "input"
+        importlib.import_module(f"samples.{name}.prepare").prepare(input_dir)
+        parameters["input_dir"] = str(input_dir)
+    node = Node.from_flow(
+        sample_settings(flow_file.parent, data_dir), parse_flow(document), SystemClock()
+    )
     try:
         summary = DeterministicScheduler(node).run_until_idle()
         console.print(f"ran until idle: {summary.triggers} processor triggers")
         _print_status(node)
         files = sorted(p for p in out_dir.rglob("*") if p.is_file())
         if files:
-            console.print(f"{len(files)} files written under {out_dir}, e.g. "
-                          f"{files[0].relative_to(out_dir)}: {files[0].read_text().strip()!r}")
+            console.print(
+                f"{len(files)} files written under {out_dir}, e.g. "
+                f"{files[0].relative_to(out_dir)}: {files[0].read_text().strip()!r}"
+            )
         show_lineage(node, data_dir)
         hook = flow_file.parent / "show.py"
         if hook.exists():
@@ -54,6 +65,14 @@ def run_sample(flow_file: Path, root: Path) -> None:
             module.show(node, out_dir, console)
     finally:
         node.close()
+
+
+def sample_settings(sample_dir: Path, data_dir: Path) -> EngineSettings:
+    """The defaults, with the sample's ``settings.yaml`` over them, in ``data_dir``."""
+    overrides: dict[str, object] = {}
+    if (sample_dir / "settings.yaml").exists():
+        overrides = yaml.safe_load((sample_dir / "settings.yaml").read_text("utf-8")) or {}
+    return EngineSettings(**{**overrides, "data_dir": data_dir})  # environment still applies
 
 
 def show_lineage(node: Node, data_dir: Path) -> None:
@@ -71,10 +90,13 @@ def show_lineage(node: Node, data_dir: Path) -> None:
         else:
             kinds = Counter(n.event_type for n in graph.nodes if n.event_type)
             summary = ", ".join(f"{count} {kind}" for kind, count in kinds.most_common())
-            console.print(f"lineage of {event.flowfile_uuid}: {len(graph.nodes)} nodes, "
-                          f"{len(graph.links)} links ({summary}); too large to print here")
-        console.print(f"(also: [bold]flowcore lineage {event.flowfile_uuid} "
-                      f"--data-dir {data_dir}[/])")
+            console.print(
+                f"lineage of {event.flowfile_uuid}: {len(graph.nodes)} nodes, "
+                f"{len(graph.links)} links ({summary}); too large to print here"
+            )
+        console.print(
+            f"(also: [bold]flowcore lineage {event.flowfile_uuid} --data-dir {data_dir}[/])"
+        )
         return
 
 

@@ -47,3 +47,18 @@ def closing() -> Iterator[Callable[[Any], Any]]:
     yield register
     for thing in reversed(opened):
         thing.close()
+
+
+@pytest.fixture(scope="session")
+def spark_compute(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """ONE embedded ``local[2]`` SparkSession for the whole test run, started through
+    ComputeServices so that every later ComputeServices of this process reuses it."""
+    from flowcore.offload import ComputeServices, SparkProvider
+    from flowcore.settings import SparkSettings
+
+    data_dir = tmp_path_factory.mktemp("spark-node")
+    spark = SparkSettings(master="local[2]", config={"spark.sql.shuffle.partitions": "2"})
+    compute = ComputeServices(EngineSettings(data_dir=data_dir, spark=spark))
+    compute.spark_session()
+    yield compute
+    SparkProvider.stop_all()

@@ -24,6 +24,7 @@ from flowcore.errors import ConfigurationError, FlowCoreError
 from flowcore.flow.definition import FlowDefinition, FlowDefinitionError
 from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent, ProvenanceEventType
+from flowcore.offload import ComputeServices
 from flowcore.processor.context import ProcessContext
 from flowcore.processor.processor import Processor
 from flowcore.processor.registry import processor_class, service_class
@@ -105,6 +106,7 @@ class Node:
         self.committer = SessionCommitter(self.flowfiles, self.content)
         self.ids = IdGenerator()
         self.services = SessionServices(self.clock, self.content, self.ids, self.committer)
+        self.compute = ComputeServices(settings)
         self.processors: dict[str, ProcessorNode] = {}
         self.connections: dict[str, Connection] = {}
         self.input_ports: dict[str, ComponentBinding] = {}
@@ -286,6 +288,7 @@ class Node:
         )
         node.services = self.controller_services
         node.settings = self.settings
+        node.compute = self.compute
         self.processors[name] = node
         return node
 
@@ -374,6 +377,7 @@ class Node:
                 queue_name,
             )
         orphans = self.content.recover(recovered.claim_references)
+        self.compute.sweep_staging()
         for name, node in self.processors.items():
             assert node.binding is not None
             node.binding.state.values = self.flowfiles.load_state(name)

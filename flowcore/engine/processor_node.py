@@ -13,6 +13,7 @@ from enum import StrEnum
 from flowcore.clock import Clock
 from flowcore.engine.validation import validate_properties
 from flowcore.errors import ProcessException
+from flowcore.offload import ComputeServices
 from flowcore.processor.context import ProcessContext
 from flowcore.processor.descriptors import PropertyDescriptor
 from flowcore.processor.processor import Processor, SessionFactoryProcessor
@@ -88,6 +89,7 @@ class ProcessorNode:
         self.run_state = RunState.STOPPED
         self.services: dict[str, ControllerService] = {}
         self.settings: EngineSettings | None = None
+        self.compute: ComputeServices | None = None
         self._properties: dict[str, str] = {}
         self._runtime = _Runtime()
         self._lock = threading.Lock()
@@ -147,6 +149,7 @@ class ProcessorNode:
             max_concurrent_tasks=self.schedule.concurrent_tasks,
             available_relationships=frozenset(self.relationship_names()),
             settings=self.settings,
+            compute=self.compute,
         )
 
     def validate(self) -> list[ValidationResult]:

@@ -14,6 +14,7 @@ from flowcore.processor.descriptors import ExpressionLanguageScope, PropertyDesc
 from flowcore.units import parse_data_size, parse_time_period
 
 if TYPE_CHECKING:
+    from flowcore.offload import ComputeServices
     from flowcore.processor.service import ControllerService
     from flowcore.settings import EngineSettings
 
@@ -110,6 +111,7 @@ class ProcessContext:
         max_concurrent_tasks: int = 1,
         available_relationships: frozenset[str] = frozenset(),
         settings: EngineSettings | None = None,
+        compute: ComputeServices | None = None,
     ) -> None:
         self.component_id = component_id
         self.name = name
@@ -121,6 +123,7 @@ class ProcessContext:
         self.max_concurrent_tasks = max_concurrent_tasks
         self.available_relationships = available_relationships
         self._settings = settings
+        self._compute = compute
         self.logger = logging.getLogger(f"flowcore.processor.{name}")
 
     @property
@@ -131,6 +134,15 @@ class ProcessContext:
 
             self._settings = EngineSettings()
         return self._settings
+
+    @property
+    def compute(self) -> ComputeServices:
+        """Spark and its staging area, for work too heavy for the engine's process."""
+        if self._compute is None:
+            from flowcore.offload import ComputeServices
+
+            self._compute = ComputeServices(self.settings)
+        return self._compute
 
     def now_ms(self) -> int:
         return self._clock.now_ms()

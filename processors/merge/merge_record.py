@@ -32,20 +32,29 @@ Stopping rolls every unmerged bin back to the input queue (the rollback discards
 content).
 
 Each merge adds its record count to the counter ``Records Merged``.
+
+Merging by key (issue 6): with *Record Key Field(s)* set, bins are keyed by the correlation
+attribute only, each FlowFile's records are buffered as an Arrow table, and the merge keeps
+one record per key after every update and delete (``processors.merge.mergers``, Hudi
+RFC-101 rules), on the local engine or on Spark. See ``docs/processors/merge_record.md``
+("Merging by key") and ``docs/record-mergers.md``.
+
+This module holds the processor: polling, binning, completing and writing the merged
+FlowFiles. Its property descriptors, relationships and named values are in
+``processors.merge.properties``; the bins in ``processors.merge.bins``; the by-key
+configuration, its validation and the engine run (with Spark's fallback) in
+``processors.merge.keyed``. The names other code used from here are re-exported.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import pyarrow as pa
 
 from flowcore.model import FlowFile
 from flowcore.processor import (
-    ExpressionLanguageScope,
     ProcessContext,
     PropertyDescriptor,
     Relationship,
@@ -54,286 +63,76 @@ from flowcore.processor import (
     SessionFactoryProcessor,
     ValidationResult,
     processor,
-    validators,
 )
 from flowcore.session import ProcessSession
-from flowcore.session.session import OpenContent
+from processors.merge.bins import (
+    Bin,
+    BinFailed,
+    BinThresholds,
+    FlowFileContent,
+    merged_attributes,
+)
+from processors.merge.keyed import keyed_spec, merge_by_key, merge_on_spark, validate_keyed
+from processors.merge.mergers.local_engine import key_problem
+from processors.merge.mergers.spec import KeyedMergeSpec
+from processors.merge.properties import (
+    ATTRIBUTE_STRATEGY,
+    CORRELATION_ATTRIBUTE,
+    CUSTOM_MERGER_CLASS,
+    DEFRAGMENT,
+    DELETE_HANDLING,
+    DELETE_MARKER_FIELD,
+    DELETE_MARKER_VALUE,
+    DELETES_ATTRIBUTE,
+    FAILURE_REASON_ATTRIBUTE,
+    FRAGMENT_ID,
+    IS_DELETED_FIELD,
+    JAVA_INT_MAX,
+    KEYED_PROPERTIES,
+    MAX_BIN_AGE,
+    MAX_BIN_COUNT,
+    MAX_RECORDS,
+    MAX_SIZE,
+    MERGE_ENGINE,
+    MERGE_ENGINE_ATTRIBUTE,
+    MERGE_FALLBACK_ATTRIBUTE,
+    MERGE_STRATEGY,
+    MERGE_UUID,
+    MIN_RECORDS,
+    MIN_SIZE,
+    OPERATION_FIELD,
+    ORDERING_FIELDS,
+    PARTIAL_UPDATE_MARKER,
+    PARTIAL_UPDATE_MODE,
+    REASON_COMPLETELY_FULL,
+    REASON_EVICTED,
+    REASON_FULL,
+    REASON_FULL_ENOUGH,
+    REASON_MAX_AGE,
+    RECORD_KEY_FIELDS,
+    RECORD_MERGE_MODE,
+    RECORD_READER,
+    RECORD_WRITER,
+    RECORDS_IN_ATTRIBUTE,
+    REL_FAILURE,
+    REL_MERGED,
+    REL_ORIGINAL,
+    java_int,
+)
 from processors.record.api import (
     RecordReader,
     RecordReaderFactory,
-    RecordSetWriter,
     RecordSetWriterFactory,
+    WriteResult,
     as_reader_factory,
     as_writer_factory,
     source_of,
 )
-from processors.record.schema import schema_fingerprint
-
-BIN_PACKING = "Bin-Packing Algorithm"
-DEFRAGMENT = "Defragment"
-KEEP_COMMON = "Keep Only Common Attributes"
-KEEP_UNIQUE = "Keep All Unique Attributes"
-
-REASON_FULL = "Bin is full"
-REASON_EVICTED = "Maximum number of bins has been exceeded"
-REASON_MAX_AGE = "Bin has reached Max Bin Age"
-REASON_COMPLETELY_FULL = "Bin is completely full"
-REASON_FULL_ENOUGH = "Bin is full enough"
-
-FRAGMENT_ID = "fragment.identifier"
-FRAGMENT_COUNT = "fragment.count"
-MERGE_UUID = "merge.uuid"
+from processors.record.schema import conform, schema_fingerprint
 
 POLL_COUNT = 250
 POLL_BYTES = 250 * 1024
 _FINGERPRINT_CACHE = 256
-_JAVA_INT = re.compile(r"[-+]?\d+")
-_INT_MAX = 2**31 - 1
-
-
-def _java_int(value: str) -> int | None:
-    """``Integer.parseInt``: optional sign, digits, 32-bit range; None otherwise."""
-    if not _JAVA_INT.fullmatch(value):
-        return None
-    number = int(value)
-    return number if -(2**31) <= number <= _INT_MAX else None
-
-
-def _java_positive_integer(subject: str, value: str) -> ValidationResult:
-    """NiFi's POSITIVE_INTEGER_VALIDATOR: a Java int (no surrounding space) above zero."""
-    number = _java_int(value)
-    if number is None:
-        return ValidationResult(subject, False, value, "not a valid integer")
-    if number <= 0:
-        return ValidationResult(subject, False, value, "not a positive value")
-    return ValidationResult(subject, True, value)
-
-
-RECORD_READER = PropertyDescriptor(
-    name="Record Reader",
-    display_name="Record Reader",
-    description="Specifies the Controller Service to use for reading incoming data",
-    required=True,
-    controller_service=True,
-)
-RECORD_WRITER = PropertyDescriptor(
-    name="Record Writer",
-    display_name="Record Writer",
-    description="Specifies the Controller Service to use for writing out the records",
-    required=True,
-    controller_service=True,
-)
-MERGE_STRATEGY = PropertyDescriptor(
-    name="Merge Strategy",
-    display_name="Merge Strategy",
-    description="Specifies the algorithm used to merge records. The 'Defragment' algorithm "
-    "combines fragments that are associated by attributes back into a single cohesive "
-    "FlowFile. The 'Bin-Packing Algorithm' generates a FlowFile populated by arbitrarily "
-    "chosen FlowFiles",
-    required=True,
-    default=BIN_PACKING,
-    allowable_values=(BIN_PACKING, DEFRAGMENT),
-)
-CORRELATION_ATTRIBUTE = PropertyDescriptor(
-    name="Correlation Attribute Name",
-    display_name="Correlation Attribute Name",
-    description="If specified, two FlowFiles will be binned together only if they have the "
-    "same value for this Attribute. If not specified, FlowFiles are bundled by the order in "
-    "which they are pulled from the queue.",
-    validators=(validators.attribute_name,),
-)
-ATTRIBUTE_STRATEGY = PropertyDescriptor(
-    name="Attribute Strategy",
-    display_name="Attribute Strategy",
-    description="Determines which FlowFile attributes should be added to the bundle.",
-    required=True,
-    default=KEEP_COMMON,
-    allowable_values=(KEEP_COMMON, KEEP_UNIQUE),
-)
-MIN_RECORDS = PropertyDescriptor(
-    name="Minimum Number of Records",
-    display_name="Minimum Number of Records",
-    description="The minimum number of records to include in a bin",
-    required=True,
-    default="1",
-    validators=(_java_positive_integer,),
-    expression_language_scope=ExpressionLanguageScope.ENVIRONMENT,
-)
-MAX_RECORDS = PropertyDescriptor(
-    name="Maximum Number of Records",
-    display_name="Maximum Number of Records",
-    description="The maximum number of Records to include in a bin. This is a 'soft limit'.",
-    required=False,
-    default="1000",
-    validators=(_java_positive_integer,),
-    expression_language_scope=ExpressionLanguageScope.ENVIRONMENT,
-)
-MIN_SIZE = PropertyDescriptor(
-    name="Minimum Bin Size",
-    display_name="Minimum Bin Size",
-    description="The minimum size of for the bin",
-    required=True,
-    default="0 B",
-    validators=(validators.data_size,),
-)
-MAX_SIZE = PropertyDescriptor(
-    name="Maximum Bin Size",
-    display_name="Maximum Bin Size",
-    description="The maximum size for the bundle. If not specified, there is no maximum. "
-    "This is a 'soft limit'.",
-    validators=(validators.data_size,),
-)
-MAX_BIN_AGE = PropertyDescriptor(
-    name="Max Bin Age",
-    display_name="Max Bin Age",
-    description="The maximum age of a Bin that will trigger a Bin to be complete. Expected "
-    "format is <duration> <time unit> where <duration> is a positive integer and time unit "
-    "is one of seconds, minutes, hours",
-    validators=(validators.time_period,),
-)
-MAX_BIN_COUNT = PropertyDescriptor(
-    name="Maximum Number of Bins",
-    display_name="Maximum Number of Bins",
-    description="Specifies the maximum number of bins that can be held in memory at any "
-    "one time. This number should not be smaller than the maximum number of concurrent "
-    "threads for this Processor, or the bins that are created will often consist only of "
-    "a single incoming FlowFile.",
-    required=True,
-    default="10",
-    validators=(_java_positive_integer,),
-)
-
-REL_MERGED = Relationship("merged", "The FlowFile containing the merged records")
-REL_ORIGINAL = Relationship("original", "The FlowFiles that were used to create the bundle")
-REL_FAILURE = Relationship(
-    "failure",
-    "If the bundle cannot be created, all FlowFiles that would have been used to created "
-    "the bundle will be transferred to failure",
-)
-
-
-class _BinFailed(Exception):
-    """The bin must be failed: all its FlowFiles go to failure."""
-
-
-class _Content:
-    """Content of a FlowFile read through whichever session holds it when reading starts."""
-
-    def __init__(self, session: ProcessSession, flowfile: FlowFile) -> None:
-        self.session = session
-        self.flowfile = flowfile
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from self.session.stream(self.flowfile)
-
-
-@dataclass(slots=True)
-class _Thresholds:
-    min_records: int
-    max_records: int | None
-    min_bytes: int
-    max_bytes: int | None
-    max_age_ms: int | None
-    max_age_text: str
-
-
-@dataclass(slots=True, eq=False)
-class _Bin:
-    key: str | None
-    session: ProcessSession
-    created_ms: int
-    thresholds: _Thresholds
-    defragment: bool
-    flowfiles: list[FlowFile] = field(default_factory=list)
-    writer: RecordSetWriter | None = None
-    merged: FlowFile | None = None
-    content: OpenContent | None = None
-    record_count: int = 0
-    fragment_count: int | None = None
-    closed: bool = False
-
-    @property
-    def bytes_written(self) -> int:
-        return 0 if self.writer is None else self.writer.bytes_written
-
-    def full_enough(self) -> bool:
-        if self.defragment:
-            return self.fragment_count is not None and len(self.flowfiles) == self.fragment_count
-        t = self.thresholds
-        return (
-            bool(self.flowfiles)
-            and self.record_count >= t.min_records
-            and self.bytes_written >= t.min_bytes
-        )
-
-    def full(self) -> bool:
-        if not self.full_enough():
-            return False
-        if self.defragment:
-            return True
-        t = self.thresholds
-        return (t.max_records is not None and self.record_count >= t.max_records) or (
-            t.max_bytes is not None and self.bytes_written >= t.max_bytes
-        )
-
-    def expired(self, now_ms: int) -> bool:
-        max_age = self.thresholds.max_age_ms
-        return max_age is not None and now_ms - self.created_ms > max_age
-
-    def validate_fragments(self) -> bool:
-        """A.9: every member's fragment.count parses and agrees; at least one has it."""
-        expected: int | None = None
-        for flowfile in self.flowfiles:
-            text = flowfile.attributes.get(FRAGMENT_COUNT)
-            if text is None:
-                continue
-            number = _java_int(text)
-            if number is None:
-                return False
-            if expected is not None and number != expected:
-                return False
-            expected = number
-        if expected is None:
-            return False
-        self.fragment_count = expected
-        return True
-
-    def discard_output(self, remove: bool) -> None:
-        """Give up the writer and the open content; with ``remove`` drop the merged FlowFile."""
-        if self.writer is not None:
-            try:
-                self.writer.abort()
-            except Exception:
-                pass
-            self.writer = None
-        if self.content is not None:
-            self.content.abort()
-            self.content = None
-        if remove and self.merged is not None:
-            self.session.remove(self.merged)
-        self.merged = None
-
-
-def _merged_attributes(flowfiles: Sequence[FlowFile], strategy: str) -> dict[str, str]:
-    """A.5 step 1: inherited attributes by Attribute Strategy, ``uuid`` excluded."""
-    maps = [f.attributes for f in flowfiles]
-    result: dict[str, str] = {}
-    if strategy == KEEP_UNIQUE:
-        conflicting: set[str] = set()
-        for attributes in maps:
-            for key, value in attributes.items():
-                if key in conflicting:
-                    continue
-                if key in result and result[key] != value:
-                    conflicting.add(key)
-                    del result[key]
-                else:
-                    result[key] = value
-    else:
-        first, *rest = maps
-        result = {k: v for k, v in first.items() if all(m.get(k) == v for m in rest)}
-    result.pop("uuid", None)
-    return result
 
 
 @processor("MergeRecord")
@@ -357,13 +156,14 @@ class MergeRecord(SessionFactoryProcessor):
         MAX_SIZE,
         MAX_BIN_AGE,
         MAX_BIN_COUNT,
+        *KEYED_PROPERTIES,
     )
     relationships: ClassVar[Sequence[Relationship]] = (REL_MERGED, REL_ORIGINAL, REL_FAILURE)
     scheduling: ClassVar[Scheduling] = Scheduling(trigger_when_empty=True, input_required=True)
 
     def __init__(self) -> None:
         super().__init__()
-        self._bins: list[_Bin] = []
+        self._bins: list[Bin] = []
         self._fingerprints: dict[pa.Schema, str] = {}
 
     # -- validation -----------------------------------------------------------------------
@@ -409,6 +209,7 @@ class MergeRecord(SessionFactoryProcessor):
                     f"<{MIN_SIZE.label}> property",
                 )
             )
+        results.extend(validate_keyed(context))
         return results
 
     @staticmethod
@@ -416,7 +217,7 @@ class MergeRecord(SessionFactoryProcessor):
         value = context.get_property(descriptor).evaluate().value
         if value is None or value == "":
             return None
-        return _java_int(value)
+        return java_int(value)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -445,6 +246,7 @@ class MergeRecord(SessionFactoryProcessor):
     def on_trigger_with_factory(self, context: ProcessContext, factory: SessionFactory) -> None:
         readers = as_reader_factory(context.get_property(RECORD_READER).as_controller_service())
         writers = as_writer_factory(context.get_property(RECORD_WRITER).as_controller_service())
+        spec = keyed_spec(context)
         polled_any = False
         session = factory.create_session()
         while True:
@@ -454,6 +256,9 @@ class MergeRecord(SessionFactoryProcessor):
             polled_any = True
             try:
                 for flowfile in batch:
+                    if spec is not None:
+                        self._bin_keyed(context, factory, session, readers, writers, flowfile, spec)
+                        continue
                     self._bin_flowfile(context, factory, session, readers, writers, flowfile)
             except BaseException:
                 session.rollback()
@@ -489,12 +294,12 @@ class MergeRecord(SessionFactoryProcessor):
 
     # -- binning --------------------------------------------------------------------------
 
-    def _thresholds(self, context: ProcessContext, defragment: bool) -> _Thresholds:
+    def _thresholds(self, context: ProcessContext, defragment: bool) -> BinThresholds:
         min_records = self._evaluated_int(context, MIN_RECORDS)
         max_records = self._evaluated_int(context, MAX_RECORDS)
         max_age = context.get_property(MAX_BIN_AGE)
-        return _Thresholds(
-            min_records=_INT_MAX if defragment else (min_records or 1),
+        return BinThresholds(
+            min_records=JAVA_INT_MAX if defragment else (min_records or 1),
             max_records=max_records,
             min_bytes=context.get_property(MIN_SIZE).as_data_size() or 0,
             max_bytes=context.get_property(MAX_SIZE).as_data_size(),
@@ -534,7 +339,7 @@ class MergeRecord(SessionFactoryProcessor):
         flowfile: FlowFile,
     ) -> None:
         defragment = context.get_property(MERGE_STRATEGY).as_str() == DEFRAGMENT
-        content = _Content(session, flowfile)
+        content = FlowFileContent(session, flowfile)
         try:
             reader = readers.create_reader(content, flowfile.attributes, source_of(flowfile))
         except Exception as exc:
@@ -553,7 +358,7 @@ class MergeRecord(SessionFactoryProcessor):
             target = next((b for b in self._bins if b.key == key and not b.closed), None)
             new = target is None
             if target is None:
-                target = _Bin(
+                target = Bin(
                     key=key,
                     session=factory.create_session(),
                     created_ms=context.now_ms(),
@@ -564,7 +369,7 @@ class MergeRecord(SessionFactoryProcessor):
             content.session = target.session
             try:
                 self._add(target, writers, reader, flowfile)
-            except _BinFailed:
+            except BinFailed:
                 self._fail(target)
                 return
             except Exception as exc:
@@ -580,6 +385,10 @@ class MergeRecord(SessionFactoryProcessor):
                 return
         finally:
             reader.close()
+        self._after_add(context, target, new)
+
+    def _after_add(self, context: ProcessContext, target: Bin, new: bool) -> None:
+        """Register a new bin; complete it if full or old, or evict the oldest bin."""
         if new:
             self._bins.append(target)
         if target.full():
@@ -592,9 +401,78 @@ class MergeRecord(SessionFactoryProcessor):
                 oldest = min(self._bins, key=lambda b: b.created_ms)
                 self._complete(context, oldest, REASON_EVICTED)
 
+    def _fail_one(self, session: ProcessSession, flowfile: FlowFile, reason: str) -> None:
+        """One FlowFile to failure with the reason in ``merge.failure.reason``."""
+        self.logger.error("cannot bin %s: %s; routing to failure", source_of(flowfile), reason)
+        flowfile = session.put_attribute(flowfile, FAILURE_REASON_ATTRIBUTE, reason)
+        session.transfer(flowfile, REL_FAILURE)
+
+    def _bin_keyed(
+        self,
+        context: ProcessContext,
+        factory: SessionFactory,
+        session: ProcessSession,
+        readers: RecordReaderFactory,
+        writers: RecordSetWriterFactory,
+        flowfile: FlowFile,
+        spec: KeyedMergeSpec,
+    ) -> None:
+        """Merging by key: read the FlowFile's records into a table and buffer it in a bin.
+
+        The records are read before the FlowFile joins a bin, so a FlowFile that cannot be
+        read, lacks a key or brings a conflicting field type fails alone.
+        """
+        defragment = context.get_property(MERGE_STRATEGY).as_str() == DEFRAGMENT
+        try:
+            reader = readers.create_reader(
+                FlowFileContent(session, flowfile), flowfile.attributes, source_of(flowfile)
+            )
+            try:
+                table = pa.Table.from_batches(list(reader.batches()), schema=reader.schema)
+            finally:
+                reader.close()
+        except Exception as exc:
+            self._fail_one(session, flowfile, f"cannot read records: {exc}")
+            return
+        if defragment:
+            key = flowfile.attributes.get(FRAGMENT_ID)
+        else:
+            correlation = context.get_property(CORRELATION_ATTRIBUTE).value
+            key = flowfile.attributes.get(correlation, "") if correlation else ""
+        target = next((b for b in self._bins if b.key == key and not b.closed), None)
+        problem = key_problem(table, spec.key_fields)
+        if problem is None and target is not None:
+            problem = target.union.conflict(table)
+        if problem is not None:
+            self._fail_one(session, flowfile, problem)
+            return
+        new = target is None
+        if target is None:
+            target = Bin(
+                key=key,
+                session=factory.create_session(),
+                created_ms=context.now_ms(),
+                thresholds=self._thresholds(context, defragment),
+                defragment=defragment,
+                spec=spec,
+                writers=writers,
+            )
+        session.migrate(target.session, [flowfile])
+        target.union.add(table)
+        target.parts.append(table)
+        target.record_count += table.num_rows
+        target.input_bytes += flowfile.size
+        target.flowfiles.append(flowfile)
+        if target.defragment and not target.validate_fragments():
+            if new:
+                self._bins.append(target)
+            self._fail(target)
+            return
+        self._after_add(context, target, new)
+
     @staticmethod
     def _add(
-        target: _Bin,
+        target: Bin,
         writers: RecordSetWriterFactory,
         reader: RecordReader,
         flowfile: FlowFile,
@@ -615,26 +493,29 @@ class MergeRecord(SessionFactoryProcessor):
         target.record_count += count
         target.flowfiles.append(flowfile)
         if target.defragment and not target.validate_fragments():
-            raise _BinFailed
+            raise BinFailed
         if target.record_count >= target.thresholds.min_records:
             writer.flush()
 
     # -- completion -----------------------------------------------------------------------
 
-    def _remove(self, target: _Bin) -> None:
+    def _remove(self, target: Bin) -> None:
         target.closed = True
         if target in self._bins:
             self._bins.remove(target)
 
-    def _fail(self, target: _Bin) -> None:
-        """Every FlowFile of the bin to failure, unchanged; the partial output discarded."""
+    def _fail(self, target: Bin, reason: str | None = None) -> None:
+        """Every FlowFile of the bin to failure (with ``merge.failure.reason`` if given);
+        the partial output discarded."""
         self._remove(target)
         target.discard_output(remove=True)
         for flowfile in target.flowfiles:
+            if reason is not None:
+                flowfile = target.session.put_attribute(flowfile, FAILURE_REASON_ATTRIBUTE, reason)
             target.session.transfer(flowfile, REL_FAILURE)
         target.session.commit()
 
-    def _complete(self, context: ProcessContext, target: _Bin, reason: str) -> None:
+    def _complete(self, context: ProcessContext, target: Bin, reason: str) -> None:
         if target.defragment and (
             not target.validate_fragments() or len(target.flowfiles) != target.fragment_count
         ):
@@ -643,13 +524,16 @@ class MergeRecord(SessionFactoryProcessor):
         self._remove(target)
         session = target.session
         try:
-            self._merge(context, target, reason)
+            if target.spec is not None:
+                self._merge_keyed(context, target, target.spec, reason)
+            else:
+                self._merge(context, target, reason)
         except BaseException:
             target.discard_output(remove=False)
             session.rollback(penalize=True)
             raise
 
-    def _merge(self, context: ProcessContext, target: _Bin, reason: str) -> None:
+    def _merge(self, context: ProcessContext, target: Bin, reason: str) -> None:
         session = target.session
         writer, content, merged = target.writer, target.content, target.merged
         assert writer is not None and content is not None and merged is not None
@@ -657,7 +541,7 @@ class MergeRecord(SessionFactoryProcessor):
         target.writer = None
         merged = content.close()
         target.content = None
-        attributes = _merged_attributes(
+        attributes = merged_attributes(
             target.flowfiles, context.get_property(ATTRIBUTE_STRATEGY).as_str()
         )
         attributes.update(result.attributes)
@@ -679,21 +563,96 @@ class MergeRecord(SessionFactoryProcessor):
         session.commit()
         target.merged = None
 
+    # -- merging by key -------------------------------------------------------------------
+
+    def _merge_keyed(
+        self, context: ProcessContext, target: Bin, spec: KeyedMergeSpec, reason: str
+    ) -> None:
+        """Write one record per key into the merged FlowFile; JOIN, attributes, transfer."""
+        outcome = merge_by_key(context, target, spec, self.logger)
+        if outcome.merged is None:
+            self._fail(target, outcome.failure or "merge failed")
+            return
+        result = outcome.merged
+        session, writers = target.session, target.writers
+        assert writers is not None
+        first = target.flowfiles[0].attributes
+        schema = writers.writer_schema(result.table.schema, first)
+        written: list[WriteResult] = []
+
+        def write(sink: Any) -> None:
+            writer = writers.create_writer(schema, sink, first)
+            try:
+                for batch in result.table.to_batches():
+                    writer.write_batch(conform(batch, schema))
+                written.append(writer.finish())
+            except BaseException:
+                writer.abort()
+                raise
+
+        merged = session.write(session.create(), write)
+        finished = written[0]
+        attributes = merged_attributes(
+            target.flowfiles, context.get_property(ATTRIBUTE_STRATEGY).as_str()
+        )
+        attributes.update(finished.attributes)
+        attributes["record.count"] = str(finished.record_count)
+        attributes["mime.type"] = finished.mime_type
+        attributes["merge.count"] = str(len(target.flowfiles))
+        attributes["merge.bin.age"] = str(context.now_ms() - target.created_ms)
+        attributes["merge.completion.reason"] = reason
+        attributes[MERGE_ENGINE_ATTRIBUTE] = result.engine
+        attributes[RECORDS_IN_ATTRIBUTE] = str(result.records_in)
+        attributes[DELETES_ATTRIBUTE] = str(result.deletes)
+        if outcome.fallback is not None:
+            attributes[MERGE_FALLBACK_ATTRIBUTE] = outcome.fallback
+        merged = session.put_all_attributes(merged, attributes)
+        originals = [
+            session.put_attribute(flowfile, MERGE_UUID, merged.attributes["uuid"])
+            for flowfile in target.flowfiles
+        ]
+        session.provenance.join(originals, merged, details=f"Records Merged due to: {reason}")
+        session.transfer(merged, REL_MERGED)
+        for flowfile in originals:
+            session.transfer(flowfile, REL_ORIGINAL)
+        session.adjust_counter("Records Merged", finished.record_count)
+        session.commit()
+
 
 __all__ = [
     "ATTRIBUTE_STRATEGY",
     "CORRELATION_ATTRIBUTE",
+    "CUSTOM_MERGER_CLASS",
+    "DELETES_ATTRIBUTE",
+    "DELETE_HANDLING",
+    "DELETE_MARKER_FIELD",
+    "DELETE_MARKER_VALUE",
+    "FAILURE_REASON_ATTRIBUTE",
+    "IS_DELETED_FIELD",
+    "KEYED_PROPERTIES",
     "MAX_BIN_AGE",
     "MAX_BIN_COUNT",
     "MAX_RECORDS",
     "MAX_SIZE",
+    "MERGE_ENGINE",
+    "MERGE_ENGINE_ATTRIBUTE",
+    "MERGE_FALLBACK_ATTRIBUTE",
     "MERGE_STRATEGY",
     "MIN_RECORDS",
     "MIN_SIZE",
+    "OPERATION_FIELD",
+    "ORDERING_FIELDS",
+    "PARTIAL_UPDATE_MARKER",
+    "PARTIAL_UPDATE_MODE",
+    "RECORDS_IN_ATTRIBUTE",
+    "RECORD_KEY_FIELDS",
+    "RECORD_MERGE_MODE",
     "RECORD_READER",
     "RECORD_WRITER",
     "REL_FAILURE",
     "REL_MERGED",
     "REL_ORIGINAL",
     "MergeRecord",
+    "keyed_spec",
+    "merge_on_spark",
 ]

@@ -62,14 +62,18 @@ class ContainerLayout:
         return ResourceClaim(str(sequence % count), str(section), f"{now_ms}-{sequence}")
 
     def section_dirs(self) -> Iterator[tuple[int, os.DirEntry[str]]]:
-        """Every existing section directory as (container index, entry)."""
+        """Every existing section directory as (container index, entry).
+
+        Sections are named by number; other directories of a container (the Spark
+        staging area, ``staging/``) are not the content repository's.
+        """
         for index, container in enumerate(self.containers):
             try:
                 entries = list(os.scandir(container))
             except FileNotFoundError:
                 continue
             for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
+                if entry.name.isdigit() and entry.is_dir(follow_symlinks=False):
                     yield index, entry
 
     def live_files(self) -> Iterator[tuple[ResourceClaim, str]]:
@@ -86,7 +90,7 @@ class ContainerLayout:
         except FileNotFoundError:
             return
         for section in sections:
-            if not section.is_dir(follow_symlinks=False):
+            if not (section.name.isdigit() and section.is_dir(follow_symlinks=False)):
                 continue
             for entry in _scan(os.path.join(section.path, ARCHIVE_DIR)):
                 if entry.is_file(follow_symlinks=False):

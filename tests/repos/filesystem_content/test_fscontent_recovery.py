@@ -141,3 +141,17 @@ def test_missing_and_foreign_claims(content_repo_factory: Any) -> None:
         assert not repo.exists(claim)
         with pytest.raises(ContentNotFoundError):
             repo.read(claim)
+
+
+def test_recover_leaves_directories_that_are_not_sections_alone(
+    content_repo_factory: Any,
+) -> None:
+    before = content_repo_factory(archive_enabled=False)
+    orphan = before.write(b"o" * KB)
+    staged = content_repo_factory.root / "container0" / "staging" / "part-0.parquet"
+    staged.parent.mkdir(parents=True)
+    staged.write_bytes(b"parquet")
+    after = content_repo_factory(archive_enabled=False)
+    assert after.recover({}) == 1
+    assert not after.exists(orphan)
+    assert staged.read_bytes() == b"parquet"

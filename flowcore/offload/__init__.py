@@ -1,0 +1,20 @@
+"""Offloading heavy work to Spark: the shared session, the staging area, the errors.
+
+See docs/spark.md. Nothing here imports PySpark at module level.
+"""
+
+from flowcore.errors import SparkError, SparkJobError, SparkUnavailableError
+from flowcore.offload.provider import SparkProvider, check_reachable, spark_errors
+from flowcore.offload.services import ComputeServices
+from flowcore.offload.staging import StagingArea
+
+__all__ = [
+    "ComputeServices",
+    "SparkError",
+    "SparkJobError",
+    "SparkProvider",
+    "SparkUnavailableError",
+    "StagingArea",
+    "check_reachable",
+    "spark_errors",
+]
