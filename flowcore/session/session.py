@@ -17,51 +17,34 @@ from __future__ import annotations
 import logging
 import uuid as uuid_module
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import BinaryIO
 
 from flowcore.errors import ContentNotFoundError, FlowFileHandlingError, SessionStateError
 from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
-from flowcore.model.provenance import ContentRef, ProvenanceEvent, ProvenanceEventType
+from flowcore.model.provenance import ProvenanceEvent, ProvenanceEventType
 from flowcore.processor.descriptors import Relationship
 from flowcore.queue.queue import FlowFileQueue
 from flowcore.repository.content import ContentWriter
 from flowcore.repository.flowfile import QueuedFlowFile
 from flowcore.session.binding import ComponentBinding, SessionServices
 from flowcore.session.commit import SessionChanges
+from flowcore.session.events import EventBuilder
 from flowcore.session.keyed_state import KeyedState
+from flowcore.session.records import SessionRecord
 from flowcore.session.reporter import ProvenanceReporter, ReportedEvent
 
 log = logging.getLogger("flowcore.session")
 
 T = ProvenanceEventType
 _CHUNK = 1 << 20
-_CREATION_TYPES = frozenset({T.CREATE, T.FORK, T.CLONE, T.JOIN, T.RECEIVE, T.FETCH})
 _ENRICHED_AT_REPORT = frozenset({T.SEND, T.UPLOAD, T.CLONE})
 
 
 class SessionStatus(Enum):
     OPEN = "open"
     COMMITTING = "committing"
-
-
-@dataclass(slots=True)
-class _Record:
-    """One FlowFile's life in this session."""
-
-    original: FlowFile | None
-    current: FlowFile
-    source: FlowFileQueue | None = None
-    taken: QueuedFlowFile | None = None
-    relationship: str | None = None
-    to_source: bool = False
-    removed: bool = False
-    auto_terminated: bool = False
-    owns_claim: bool = False
-    entered_ms: int = 0
-    transfer_seq: int = 0
 
 
 class ProcessSession:
@@ -72,6 +55,7 @@ class ProcessSession:
         self._services = services
         self._clock = services.clock
         self._content = services.content
+        self._events = EventBuilder(binding)
         self.provenance = ProvenanceReporter(
             self._add_reported, self._clock.now_ms, self._freeze_reported, self._write_forced
         )
@@ -79,8 +63,8 @@ class ProcessSession:
         self._reset()
 
     def _reset(self) -> None:
-        self._records: dict[int, _Record] = {}
-        self._taken: list[_Record] = []
+        self._records: dict[int, SessionRecord] = {}
+        self._taken: list[SessionRecord] = []
         self._reported: list[ReportedEvent] = []
         self._forks: dict[int, list[int]] = {}
         self._joins: list[tuple[int, list[FlowFile]]] = []
@@ -99,7 +83,7 @@ class ProcessSession:
             msg = f"the session is {self._status.value}"
             raise SessionStateError(msg)
 
-    def _record(self, flowfile: FlowFile) -> _Record:
+    def _record(self, flowfile: FlowFile) -> SessionRecord:
         self._check_open()
         record = self._records.get(flowfile.id)
         if record is None:
@@ -113,7 +97,7 @@ class ProcessSession:
             raise FlowFileHandlingError(msg)
         return record
 
-    def _update(self, record: _Record, flowfile: FlowFile) -> FlowFile:
+    def _update(self, record: SessionRecord, flowfile: FlowFile) -> FlowFile:
         record.current = flowfile
         return flowfile
 
@@ -136,7 +120,7 @@ class ProcessSession:
         for offset in range(count):
             queue = incoming[(start + offset) % count]
             for queued in queue.poll_batch(max_results - len(result), now):
-                record = _Record(
+                record = SessionRecord(
                     original=queued.flowfile,
                     current=queued.flowfile,
                     source=queue,
@@ -194,7 +178,7 @@ class ProcessSession:
             entry_date=now,
             lineage_start_date=lineage_start,
         )
-        self._records[flowfile.id] = _Record(original=None, current=flowfile, entered_ms=now)
+        self._records[flowfile.id] = SessionRecord(original=None, current=flowfile, entered_ms=now)
         if isinstance(parent, FlowFile):
             self._forks.setdefault(parent.id, []).append(flowfile.id)
         elif parent is not None:
@@ -223,7 +207,7 @@ class ProcessSession:
         )
         if child.claim is not None:
             self._content.increment(child.claim.resource)
-        self._records[child.id] = _Record(
+        self._records[child.id] = SessionRecord(
             original=None, current=child, owns_claim=child.claim is not None, entered_ms=now
         )
         if whole:
@@ -341,7 +325,7 @@ class ProcessSession:
             written += len(chunk)
         return written
 
-    def _replace_claim(self, record: _Record, claim: ContentClaim) -> FlowFile:
+    def _replace_claim(self, record: SessionRecord, claim: ContentClaim) -> FlowFile:
         self._written.add(claim.resource)
         old = record.current
         if record.owns_claim and old.claim is not None:
@@ -557,8 +541,8 @@ class ProcessSession:
             if original.claim is not None:
                 changes.released.append(original.claim.resource)
             drop = ReportedEvent(T.DROP, original, now, details=f"Content Missing: {reason}")
-            restored = _Record(original=original, current=original, source=record.source)
-            changes.events.append(self._event(drop, original, restored, now, now))
+            restored = SessionRecord(original=original, current=original, source=record.source)
+            changes.events.append(self._events.event(drop, original, restored, now, now))
             log.error(
                 "%s removed from the flow: its content is missing (%s)", _describe(original), reason
             )
@@ -577,7 +561,7 @@ class ProcessSession:
             counters=self._counters,
         )
         destinations: dict[int, list[FlowFileQueue]] = {}
-        auto_drops: list[_Record] = []
+        auto_drops: list[SessionRecord] = []
         clone_events: list[ReportedEvent] = []
         for record in list(self._records.values()):
             if record.removed:
@@ -634,7 +618,16 @@ class ProcessSession:
                 changes.flowfiles_out += 1
                 changes.bytes_out += current.size
         changes.written = set(self._written)
-        changes.events = self._build_events(now, destinations, clone_events, auto_drops)
+        changes.events = self._events.build(
+            now,
+            self._records,
+            self._forks,
+            self._joins,
+            self._reported,
+            destinations,
+            clone_events,
+            auto_drops,
+        )
         return changes
 
     def _inherit_lineage_from_reported_joins(self) -> None:
@@ -653,14 +646,14 @@ class ProcessSession:
             if starts and min(starts) < child.current.lineage_start_date:
                 child.current = child.current.with_changes(lineage_start_date=min(starts))
 
-    def _clone_for_connection(self, record: _Record, now: int) -> _Record:
+    def _clone_for_connection(self, record: SessionRecord, now: int) -> SessionRecord:
         current = record.current
         attributes = dict(current.attributes)
         attributes[CoreAttribute.UUID] = str(uuid_module.uuid4())
         copy = current.with_changes(id=self._services.ids.next(), attributes=attributes)
         if copy.claim is not None:
             self._content.increment(copy.claim.resource)
-        clone = _Record(
+        clone = SessionRecord(
             original=None,
             current=copy,
             relationship=record.relationship,
@@ -683,156 +676,7 @@ class ProcessSession:
 
     def _freeze_reported(self, reported: ReportedEvent) -> ProvenanceEvent:
         record = self._records.get(reported.flowfile.id)
-        return self._event(reported, reported.flowfile, record, reported.time_ms)
-
-    def _build_events(
-        self,
-        now: int,
-        destinations: dict[int, list[FlowFileQueue]],
-        clone_events: list[ReportedEvent],
-        auto_drops: list[_Record],
-    ) -> list[ProvenanceEvent]:
-        by_id = {r.current.id: r for r in self._records.values()}
-        framework: list[ReportedEvent] = []
-        for parent_id, children in self._forks.items():
-            live = [
-                by_id[c].current.uuid
-                for c in children
-                if not by_id[c].removed or by_id[c].auto_terminated
-            ]
-            if live:
-                framework.append(
-                    ReportedEvent(T.FORK, by_id[parent_id].current, now, children=live)
-                )
-        # A JOIN the processor reported itself (with its details) replaces the framework's.
-        reported_joins = {e.flowfile.id for e in self._reported if e.event_type is T.JOIN}
-        for child_id, parents in self._joins:
-            if child_id in reported_joins:
-                continue
-            framework.append(
-                ReportedEvent(
-                    T.JOIN, by_id[child_id].current, now, parents=[p.uuid for p in parents]
-                )
-            )
-        reported = [
-            e for e in self._reported if not self._is_spurious_route(e, by_id, destinations)
-        ]
-        ordered = framework + reported
-        types_by_uuid: dict[str, set[ProvenanceEventType]] = {}
-        for event in ordered + clone_events:
-            types_by_uuid.setdefault(event.uuid, set()).add(event.event_type)
-            for child in event.children:
-                types_by_uuid.setdefault(child, set()).add(event.event_type)
-        generated: list[ReportedEvent] = []
-        for record in self._records.values():
-            if record.removed and not record.auto_terminated:
-                continue
-            current = record.current
-            seen = types_by_uuid.get(current.uuid, set())
-            if record.original is None:
-                if not seen & _CREATION_TYPES:
-                    generated.append(ReportedEvent(T.CREATE, current, now))
-                continue
-            content_changed = current.claim != record.original.claim or (
-                current.claim_offset,
-                current.size,
-            ) != (record.original.claim_offset, record.original.size)
-            if content_changed and T.CONTENT_MODIFIED not in seen:
-                generated.append(ReportedEvent(T.CONTENT_MODIFIED, current, now))
-                seen = seen | {T.CONTENT_MODIFIED}
-            if not seen and current.attributes != record.original.attributes:
-                generated.append(ReportedEvent(T.ATTRIBUTES_MODIFIED, current, now))
-        drops = [
-            ReportedEvent(
-                T.DROP, r.current, now, details=f"Auto-Terminated by {r.relationship} Relationship"
-            )
-            for r in auto_drops
-        ]
-        events: list[ProvenanceEvent] = []
-        for reported_event in ordered + generated + clone_events + drops:
-            if reported_event.frozen is not None:
-                events.append(reported_event.frozen)
-                continue
-            found = by_id.get(reported_event.flowfile.id)
-            final = found.current if found is not None else reported_event.flowfile
-            events.append(self._event(reported_event, final, found, reported_event.time_ms, now))
-        return events
-
-    @staticmethod
-    def _is_spurious_route(
-        event: ReportedEvent,
-        by_id: Mapping[int, _Record],
-        destinations: Mapping[int, list[FlowFileQueue]],
-    ) -> bool:
-        if event.event_type is not T.ROUTE:
-            return False
-        record = by_id.get(event.flowfile.id)
-        if record is None or record.source is None:
-            return False
-        return destinations.get(event.flowfile.id) == [record.source]
-
-    def _event(
-        self,
-        reported: ReportedEvent,
-        flowfile: FlowFile,
-        record: _Record | None,
-        time_ms: int,
-        commit_ms: int | None = None,
-    ) -> ProvenanceEvent:
-        original = record.original if record is not None else None
-        # Attribute maps are never mutated once in a FlowFile, so events share them.
-        previous = original.attributes if original is not None else {}
-        current = flowfile.attributes
-        updated: dict[str, str | None]
-        if current is previous:
-            updated = {}
-        else:
-            updated = {k: v for k, v in current.items() if previous.get(k) != v}
-            for key in previous:
-                if key not in current:
-                    updated[key] = None
-        duration = reported.duration_ms
-        if duration < 0 and record is not None and commit_ms is not None:
-            duration = commit_ms - record.entered_ms
-        source = record.source.name if record is not None and record.source else None
-        return ProvenanceEvent(
-            event_time=time_ms,
-            event_type=reported.event_type.value,
-            flowfile_uuid=flowfile.uuid,
-            component_id=self._binding.component_id,
-            component_type=self._binding.component_type,
-            entry_date=flowfile.entry_date,
-            lineage_start_date=flowfile.lineage_start_date,
-            event_duration=duration,
-            parent_uuids=list(reported.parents)
-            or ([flowfile.uuid] if reported.event_type in (T.FORK, T.CLONE) else []),
-            child_uuids=list(reported.children)
-            or ([flowfile.uuid] if reported.event_type is T.JOIN else []),
-            previous_attributes=previous,
-            updated_attributes=updated,
-            previous_content=_content_ref(original),
-            current_content=_content_ref(flowfile),
-            details=reported.details,
-            relationship=reported.relationship,
-            transit_uri=reported.transit_uri,
-            source_system_flowfile_id=reported.source_system_flowfile_id,
-            alternate_identifier=reported.alternate_identifier,
-            source_queue_id=source,
-            size=flowfile.size,
-        )
-
-
-def _content_ref(flowfile: FlowFile | None) -> ContentRef | None:
-    if flowfile is None or flowfile.claim is None:
-        return None
-    resource = flowfile.claim.resource
-    return ContentRef(
-        resource.container,
-        resource.section,
-        resource.id,
-        flowfile.claim.offset + flowfile.claim_offset,
-        flowfile.size,
-    )
+        return self._events.event(reported, reported.flowfile, record, reported.time_ms)
 
 
 def _intersection(maps: Sequence[Mapping[str, str]]) -> dict[str, str]:

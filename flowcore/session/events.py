@@ -1,0 +1,184 @@
+"""Provenance events of a committing session, built as NiFi builds them.
+
+At commit the session hands its bookkeeping here: framework FORKs (children that live or
+were auto-terminated) and JOINs (unless the processor reported the JOIN itself, with its
+details), then the processor's reported events (spurious ROUTEs back to the source
+dropped), then generated CREATE / CONTENT_MODIFIED / ATTRIBUTES_MODIFIED for FlowFiles no
+other event covers, then CLONEs for extra connections, and auto-terminate DROPs last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from flowcore.model.flowfile import FlowFile
+from flowcore.model.provenance import ContentRef, ProvenanceEvent, ProvenanceEventType
+from flowcore.queue.queue import FlowFileQueue
+from flowcore.session.binding import ComponentBinding
+from flowcore.session.records import SessionRecord
+from flowcore.session.reporter import ReportedEvent
+
+T = ProvenanceEventType
+_CREATION_TYPES = frozenset({T.CREATE, T.FORK, T.CLONE, T.JOIN, T.RECEIVE, T.FETCH})
+
+
+class EventBuilder:
+    """Turns one component's session bookkeeping into provenance events."""
+
+    __slots__ = ("_binding",)
+
+    def __init__(self, binding: ComponentBinding) -> None:
+        self._binding = binding
+
+    def build(
+        self,
+        now: int,
+        records: Mapping[int, SessionRecord],
+        forks: Mapping[int, list[int]],
+        joins: Sequence[tuple[int, list[FlowFile]]],
+        reported_events: Sequence[ReportedEvent],
+        destinations: Mapping[int, list[FlowFileQueue]],
+        clone_events: list[ReportedEvent],
+        auto_drops: list[SessionRecord],
+    ) -> list[ProvenanceEvent]:
+        """Every event of a committing session, in NiFi's order (see the module doc)."""
+        by_id = {r.current.id: r for r in records.values()}
+        framework: list[ReportedEvent] = []
+        for parent_id, children in forks.items():
+            live = [
+                by_id[c].current.uuid
+                for c in children
+                if not by_id[c].removed or by_id[c].auto_terminated
+            ]
+            if live:
+                framework.append(
+                    ReportedEvent(T.FORK, by_id[parent_id].current, now, children=live)
+                )
+        # A JOIN the processor reported itself (with its details) replaces the framework's.
+        reported_joins = {e.flowfile.id for e in reported_events if e.event_type is T.JOIN}
+        for child_id, parents in joins:
+            if child_id in reported_joins:
+                continue
+            framework.append(
+                ReportedEvent(
+                    T.JOIN, by_id[child_id].current, now, parents=[p.uuid for p in parents]
+                )
+            )
+        reported = [e for e in reported_events if not _is_spurious_route(e, by_id, destinations)]
+        ordered = framework + reported
+        types_by_uuid: dict[str, set[ProvenanceEventType]] = {}
+        for event in ordered + clone_events:
+            types_by_uuid.setdefault(event.uuid, set()).add(event.event_type)
+            for child in event.children:
+                types_by_uuid.setdefault(child, set()).add(event.event_type)
+        generated: list[ReportedEvent] = []
+        for record in records.values():
+            if record.removed and not record.auto_terminated:
+                continue
+            current = record.current
+            seen = types_by_uuid.get(current.uuid, set())
+            if record.original is None:
+                if not seen & _CREATION_TYPES:
+                    generated.append(ReportedEvent(T.CREATE, current, now))
+                continue
+            content_changed = current.claim != record.original.claim or (
+                current.claim_offset,
+                current.size,
+            ) != (record.original.claim_offset, record.original.size)
+            if content_changed and T.CONTENT_MODIFIED not in seen:
+                generated.append(ReportedEvent(T.CONTENT_MODIFIED, current, now))
+                seen = seen | {T.CONTENT_MODIFIED}
+            if not seen and current.attributes != record.original.attributes:
+                generated.append(ReportedEvent(T.ATTRIBUTES_MODIFIED, current, now))
+        drops = [
+            ReportedEvent(
+                T.DROP, r.current, now, details=f"Auto-Terminated by {r.relationship} Relationship"
+            )
+            for r in auto_drops
+        ]
+        events: list[ProvenanceEvent] = []
+        for reported_event in ordered + generated + clone_events + drops:
+            if reported_event.frozen is not None:
+                events.append(reported_event.frozen)
+                continue
+            found = by_id.get(reported_event.flowfile.id)
+            final = found.current if found is not None else reported_event.flowfile
+            events.append(self.event(reported_event, final, found, reported_event.time_ms, now))
+        return events
+
+    def event(
+        self,
+        reported: ReportedEvent,
+        flowfile: FlowFile,
+        record: SessionRecord | None,
+        time_ms: int,
+        commit_ms: int | None = None,
+    ) -> ProvenanceEvent:
+        """One event, with the attribute delta and content references NiFi records."""
+        original = record.original if record is not None else None
+        # Attribute maps are never mutated once in a FlowFile, so events share them.
+        previous = original.attributes if original is not None else {}
+        current = flowfile.attributes
+        updated: dict[str, str | None]
+        if current is previous:
+            updated = {}
+        else:
+            updated = {k: v for k, v in current.items() if previous.get(k) != v}
+            for key in previous:
+                if key not in current:
+                    updated[key] = None
+        duration = reported.duration_ms
+        if duration < 0 and record is not None and commit_ms is not None:
+            duration = commit_ms - record.entered_ms
+        source = record.source.name if record is not None and record.source else None
+        return ProvenanceEvent(
+            event_time=time_ms,
+            event_type=reported.event_type.value,
+            flowfile_uuid=flowfile.uuid,
+            component_id=self._binding.component_id,
+            component_type=self._binding.component_type,
+            entry_date=flowfile.entry_date,
+            lineage_start_date=flowfile.lineage_start_date,
+            event_duration=duration,
+            parent_uuids=list(reported.parents)
+            or ([flowfile.uuid] if reported.event_type in (T.FORK, T.CLONE) else []),
+            child_uuids=list(reported.children)
+            or ([flowfile.uuid] if reported.event_type is T.JOIN else []),
+            previous_attributes=previous,
+            updated_attributes=updated,
+            previous_content=_content_ref(original),
+            current_content=_content_ref(flowfile),
+            details=reported.details,
+            relationship=reported.relationship,
+            transit_uri=reported.transit_uri,
+            source_system_flowfile_id=reported.source_system_flowfile_id,
+            alternate_identifier=reported.alternate_identifier,
+            source_queue_id=source,
+            size=flowfile.size,
+        )
+
+
+def _is_spurious_route(
+    event: ReportedEvent,
+    by_id: Mapping[int, SessionRecord],
+    destinations: Mapping[int, list[FlowFileQueue]],
+) -> bool:
+    if event.event_type is not T.ROUTE:
+        return False
+    record = by_id.get(event.flowfile.id)
+    if record is None or record.source is None:
+        return False
+    return destinations.get(event.flowfile.id) == [record.source]
+
+
+def _content_ref(flowfile: FlowFile | None) -> ContentRef | None:
+    if flowfile is None or flowfile.claim is None:
+        return None
+    resource = flowfile.claim.resource
+    return ContentRef(
+        resource.container,
+        resource.section,
+        resource.id,
+        flowfile.claim.offset + flowfile.claim_offset,
+        flowfile.size,
+    )
