@@ -141,11 +141,17 @@ class ProcessSession:
 
     # -- creating FlowFiles ---------------------------------------------------------------
 
-    def create(self, parent: FlowFile | Sequence[FlowFile] | None = None) -> FlowFile:
-        """A new FlowFile; from one parent (FORK) or several (JOIN) it inherits attributes."""
+    def create(
+        self, parent: FlowFile | Sequence[FlowFile] | None = None, *, uuid: str | None = None
+    ) -> FlowFile:
+        """A new FlowFile; from one parent (FORK) or several (JOIN) it inherits attributes.
+
+        ``uuid`` is for the framework's receivers that keep a FlowFile's identity (the
+        TestRunner's ``enqueue`` with a given uuid); processors leave it to the session.
+        """
         self._check_open()
         now = self._clock.now_ms()
-        new_uuid = str(uuid_module.uuid4())
+        new_uuid = uuid or str(uuid_module.uuid4())
         if parent is None:
             attributes = {
                 CoreAttribute.UUID.value: new_uuid,

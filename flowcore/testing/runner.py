@@ -127,13 +127,8 @@ class TestRunner:
         """Queue a FlowFile for the processor (filename, path and uuid added unless given)."""
         data = content.encode("utf-8") if isinstance(content, str) else content
         session = self.node.session_for(self._feeder)
-        flowfile = session.create()
         given = dict(attributes or {})
-        if "uuid" in given:
-            flowfile = flowfile.with_changes(
-                attributes={**flowfile.attributes, "uuid": given.pop("uuid")}
-            )
-            session._records[flowfile.id].current = flowfile
+        flowfile = session.create(uuid=given.pop("uuid", None))
         if given:
             flowfile = session.put_all_attributes(flowfile, given)
         if data:
