@@ -71,7 +71,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         "benchmarks.bench_enforce_order", (), ("--groups", "20", "--size", "20")
     ),
     "api": Benchmark("benchmarks.bench_api", (), ("--quick",)),
-    "merge_entities": Benchmark("benchmarks.bench_merge_entities", (), ("--entities", "30000")),
+    "merge_entities": Benchmark("benchmarks.bench_merge_entities", (), ("--quick",)),
 }
 
 _ALIASES = {name.replace("_", "-"): name for name in BENCHMARKS} | {

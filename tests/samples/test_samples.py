@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
+import processors.entities  # noqa: F401  (MergeEntities, until the package is reinstalled)
 from flowcore.clock import ManualClock
 from flowcore.engine import DeterministicScheduler, Node
 from flowcore.flow import load_flow, parse_flow
@@ -26,6 +27,7 @@ from flowcore.model.provenance import ProvenanceEvent
 from flowcore.repository import ProvenanceQuery
 from flowcore.settings import EngineSettings
 from samples.defragment import show as defragment_show
+from samples.entity_merge import show as entity_merge_show
 from samples.pos_merge import show as pos_show
 from samples.two_stage_merge import show as two_stage_show
 
@@ -134,3 +136,46 @@ def test_defragment_reassembles_byte_identical_files(run_sample: Any) -> None:
     assert all(indices != sorted(indices, key=int) for indices in arrived)
     details = {event.details for event in _joins(node, "merge")}
     assert details == {"Records Merged due to: Bin is full"}
+
+
+def test_entity_merge_gives_the_documented_output(run_sample: Any) -> None:
+    node, out_dir = run_sample("entity_merge")
+
+    seed = entity_merge_show.merged_entities(out_dir / "1_seed")
+    assert [e["_id"] for e in seed] == ["0|a1|1|b1|2|c1", "0|a2", "1|b2", "2|c2", "2|c3"]
+    assert [e["_updated"] for e in seed] == [0, 1, 2, 3, 4]
+    assert seed[0] == {"$ids": ["a1", "b1", "c1"], "_id": "0|a1|1|b1|2|c1", "_updated": 0,
+                       "f1": [1, 1], "f2": "x", "f3": "X"}  # fmt: skip
+    customers = entity_merge_show.merged_entities(out_dir / "2_customers")
+    assert entity_merge_show.sizes(customers) == {1: 352, 2: 421, 3: 300}
+    details = {event.details for event in _joins(node, "seed_merge")}
+    assert details == {"Entities merged: 5 emitted (1 merged, 0 split, 0 replaced, 2 deleted)"}
+
+
+def test_cdc_upsert_merges_each_region_by_key_and_sends_the_big_bin_to_spark(
+    tmp_path: Path, spark_compute: Any
+) -> None:
+    from samples.cdc_upsert import show as cdc_show
+    from samples.cdc_upsert.prepare import REGIONS, expected, prepare
+    from samples.demo import sample_settings
+
+    input_dir, out_dir = tmp_path / "input", tmp_path / "out"
+    counts = prepare(input_dir)
+    document = _document("cdc_upsert", out_dir, input_dir)
+    settings = sample_settings(SAMPLES / "cdc_upsert", tmp_path / "data")
+    assert settings.spark.offload_min_records == 10_000
+    assert counts["eu"] >= 10_000 > max(counts["us"], counts["apac"])
+    node = Node.from_flow(settings, parse_flow(document), ManualClock(int(time.time() * 1000)))
+    try:
+        summary = DeterministicScheduler(node).run_until_idle(max_triggers=10_000)
+        assert summary.idle
+        events = cdc_show.merge_events(node)
+        for region in REGIONS:
+            rows = cdc_show.merged_table(out_dir, region)
+            assert rows == expected(input_dir, region)
+            attributes = {**events[region].previous_attributes, **events[region].updated_attributes}
+            assert attributes["merge.engine"] == ("spark" if region == "eu" else "local")
+            assert attributes["merge.record.count.in"] == str(counts[region])
+            assert events[region].details == "Records Merged due to: Bin has reached Max Bin Age"
+    finally:
+        node.close()

@@ -1,0 +1,201 @@
+"""Connected components for a bulk rebuild of the merged view, on three engines.
+
+A full rebuild (first load or reset) turns every live entity's equality values into an
+*edge table*: one row per (member, rule, side, value) where ``member`` is a dense integer
+id of the entity, ``rule`` the index of the equality rule, ``side`` 0 for the rule's left
+expression and 1 for its right, and ``value`` the type-tagged bytes of one value. Two
+members match on a rule when one has a value on the left side that the other has on the
+right side; transitivity makes the merged groups the connected components of the
+bipartite graph between members and *active* keys: a (rule, value) key is active only
+when both of its sides have a member (left-side members alone do not match each other).
+
+Every engine labels each member with the smallest member id of its component, so the
+result does not depend on the engine that computed it:
+
+* ``components_local``: numpy, Shiloach-Vishkin style min-hooking with pointer jumping;
+* ``components_duckdb``: a recursive DuckDB query (``USING KEY``), the reference;
+* ``components_spark``: label propagation on Spark DataFrames, input and output as
+  Parquet files in the staging area.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+EDGE_SCHEMA = pa.schema(
+    [
+        pa.field("member", pa.int64(), nullable=False),
+        pa.field("rule", pa.int32(), nullable=False),
+        pa.field("side", pa.int8(), nullable=False),
+        pa.field("value", pa.binary(), nullable=False),
+    ]
+)
+LABEL_SCHEMA = pa.schema(
+    [
+        pa.field("member", pa.int64(), nullable=False),
+        pa.field("component", pa.int64(), nullable=False),
+    ]
+)
+
+
+def active_links(edges: pa.Table) -> pa.Table:
+    """(member, key) pairs for the keys that have members on both sides of their rule.
+
+    ``key`` is a dense int64 id of the (rule, value) pair, numbered in first-seen order.
+    """
+    edges = edges.select(["member", "rule", "side", "value"])
+    keys = pa.Table.from_arrays(
+        [edges["rule"], edges["value"], edges["side"]], names=["rule", "value", "side"]
+    )
+    sides = keys.group_by(["rule", "value"], use_threads=False).aggregate(
+        [("side", "min"), ("side", "max")]
+    )
+    active = sides.filter(pc.not_equal(sides["side_min"], sides["side_max"]))
+    active = active.append_column("key", pa.array(np.arange(len(active), dtype=np.int64)))
+    joined = edges.join(
+        active.select(["rule", "value", "key"]), ["rule", "value"], join_type="inner"
+    )
+    return joined.select(["member", "key"])
+
+
+def _as_numpy(column: pa.ChunkedArray) -> NDArray[np.int64]:
+    return np.asarray(column.to_numpy(), dtype=np.int64)
+
+
+def components_local(edges: pa.Table, member_count: int) -> NDArray[np.int64]:
+    """The smallest member id of each member's component, indexed by member id."""
+    links = active_links(edges)
+    members = _as_numpy(links["member"])
+    keys = _as_numpy(links["key"]) + member_count
+    node_count = member_count + (int(keys.max()) - member_count + 1 if len(keys) else 0)
+    label = np.arange(node_count, dtype=np.int64)
+    while True:
+        low = np.minimum(label[members], label[keys])
+        before = label.copy()
+        # Hook: every endpoint, and every endpoint's current root, takes the smaller label.
+        np.minimum.at(label, members, low)
+        np.minimum.at(label, keys, low)
+        np.minimum.at(label, before[members], low)
+        np.minimum.at(label, before[keys], low)
+        # Shortcut: jump every node to its root.
+        while True:
+            jumped = label[label]
+            if np.array_equal(jumped, label):
+                break
+            label = jumped
+        if np.array_equal(label, before):
+            return label[:member_count]
+
+
+def components_duckdb(edges: pa.Table, member_count: int) -> NDArray[np.int64]:
+    """The reference: min-label propagation over the bipartite graph, one recursive query."""
+    links = active_links(edges)
+    con = duckdb.connect()
+    try:
+        con.register("links", links)
+        con.execute(
+            "CREATE TABLE adjacency AS "
+            f"SELECT member AS node, key + {int(member_count)} AS neighbour FROM links "
+            f"UNION ALL SELECT key + {int(member_count)}, member FROM links"
+        )
+        result = con.sql(
+            f"""
+            WITH RECURSIVE label(node, component) USING KEY (node) AS (
+                SELECT node, node AS component
+                FROM (SELECT range AS node FROM range({int(member_count)})
+                      UNION SELECT DISTINCT node FROM adjacency)
+                UNION
+                SELECT a.node, min(l.component) AS component
+                FROM recurring.label l
+                JOIN adjacency a ON a.neighbour = l.node
+                JOIN recurring.label mine ON mine.node = a.node
+                GROUP BY a.node, mine.component
+                HAVING min(l.component) < mine.component
+            )
+            SELECT component FROM label WHERE node < {int(member_count)} ORDER BY node
+            """
+        ).to_arrow_table()
+    finally:
+        con.close()
+    return _as_numpy(result["component"])
+
+
+def write_edges(edges: pa.Table, path: Path) -> Path:
+    """Stage an edge table as Parquet for Spark."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(edges.select(EDGE_SCHEMA.names).cast(EDGE_SCHEMA), path)
+    return path
+
+
+def components_spark(spark: Any, edges_path: Path, output_path: Path, member_count: int) -> Path:
+    """Label propagation on Spark; writes (member, component) Parquet to ``output_path``.
+
+    Members are the bipartite graph's left nodes and active keys its right nodes; each
+    round a key takes the smallest label of its members, every member the smallest label
+    of its keys, then the label of its label (a shortcut), until no label changes. Labels
+    are member ids, so the result is the smallest member id of each component, as on the
+    other engines.
+    """
+    from pyspark.sql import functions as f
+
+    edges = spark.read.parquet(str(edges_path))
+    sides = edges.groupBy("rule", "value").agg(f.min("side").alias("lo"), f.max("side").alias("hi"))
+    active = sides.where(f.col("lo") != f.col("hi")).select("rule", "value")
+    links = edges.join(active, ["rule", "value"]).select("member", "rule", "value").persist()
+    labels = spark.range(member_count).select(
+        f.col("id").alias("member"), f.col("id").alias("component")
+    )
+    while True:
+        key_labels = (
+            links.join(labels, "member")
+            .groupBy("rule", "value")
+            .agg(f.min("component").alias("key_component"))
+        )
+        proposals = (
+            links.join(key_labels, ["rule", "value"])
+            .groupBy("member")
+            .agg(f.min("key_component").alias("proposed"))
+        )
+        hooked = labels.join(proposals, "member", "left").select(
+            "member",
+            f.least("component", f.coalesce("proposed", "component")).alias("component"),
+            (f.col("proposed") < f.col("component")).alias("changed"),
+        )
+        # Shortcut: a member takes its label's label (labels are member ids).
+        parents = hooked.select(
+            f.col("member").alias("parent"), f.col("component").alias("grandparent")
+        )
+        updated = (
+            hooked.join(parents, hooked["component"] == parents["parent"], "left")
+            .select(
+                "member",
+                f.least("component", f.coalesce("grandparent", "component")).alias("component"),
+                "changed",
+            )
+            .localCheckpoint(eager=True)
+        )
+        done = updated.where(f.col("changed")).limit(1).count() == 0
+        labels = updated.select("member", "component")
+        if done:
+            break
+    links.unpersist()
+    labels.write.mode("overwrite").parquet(str(output_path))
+    return output_path
+
+
+def read_components(path: Path, member_count: int) -> NDArray[np.int64]:
+    """The component of each member, from a (member, component) Parquet directory."""
+    table = pq.read_table(path).cast(LABEL_SCHEMA)
+    component = np.empty(member_count, dtype=np.int64)
+    component[_as_numpy(table["member"])] = _as_numpy(table["component"])
+    return component

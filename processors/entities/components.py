@@ -1,0 +1,125 @@
+"""Connected components of the "matches" graph (local; a Spark version can replace it).
+
+``connected_components`` is the one step of the bulk path that another engine may take
+over: it receives the member count and an edge list over member numbers (members are
+numbered in merge order) and returns, for each member, the number of the smallest member
+in its component. That labelling is deterministic, so any implementation (union-find here,
+label propagation on Spark, a recursive CTE in DuckDB) gives the same result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+
+
+@dataclass(slots=True)
+class Edges:
+    """An edge list over member numbers: ``source[i]`` matches ``target[i]``."""
+
+    source: list[int] = field(default_factory=list)
+    target: list[int] = field(default_factory=list)
+
+    def add(self, a: int, b: int) -> None:
+        self.source.append(a)
+        self.target.append(b)
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+
+ComponentsFunction = Callable[[int, Edges], list[int]]
+"""``(member count, edges) -> smallest member number of each member's component``."""
+
+
+def connected_components(count: int, edges: Edges) -> list[int]:
+    """Union-find with path halving; each root is the smallest member of its component."""
+    parent = list(range(count))
+    for a, b in zip(edges.source, edges.target, strict=True):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        if a < b:
+            parent[b] = a
+        elif b < a:
+            parent[a] = b
+    labels = parent
+    for i in range(count):
+        root = i
+        while labels[root] != root:
+            root = labels[root]
+        labels[i] = root
+    return labels
+
+
+def components_of_rows(
+    count: int, member: list[int], rule: list[int], side: list[int], value: list[bytes]
+) -> list[int]:
+    """``connected_components`` over edge-table rows (``bulk_components``' layout).
+
+    Rows sharing (rule, value) link their members only when both sides of the rule occur.
+    """
+    first: dict[tuple[int, bytes], list[int]] = {}
+    sides: dict[tuple[int, bytes], int] = {}
+    for m, r, s, v in zip(member, rule, side, value, strict=True):
+        key = (r, v)
+        found = first.get(key)
+        if found is None:
+            first[key] = [m]
+            sides[key] = 1 << s
+        else:
+            found.append(m)
+            sides[key] |= 1 << s
+    edges = Edges()
+    for key, members in first.items():
+        if sides[key] == 3:
+            head = members[0]
+            for other in members[1:]:
+                edges.add(head, other)
+    return connected_components(count, edges)
+
+
+class UnionFind(Generic[K]):
+    """Union-find over arbitrary keys with component sizes (the incremental path's BFS)."""
+
+    __slots__ = ("_parent", "_size")
+
+    def __init__(self) -> None:
+        self._parent: dict[K, K] = {}
+        self._size: dict[K, int] = {}
+
+    def add(self, key: K) -> None:
+        if key not in self._parent:
+            self._parent[key] = key
+            self._size[key] = 1
+
+    def find(self, key: K) -> K:
+        parent = self._parent
+        while parent[key] != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    def union(self, a: K, b: K) -> int:
+        """Join the components of ``a`` and ``b``; returns the size of the result."""
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return self._size[ra]
+        if self._size[ra] < self._size[rb]:
+            ra, rb = rb, ra
+        self._parent[rb] = ra
+        self._size[ra] += self._size.pop(rb)
+        return self._size[ra]
+
+    def groups(self) -> list[list[K]]:
+        """The components, each a list of keys (in no particular order)."""
+        found: dict[K, list[K]] = {}
+        for key in self._parent:
+            found.setdefault(self.find(key), []).append(key)
+        return list(found.values())
