@@ -15,6 +15,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -187,7 +188,10 @@ class SparkProvider:
             config = dict(settings.config)
         else:
             builder = builder.master(master)
-            config = {**_CLASSIC_DEFAULTS, **settings.config}
+            config = {**_CLASSIC_DEFAULTS, **_quiet_driver(), **settings.config}
+            if is_local(master):
+                # The embedded driver talks to itself: no lookup of the host's address.
+                os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         for key, value in config.items():
             builder = builder.config(key, value)
         log.info("starting a SparkSession on %s", master)
@@ -199,6 +203,12 @@ class SparkProvider:
             msg = f"Spark could not start on {master}: {_first_line(exc)}"
             raise SparkUnavailableError(msg) from exc
         return session
+
+
+def _quiet_driver() -> dict[str, str]:
+    """Driver options that keep Spark's start-up notices off the console (errors only)."""
+    log4j = Path(__file__).with_name("log4j2.properties")
+    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={log4j.as_uri()}"}
 
 
 @contextmanager

@@ -24,7 +24,8 @@ class StagingArea:
     """Job directories under one root, owned by one node."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root
+        # Absolute: Spark resolves paths as file URIs, which cannot be relative.
+        self.root = root.absolute()
 
     @contextmanager
     def job(self, name: str) -> Iterator[Path]:

@@ -26,7 +26,10 @@ COLUMNS = ("order_id", "customer", "status", "amount", "updated_at")
 def merged_table(out_dir: Path, region: str) -> list[dict[str, Any]]:
     """The records PutFile wrote for a region (one merged FlowFile per region)."""
     rows: list[dict[str, Any]] = []
-    for path in sorted(p for p in (out_dir / region).iterdir() if p.is_file()):
+    directory = out_dir / region
+    if not directory.is_dir():
+        return rows  # nothing merged for the region (see the processors' last error)
+    for path in sorted(p for p in directory.iterdir() if p.is_file()):
         rows.extend(json.loads(line) for line in path.read_text("utf-8").splitlines() if line)
     return rows
 

@@ -158,3 +158,18 @@ def test_a_failing_python_task_raises_spark_job_error_with_its_reason(
     with pytest.raises(SparkJobError) as caught, spark_compute.spark_errors("fold"):
         frame.mapInArrow(_explode, frame.schema).count()
     assert "ValueError: the fold blew up" in caught.value.reason
+
+
+def test_a_relative_data_dir_stages_at_absolute_paths_spark_can_read(
+    spark_compute: ComputeServices, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    monkeypatch.chdir(tmp_path)
+    compute = ComputeServices(EngineSettings(data_dir=Path("relative-data")))
+    with compute.staging_job("relative") as job:
+        assert job.is_absolute() and job.is_relative_to(tmp_path)
+        pq.write_table(pa.table({"x": [1, 2, 3]}), job / "in.parquet")
+        frame = spark_compute.spark_session().read.parquet(str(job / "in.parquet"))
+        assert frame.count() == 3
