@@ -13,7 +13,7 @@ Every engine labels each member with the smallest member id of its component, so
 result does not depend on the engine that computed it:
 
 * ``components_local``: numpy, Shiloach-Vishkin style min-hooking with pointer jumping;
-* ``components_duckdb``: a recursive DuckDB query (``USING KEY``), the reference;
+* ``components_duckdb``: the same algorithm as DuckDB SQL statements, the reference;
 * ``components_spark``: label propagation on Spark DataFrames, input and output as
   Parquet files in the staging area.
 """
@@ -98,36 +98,55 @@ def components_local(edges: pa.Table, member_count: int) -> NDArray[np.int64]:
 
 
 def components_duckdb(edges: pa.Table, member_count: int) -> NDArray[np.int64]:
-    """The reference: min-label propagation over the bipartite graph, one recursive query."""
+    """The reference: the numpy algorithm (min-hooking, pointer jumping) as DuckDB SQL.
+
+    Nodes are the members (``0..member_count-1``) and the active keys (numbered after
+    them); each round every endpoint of an edge, and its current root, takes the smaller
+    label of the edge's two ends, then labels jump to their label's label until stable.
+    """
     links = active_links(edges)
     con = duckdb.connect()
     try:
         con.register("links", links)
+        offset = int(member_count)
+        con.execute(f"CREATE TABLE edge AS SELECT member AS u, key + {offset} AS v FROM links")
         con.execute(
-            "CREATE TABLE adjacency AS "
-            f"SELECT member AS node, key + {int(member_count)} AS neighbour FROM links "
-            f"UNION ALL SELECT key + {int(member_count)}, member FROM links"
+            "CREATE TABLE label AS SELECT range AS node, range AS comp FROM range("
+            f"{offset} + (SELECT coalesce(max(key) + 1, 0) FROM links))"
         )
-        result = con.sql(
-            f"""
-            WITH RECURSIVE label(node, component) USING KEY (node) AS (
-                SELECT node, node AS component
-                FROM (SELECT range AS node FROM range({int(member_count)})
-                      UNION SELECT DISTINCT node FROM adjacency)
-                UNION
-                SELECT a.node, min(l.component) AS component
-                FROM recurring.label l
-                JOIN adjacency a ON a.neighbour = l.node
-                JOIN recurring.label mine ON mine.node = a.node
-                GROUP BY a.node, mine.component
-                HAVING min(l.component) < mine.component
+        while True:
+            con.execute(
+                """
+                CREATE OR REPLACE TEMP TABLE hook AS
+                WITH ends AS (
+                    SELECT e.u, e.v, lu.comp AS cu, lv.comp AS cv, least(lu.comp, lv.comp) AS low
+                    FROM edge e JOIN label lu ON lu.node = e.u JOIN label lv ON lv.node = e.v
+                    WHERE lu.comp <> lv.comp
+                )
+                SELECT node, min(low) AS low FROM (
+                    SELECT u AS node, low FROM ends UNION ALL SELECT v, low FROM ends
+                    UNION ALL SELECT cu, low FROM ends UNION ALL SELECT cv, low FROM ends
+                ) GROUP BY node
+                """
             )
-            SELECT component FROM label WHERE node < {int(member_count)} ORDER BY node
-            """
-        ).to_arrow_table()
+            hooked = con.execute(
+                "UPDATE label SET comp = hook.low FROM hook "
+                "WHERE hook.node = label.node AND hook.low < label.comp"
+            ).fetchone()
+            while True:
+                jumped = con.execute(
+                    "UPDATE label SET comp = parent.comp FROM label AS parent "
+                    "WHERE parent.node = label.comp AND parent.comp < label.comp"
+                ).fetchone()
+                if not jumped or not jumped[0]:
+                    break
+            if not hooked or not hooked[0]:
+                break
+        result = con.sql(f"SELECT comp FROM label WHERE node < {offset} ORDER BY node")
+        table = result.to_arrow_table()
     finally:
         con.close()
-    return _as_numpy(result["component"])
+    return _as_numpy(table["comp"])
 
 
 def write_edges(edges: pa.Table, path: Path) -> Path:

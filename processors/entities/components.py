@@ -4,7 +4,7 @@
 over: it receives the member count and an edge list over member numbers (members are
 numbered in merge order) and returns, for each member, the number of the smallest member
 in its component. That labelling is deterministic, so any implementation (union-find here,
-label propagation on Spark, a recursive CTE in DuckDB) gives the same result.
+label propagation on Spark, hooking and jumping in DuckDB SQL) gives the same result.
 """
 
 from __future__ import annotations
