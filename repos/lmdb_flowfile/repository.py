@@ -138,6 +138,7 @@ class LmdbFlowFileRepository(FlowFileRepository):
         """Encode outside the writer lock, so that concurrent sessions encode in parallel."""
         encode, id_key = codec.encode, codec.id_key
         ids = [r.flowfile.id for r in update.puts]
+        keyed = [(_keyed_key(c, b""), changes) for c, changes in update.keyed_state.items()]
         return _Request(
             update=update,
             puts=list(zip(map(id_key, ids), map(encode, update.puts), strict=True)),
@@ -145,16 +146,13 @@ class LmdbFlowFileRepository(FlowFileRepository):
             events=list(map(encode, update.events)),
             state=[(c.encode(), encode(s)) for c, s in update.state.items()],
             keyed_puts=sorted(
-                (_keyed_key(c, k), v)
-                for c, changes in update.keyed_state.items()
+                (head + k, v)
+                for head, changes in keyed
                 for k, v in changes.items()
                 if v is not None
             ),
             keyed_deletes=[
-                _keyed_key(c, k)
-                for c, changes in update.keyed_state.items()
-                for k, v in changes.items()
-                if v is None
+                head + k for head, changes in keyed for k, v in changes.items() if v is None
             ],
             max_flowfile_id=max(ids, default=-1),
         )
@@ -317,10 +315,11 @@ class LmdbFlowFileRepository(FlowFileRepository):
 
     def load_keyed(self, component_id: str, keys: Sequence[bytes]) -> dict[bytes, bytes]:
         found: dict[bytes, bytes] = {}
+        head = _keyed_key(component_id, b"")
         with self._env.begin(db=self._keyed) as txn:
             get = txn.get
             for key in keys:
-                value = get(_keyed_key(component_id, key))
+                value = get(head + key)
                 if value is not None:
                     found[key] = value
         return found
