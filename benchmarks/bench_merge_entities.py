@@ -28,8 +28,10 @@ smaller incremental index.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gc
 import json
+import pstats
 import random
 import tempfile
 import time
@@ -234,6 +236,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="100,000 per dataset")
     parser.add_argument("--no-spark", action="store_true")
     parser.add_argument("--only", choices=("incremental", "bulk"), default=None)
+    parser.add_argument(
+        "--profile",
+        metavar="FILE",
+        default=None,
+        help="cProfile the incremental triggers into FILE (pstats) and print the top 30",
+    )
     args = parser.parse_args()
     if args.quick:
         args.bulk_per_dataset = 100_000
@@ -273,12 +281,20 @@ def main() -> None:
             counter.install()
             per_trigger: list[list[tuple[bytes, bytes | None]]] = []
             seconds = 0.0
+            profiler = cProfile.Profile() if args.profile else None
             for _ in units:
                 mark = len(counter.writes)
+                if profiler is not None:
+                    profiler.enable()
                 started = time.perf_counter()
                 runner.run(stop_on_finish=False)
                 seconds += time.perf_counter() - started
+                if profiler is not None:
+                    profiler.disable()
                 per_trigger.append(counter.writes[mark:])
+            if profiler is not None:
+                profiler.dump_stats(args.profile)
+                pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
             runner.stop()
             emitted = sum(
                 len(json.loads(f.content)) for f in runner.get_flowfiles_for_relationship("merged")

@@ -13,6 +13,7 @@ for the same changes applied to an empty index.
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -56,20 +57,34 @@ SMALL_EDGES = 200_000
 cost more to start (about 0.6 s for their first call) than it takes."""
 
 
+class _CollectorPause:
+    """Counts the threads that asked for the collector to pause; the last one resumes it."""
+
+    lock = threading.Lock()
+    holders = 0
+    resume = False
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a rebuild allocates millions of objects.
+    """Pause the cyclic garbage collector while a unit or a rebuild allocates many objects.
 
     They are acyclic (dicts, lists, records), so the collector would only rescan them, again
-    and again, as they pile up (about a third of a large rebuild); it resumes afterwards.
+    and again, as they pile up (about a third of a large rebuild). Pauses from concurrent
+    tasks nest: the collector resumes when the last one ends, if it was on before the first.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
+    with _CollectorPause.lock:
+        if _CollectorPause.holders == 0:
+            _CollectorPause.resume = gc.isenabled()
+            gc.disable()
+        _CollectorPause.holders += 1
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        with _CollectorPause.lock:
+            _CollectorPause.holders -= 1
+            if _CollectorPause.holders == 0 and _CollectorPause.resume:
+                gc.enable()
 
 
 @dataclass(slots=True)

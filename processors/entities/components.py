@@ -9,11 +9,8 @@ label propagation on Spark, hooking and jumping in DuckDB SQL) gives the same re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
-
-K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(slots=True)
@@ -83,43 +80,3 @@ def components_of_rows(
             for other in members[1:]:
                 edges.add(head, other)
     return connected_components(count, edges)
-
-
-class UnionFind(Generic[K]):
-    """Union-find over arbitrary keys with component sizes (the incremental path's BFS)."""
-
-    __slots__ = ("_parent", "_size")
-
-    def __init__(self) -> None:
-        self._parent: dict[K, K] = {}
-        self._size: dict[K, int] = {}
-
-    def add(self, key: K) -> None:
-        if key not in self._parent:
-            self._parent[key] = key
-            self._size[key] = 1
-
-    def find(self, key: K) -> K:
-        parent = self._parent
-        while parent[key] != key:
-            parent[key] = parent[parent[key]]
-            key = parent[key]
-        return key
-
-    def union(self, a: K, b: K) -> int:
-        """Join the components of ``a`` and ``b``; returns the size of the result."""
-        ra, rb = self.find(a), self.find(b)
-        if ra == rb:
-            return self._size[ra]
-        if self._size[ra] < self._size[rb]:
-            ra, rb = rb, ra
-        self._parent[rb] = ra
-        self._size[ra] += self._size.pop(rb)
-        return self._size[ra]
-
-    def groups(self) -> list[list[K]]:
-        """The components, each a list of keys (in no particular order)."""
-        found: dict[K, list[K]] = {}
-        for key in self._parent:
-            found.setdefault(self.find(key), []).append(key)
-        return list(found.values())

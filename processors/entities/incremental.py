@@ -26,7 +26,6 @@ from typing import Any
 
 import msgspec
 
-from processors.entities.components import UnionFind
 from processors.entities.config import MergeConfig
 from processors.entities.index import (
     EntityIndex,
@@ -69,9 +68,13 @@ def to_member(config: MergeConfig, record: MemberRecord) -> Member:
 
 
 class _Search:
-    """Breadth-first search over the value index; can be extended with more seeds."""
+    """Breadth-first search over the value index; can be extended with more seeds.
 
-    __slots__ = ("config", "found", "index", "loaded", "queued", "values")
+    The components found so far are kept as a union-find (union by size, path halving),
+    inlined here: it runs for every member and value of a unit.
+    """
+
+    __slots__ = ("config", "index", "loaded", "parent", "queued", "size", "values")
 
     def __init__(
         self, index: EntityIndex, config: MergeConfig, loaded: dict[bytes, MemberRecord]
@@ -80,13 +83,32 @@ class _Search:
         self.config = config
         self.loaded = loaded
         """Every member record read or changed so far (ref -> record)."""
-        self.found: UnionFind[bytes] = UnionFind()
+        self.parent: dict[bytes, bytes] = {}
+        self.size: dict[bytes, int] = {}
+        """The size of each component, by its root."""
         self.values: dict[bytes, list[bytes]] = {}
         self.queued: set[bytes] = set()
 
+    def groups(self) -> list[list[bytes]]:
+        """The components found, each a list of member refs (in no particular order)."""
+        parent = self.parent
+        found: dict[bytes, list[bytes]] = {}
+        for key in parent:
+            root = key
+            while parent[root] != root:
+                parent[root] = parent[parent[root]]
+                root = parent[root]
+            group = found.get(root)
+            if group is None:
+                found[root] = [key]
+            else:
+                group.append(key)
+        return list(found.values())
+
     def run(self, seeds: Iterable[bytes]) -> None:
-        """Add the components of these members (those that exist) to ``found``."""
-        loaded, values, queued, found = self.loaded, self.values, self.queued, self.found
+        """Add the components of these members (those that exist) to the groups."""
+        loaded, values, queued = self.loaded, self.values, self.queued
+        parent, size = self.parent, self.size
         partners = self.config.partners
         limit = self.config.max_merged
         frontier = [ref for ref in dict.fromkeys(seeds) if ref not in queued]
@@ -96,39 +118,67 @@ class _Search:
             if need:
                 loaded.update(self.index.members(need))
             lookups: list[tuple[bytes, list[bytes]]] = []
-            wanted: set[bytes] = set()
+            missing: dict[bytes, None] = {}
             for ref in frontier:
                 record = loaded.get(ref)
                 if record is None:
                     continue
-                found.add(ref)
-                mine = [
-                    partner + key[8:]
-                    for key in record.keys
-                    for partner in partners.get(key[:8], ())
-                ]
+                if ref not in parent:
+                    parent[ref] = ref
+                    size[ref] = 1
+                mine: list[bytes] = []
+                for key in record.keys:
+                    compared = partners.get(key[:8])
+                    if compared:
+                        tail = key[8:]
+                        for partner in compared:
+                            wanted = partner + tail
+                            mine.append(wanted)
+                            if wanted not in values:
+                                missing[wanted] = None
                 lookups.append((ref, mine))
-                wanted.update(mine)
-            missing = [key for key in wanted if key not in values]
             if missing:
-                got = self.index.values(missing)
-                for key in missing:
-                    values[key] = got.get(key, [])
+                self.index.values_into(missing, values)
             following: list[bytes] = []
             for ref, mine in lookups:
+                root = ref
+                while parent[root] != root:
+                    parent[root] = parent[parent[root]]
+                    root = parent[root]
                 for key in mine:
                     for other in values[key]:
                         if other == ref:
                             continue
                         if other not in queued:
+                            # A new member: a component of one joins ``ref``'s.
                             queued.add(other)
                             following.append(other)
-                            found.add(other)
-                        size = found.union(ref, other)
-                        if size > limit:
+                            parent[other] = root
+                            joined = size[root] + 1
+                            size[root] = joined
+                        else:
+                            top = other
+                            while parent[top] != top:
+                                parent[top] = parent[parent[top]]
+                                top = parent[top]
+                            if top == root:
+                                joined = size[root]
+                            else:
+                                if size[root] < size[top]:
+                                    root, top = top, root
+                                parent[top] = root
+                                joined = size[root] + size.pop(top)
+                                size[root] = joined
+                        if joined > limit:
                             example = ref.replace(b"\x00", b" ").decode("utf-8", "replace")
-                            raise MaxMergedExceeded(size, limit, example)
+                            raise MaxMergedExceeded(joined, limit, example)
             frontier = following
+
+
+def _first_member(triples: list[tuple[int, str, bytes]]) -> tuple[int, str]:
+    """A component's sort key: its first member's merge order (offset, ``_id``)."""
+    first = triples[0]
+    return first[0], first[1]
 
 
 def _gained_members(previous: list[str | None]) -> bool:
@@ -190,7 +240,7 @@ def apply_changes(
     first = config.identity == "first"
     checked: set[str] = set()
     while True:
-        groups = search.found.groups()
+        groups = search.groups()
         if not first:
             break
         # Same-id candidates: under ``first`` a component's id is its first member's _id.
@@ -216,29 +266,37 @@ def apply_changes(
             break
         search.run(more)
 
-    offset = config.offset
-    components: list[list[Member]] = []
-    refs_of: list[list[bytes]] = []
+    # Members in merge order: (offset, _id, ref) sorted within each component, the
+    # components by their first member (stable, as the groups come).
+    offsets = {d.name: d.offset for d in config.datasets}
+    unknown = len(config.datasets)
+    ordered: list[list[tuple[int, str, bytes]]] = []
     for group in groups:
-        pairs: list[tuple[int, str, bytes]] = []
+        if len(group) == 1:
+            record = loaded[group[0]]
+            ordered.append([(offsets.get(record.dataset, unknown), record.id, group[0])])
+            continue
+        triples = []
         for ref in group:
             record = loaded[ref]
-            pairs.append((offset(record.dataset), record.id, ref))
-        pairs.sort()
+            triples.append((offsets.get(record.dataset, unknown), record.id, ref))
+        triples.sort()
+        ordered.append(triples)
+    ordered.sort(key=_first_member)
+    components: list[list[Member]] = []
+    refs_of: list[list[bytes]] = []
+    for triples in ordered:
         members: list[Member] = []
-        for member_offset, identifier, ref in pairs:
+        refs: list[bytes] = []
+        for member_offset, identifier, ref in triples:
             record = loaded[ref]
             entity = entities.get(ref)
             if entity is None:
                 entity = decode_entity(record.entity)
             members.append(Member(record.dataset, member_offset, identifier, entity))
+            refs.append(ref)
         components.append(members)
-        refs_of.append([ref for _, _, ref in pairs])
-    order = sorted(
-        range(len(components)), key=lambda i: (components[i][0].offset, components[i][0].id)
-    )
-    components = [components[i] for i in order]
-    refs_of = [refs_of[i] for i in order]
+        refs_of.append(refs)
     ids = [output_id(members, config.identity) for members in components]
     kept = resolve_identities(ids, [standalone_deleted(c) for c in components])
 
@@ -253,7 +311,8 @@ def apply_changes(
         wanted_records.update(
             ids[i]
             for i in kept
-            if ids[i] not in old_ids and any("|" in m.id for m in components[i])
+            # (a composite id has 2n - 1 "|" unless some member _id has one)
+            if ids[i] not in old_ids and ids[i].count("|") != 2 * len(components[i]) - 1
         )
     records.update(index.outputs(wanted_records - records.keys()))
     produced: set[str] = set()
@@ -276,25 +335,34 @@ def apply_changes(
             result.split += 1
 
     counter = index.next_updated()
+    emitted = result.emitted
+    changed_records: list[OutputRecord] = []
     for i in sorted(kept):
         members, refs, identifier = components[i], refs_of[i], ids[i]
-        output = build_output(members, config)
+        output = build_output(members, config, identifier)
         digest = content_hash(output)
         existing = records.get(identifier)
         if existing is None or existing.hash != digest:
             output["_updated"] = counter
             counter += 1
-            result.emitted.append(output)
+            emitted.append(output)
             if output.get("_deleted") is True:
                 result.deleted += 1
             elif len(members) > 1 and _gained_members([loaded[r].out for r in refs]):
                 result.merged += 1
-        if existing is None or existing.hash != digest or existing.members != refs:
-            index.put_output(OutputRecord(identifier, digest, refs))
+        elif existing.members == refs:
+            continue
+        changed_records.append(OutputRecord(identifier, digest, refs))
+    index.put_outputs(changed_records)
+    replace = msgspec.structs.replace
+    changed_members: list[tuple[bytes, MemberRecord]] = []
     for ref, record in loaded.items():
         out = new_id_of.get(ref)
-        if ref in after or record.out != out:
-            index.put_member(ref, msgspec.structs.replace(record, out=out))
+        if record.out != out:
+            changed_members.append((ref, replace(record, out=out)))
+        elif ref in after:
+            changed_members.append((ref, record))
+    index.put_members(changed_members)
     for old_id in sorted(old_ids - produced):
         delete = replaced_delete(old_id)
         delete["_updated"] = counter

@@ -70,6 +70,9 @@ class StagedStore:
         return self._base.get(key)
 
     def get_many(self, keys: Iterable[bytes]) -> dict[bytes, bytes]:
+        keys = keys if isinstance(keys, list) else list(keys)
+        if self._writes.keys().isdisjoint(keys):
+            return self._base.get_many(keys)
         found: dict[bytes, bytes] = {}
         missing: list[bytes] = []
         for key in keys:
@@ -182,22 +185,34 @@ def decode_entity(data: bytes) -> dict[str, Any]:
 class EntityIndex:
     """Typed, batched access to the index records of one store."""
 
-    __slots__ = ("store",)
+    __slots__ = ("_output_keys", "store")
 
     def __init__(self, store: KeyedStore) -> None:
         self.store = store
+        self._output_keys: dict[str, bytes] = {}
+        """``output_key`` of the ids read by ``outputs`` (often written or deleted next)."""
+
+    def _output_key(self, identifier: str) -> bytes:
+        key = self._output_keys.get(identifier)
+        return output_key(identifier) if key is None else key
 
     def is_empty(self) -> bool:
         """No unit was ever applied (every unit writes the ``_updated`` counter)."""
         return self.store.get(COUNTER) is None
 
     def members(self, refs: Iterable[bytes]) -> dict[bytes, MemberRecord]:
-        by_key = {member_key(ref): ref for ref in refs}
+        by_key = {MEMBER + ref if len(ref) <= _MAX_REF else member_key(ref): ref for ref in refs}
         found = self.store.get_many(by_key)
-        return {by_key[k]: _member_decoder.decode(v) for k, v in found.items()}
+        decode = _member_decoder.decode
+        return {by_key[k]: decode(v) for k, v in found.items()}
 
     def put_member(self, ref: bytes, record: MemberRecord) -> None:
         self.store.put(member_key(ref), _member_encoder.encode(record))
+
+    def put_members(self, records: Iterable[tuple[bytes, MemberRecord]]) -> None:
+        put, encode = self.store.put, _member_encoder.encode
+        for ref, record in records:
+            put(MEMBER + ref if len(ref) <= _MAX_REF else member_key(ref), encode(record))
 
     def values(self, keys: Iterable[bytes]) -> dict[bytes, list[bytes]]:
         """Index key (expression + value) -> member refs, for those that exist."""
@@ -208,6 +223,19 @@ class EntityIndex:
             key = k[1:]
             result[key] = head if isinstance(head, list) else self._posted(key)
         return result
+
+    def values_into(self, keys: Iterable[bytes], found: dict[bytes, list[bytes]]) -> None:
+        """``values`` of these keys into ``found``, an empty list for those that do not exist."""
+        wanted = [VALUE + k for k in keys]
+        got = self.store.get_many(wanted)
+        decode = _head_decoder.decode
+        for full in wanted:
+            raw = got.get(full)
+            if raw is None:
+                found[full[1:]] = []
+                continue
+            head = decode(raw)
+            found[full[1:]] = head if isinstance(head, list) else self._posted(full[1:])
 
     def _posted(self, key: bytes) -> list[bytes]:
         return [ref for _, ref in self.store.scan(posting_prefix(key))]
@@ -235,20 +263,22 @@ class EntityIndex:
         its count crosses ``INLINE_REFS``.
         """
         touched = list(adds.keys() | removes.keys())
-        found = self.store.get_many([VALUE + k for k in touched])
+        full_keys = [VALUE + k for k in touched]
+        found = self.store.get_many(full_keys)
         empty: set[bytes] = set()
-        for key in touched:
-            raw = found.get(VALUE + key)
-            head = _head_decoder.decode(raw) if raw is not None else []
+        put, encode, decode = self.store.put, _member_encoder.encode, _head_decoder.decode
+        for key, full in zip(touched, full_keys, strict=True):
+            raw = found.get(full)
+            head = decode(raw) if raw is not None else []
             added = adds.get(key, empty)
             removed = removes.get(key, empty)
             if isinstance(head, list):
                 refs = (set(head) - removed) | added
                 if len(refs) <= INLINE_REFS:
                     if refs:
-                        self.store.put(VALUE + key, _member_encoder.encode(sorted(refs)))
+                        put(full, encode(sorted(refs)))
                     else:
-                        self.store.delete(VALUE + key)
+                        self.store.delete(full)
                 else:
                     self.put_value(key, list(refs))
                 continue
@@ -271,15 +301,27 @@ class EntityIndex:
             self.store.put(VALUE + key, _member_encoder.encode(count))
 
     def outputs(self, identifiers: Iterable[str]) -> dict[str, OutputRecord]:
-        by_key = {output_key(i): i for i in identifiers}
+        cache = self._output_keys
+        by_key: dict[bytes, str] = {}
+        for identifier in identifiers:
+            key = cache.get(identifier)
+            if key is None:
+                key = cache[identifier] = output_key(identifier)
+            by_key[key] = identifier
         found = self.store.get_many(by_key)
         return {by_key[k]: _output_decoder.decode(v) for k, v in found.items()}
 
     def put_output(self, record: OutputRecord) -> None:
-        self.store.put(output_key(record.id), _member_encoder.encode(record))
+        self.store.put(self._output_key(record.id), _member_encoder.encode(record))
+
+    def put_outputs(self, records: Iterable[OutputRecord]) -> None:
+        put, encode, cache = self.store.put, _member_encoder.encode, self._output_keys
+        for record in records:
+            key = cache.get(record.id)
+            put(output_key(record.id) if key is None else key, encode(record))
 
     def delete_output(self, identifier: str) -> None:
-        self.store.delete(output_key(identifier))
+        self.store.delete(self._output_key(identifier))
 
     def next_updated(self) -> int:
         value = self.store.get(COUNTER)

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from processors.entities.config import MergeConfig
-from processors.entities.expressions import ids_of, value_key
+from processors.entities.expressions import value_key
 from processors.entities.model import IdentityCollision
 
 Entity = dict[str, Any]
@@ -59,7 +59,12 @@ def merged_ids(members: Sequence[Member]) -> list[Any]:
     seen: set[Any] = set()
     result: list[Any] = []
     for member in members:
-        for value in ids_of(member.entity):
+        entity = member.entity
+        # ``ids_of``, inlined: ``$ids`` if present, else ``_id``; a scalar is one value.
+        ids = entity["$ids"] if "$ids" in entity else entity.get("_id")
+        if ids is None:
+            continue
+        for value in ids if isinstance(ids, list) else (ids,):
             # Strings (nearly every id) are their own key; other types by their typed key.
             key: Any = value if type(value) is str else value_key(value)
             if key is None or key in seen:
@@ -129,8 +134,13 @@ def combine_list(members: Sequence[Member], include_internal: bool) -> Entity:
     return {"$merged": items}
 
 
-def build_output(members: Sequence[Member], config: MergeConfig) -> Entity:
-    """The merged entity of a component (members in merge order), without ``_updated``."""
+def build_output(
+    members: Sequence[Member], config: MergeConfig, identifier: str | None = None
+) -> Entity:
+    """The merged entity of a component (members in merge order), without ``_updated``.
+
+    ``identifier``: its ``output_id`` if the caller has it already.
+    """
     if config.strategy == "compact":
         output = combine_compact(members)
     elif config.strategy == "list":
@@ -138,7 +148,7 @@ def build_output(members: Sequence[Member], config: MergeConfig) -> Entity:
     else:
         output = combine_default(members)
     output["$ids"] = merged_ids(members)
-    output["_id"] = output_id(members, config.identity)
+    output["_id"] = output_id(members, config.identity) if identifier is None else identifier
     if len(members) == 1 and members[0].deleted:
         output["_deleted"] = True
     return output

@@ -95,3 +95,20 @@ def test_numpy_and_duckdb_equal_a_union_find(case: tuple[int, list[Row]]) -> Non
     expected = union_find(rows, members)
     assert components_local(edge_table(rows), members).tolist() == expected
     assert components_duckdb(edge_table(rows), members).tolist() == expected
+
+
+def test_collector_pauses_nest_and_the_last_one_resumes_it() -> None:
+    import gc
+
+    from processors.entities.bulk import collector_paused
+
+    assert gc.isenabled()
+    outer = collector_paused()
+    inner = collector_paused()
+    outer.__enter__()
+    inner.__enter__()
+    assert not gc.isenabled()
+    outer.__exit__(None, None, None)  # the first to start ends first: still paused
+    assert not gc.isenabled()
+    inner.__exit__(None, None, None)
+    assert gc.isenabled()
