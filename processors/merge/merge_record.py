@@ -534,13 +534,26 @@ class MergeRecord(SessionFactoryProcessor):
             raise
 
     def _merge(self, context: ProcessContext, target: Bin, reason: str) -> None:
-        session = target.session
         writer, content, merged = target.writer, target.content, target.merged
         assert writer is not None and content is not None and merged is not None
         result = writer.finish()
         target.writer = None
         merged = content.close()
         target.content = None
+        self._emit(context, target, merged, result, reason, {})
+        target.merged = None
+
+    def _emit(
+        self,
+        context: ProcessContext,
+        target: Bin,
+        merged: FlowFile,
+        result: WriteResult,
+        reason: str,
+        extra: dict[str, str],
+    ) -> None:
+        """The merged FlowFile's attributes, the JOIN with its reason, routing, commit."""
+        session = target.session
         attributes = merged_attributes(
             target.flowfiles, context.get_property(ATTRIBUTE_STRATEGY).as_str()
         )
@@ -550,6 +563,7 @@ class MergeRecord(SessionFactoryProcessor):
         attributes["merge.count"] = str(len(target.flowfiles))
         attributes["merge.bin.age"] = str(context.now_ms() - target.created_ms)
         attributes["merge.completion.reason"] = reason
+        attributes.update(extra)
         merged = session.put_all_attributes(merged, attributes)
         originals = [
             session.put_attribute(flowfile, MERGE_UUID, merged.attributes["uuid"])
@@ -561,7 +575,6 @@ class MergeRecord(SessionFactoryProcessor):
             session.transfer(flowfile, REL_ORIGINAL)
         session.adjust_counter("Records Merged", result.record_count)
         session.commit()
-        target.merged = None
 
     # -- merging by key -------------------------------------------------------------------
 
@@ -591,32 +604,14 @@ class MergeRecord(SessionFactoryProcessor):
                 raise
 
         merged = session.write(session.create(), write)
-        finished = written[0]
-        attributes = merged_attributes(
-            target.flowfiles, context.get_property(ATTRIBUTE_STRATEGY).as_str()
-        )
-        attributes.update(finished.attributes)
-        attributes["record.count"] = str(finished.record_count)
-        attributes["mime.type"] = finished.mime_type
-        attributes["merge.count"] = str(len(target.flowfiles))
-        attributes["merge.bin.age"] = str(context.now_ms() - target.created_ms)
-        attributes["merge.completion.reason"] = reason
-        attributes[MERGE_ENGINE_ATTRIBUTE] = result.engine
-        attributes[RECORDS_IN_ATTRIBUTE] = str(result.records_in)
-        attributes[DELETES_ATTRIBUTE] = str(result.deletes)
+        extra = {
+            MERGE_ENGINE_ATTRIBUTE: result.engine,
+            RECORDS_IN_ATTRIBUTE: str(result.records_in),
+            DELETES_ATTRIBUTE: str(result.deletes),
+        }
         if outcome.fallback is not None:
-            attributes[MERGE_FALLBACK_ATTRIBUTE] = outcome.fallback
-        merged = session.put_all_attributes(merged, attributes)
-        originals = [
-            session.put_attribute(flowfile, MERGE_UUID, merged.attributes["uuid"])
-            for flowfile in target.flowfiles
-        ]
-        session.provenance.join(originals, merged, details=f"Records Merged due to: {reason}")
-        session.transfer(merged, REL_MERGED)
-        for flowfile in originals:
-            session.transfer(flowfile, REL_ORIGINAL)
-        session.adjust_counter("Records Merged", finished.record_count)
-        session.commit()
+            extra[MERGE_FALLBACK_ATTRIBUTE] = outcome.fallback
+        self._emit(context, target, merged, written[0], reason, extra)
 
 
 __all__ = [
