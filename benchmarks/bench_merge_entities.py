@@ -41,7 +41,6 @@ from typing import Any
 import lmdb
 import numpy as np
 
-import processors.entities  # noqa: F401  (registers MergeEntities)
 from benchmarks._common import fmt_rate, rate, result_line
 from flowcore.offload import ComputeServices, SparkProvider
 from flowcore.session.keyed_state import KeyedState

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 import yaml
 
-import processors.entities  # noqa: F401  (MergeEntities, until the package is reinstalled)
 from flowcore.clock import ManualClock
 from flowcore.engine import DeterministicScheduler, Node
 from flowcore.flow import load_flow, parse_flow

@@ -110,8 +110,6 @@ def settings(data_dir: Path) -> EngineSettings:
 
 
 def open_node(data_dir: Path, clock: Clock | None = None) -> Node:
-    import processors.entities  # noqa: F401  (registers MergeEntities)
-
     return Node.from_flow(settings(data_dir), parse_flow(FLOW), clock or SystemClock())
 
 

@@ -22,7 +22,6 @@ from entities_helpers import (
     config,
 )
 
-import processors.entities  # noqa: F401  (registers the type)
 from flowcore.testing import TestRunner
 from processors.entities.bulk import rebuild_datasets, write_rebuild
 from processors.entities.index import EntityIndex

@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parent))
 from entities_helpers import SEED_A, SEED_B, SEED_C, SEED_OUTPUT, config
 
-import processors.entities  # noqa: F401  (registers the type)
 from flowcore.offload import ComputeServices
 from flowcore.settings import EngineSettings, SparkSettings
 from flowcore.testing import TestRunner
