@@ -12,18 +12,18 @@ or exits with status 99 at the given commit phase of the 40th commit.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
 from flowcore.clock import SystemClock
-from flowcore.engine import DeterministicScheduler, Node
+from flowcore.engine import Node
 from flowcore.flow import parse_flow
 from flowcore.processor import ProcessContext, Processor, Relationship, processor
 from flowcore.processor.descriptors import Scheduling
-from flowcore.session import CommitPhase, ProcessSession
+from flowcore.session import ProcessSession
 from flowcore.settings import EngineSettings
+from tests.crash_support import crash_after_commits, run_until_killed
 
 
 def payload(seq: int) -> bytes:
@@ -116,26 +116,8 @@ def main() -> None:
     data_dir, durability = Path(sys.argv[1]), sys.argv[2]
     node = open_node(data_dir, durability)
     if len(sys.argv) > 3:
-        target = CommitPhase(sys.argv[3])
-        seen = {"commits": 0}
-
-        def crash(phase: CommitPhase) -> None:
-            if phase is target:
-                seen["commits"] += 1
-                if seen["commits"] == 40:
-                    os._exit(99)
-
-        node.committer.fault_hook = crash
-    print("ready", flush=True)
-    scheduler = DeterministicScheduler(node)
-    passes = 0
-    while True:
-        scheduler.run_once()
-        passes += 1
-        if passes % 50 == 0:
-            node.checkpoint()
-        if passes % 20 == 0:
-            node.index_provenance()
+        crash_after_commits(node, sys.argv[3], 40)
+    run_until_killed(node, checkpoint_every=50, index_every=20)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import pytest
 from flowcore.engine import DeterministicScheduler, Node
 from flowcore.repository import ProvenanceQuery
 from flowcore.session import CommitPhase
+from tests import crash_support
 
 sys.path.insert(0, str(Path(__file__).parent))
 import crash_flow
@@ -30,16 +31,7 @@ TRIALS = 20
 
 
 def start_child(data_dir: Path, durability: str, *extra: str) -> subprocess.Popen[str]:
-    child = subprocess.Popen(
-        [sys.executable, str(CHILD), str(data_dir), durability, *extra],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert child.stdout is not None
-    line = child.stdout.readline()
-    assert line.strip() == "ready", child.stderr.read() if child.stderr else line
-    return child
+    return crash_support.start_child(CHILD, str(data_dir), durability, *extra)
 
 
 def content_files(data_dir: Path) -> set[str]:

@@ -13,14 +13,13 @@ until killed (or, given a commit phase, exits hard at that phase of the 25th com
 from __future__ import annotations
 
 import json
-import os
 import random
 import sys
 from pathlib import Path
 from typing import Any
 
 from flowcore.clock import Clock, SystemClock
-from flowcore.engine import DeterministicScheduler, Node
+from flowcore.engine import Node
 from flowcore.flow import parse_flow
 from flowcore.processor import (
     ProcessContext,
@@ -29,8 +28,9 @@ from flowcore.processor import (
     Scheduling,
     processor,
 )
-from flowcore.session import CommitPhase, ProcessSession
+from flowcore.session import ProcessSession
 from flowcore.settings import EngineSettings
+from tests.crash_support import crash_after_commits, run_until_killed
 
 FLOWFILES = 600
 PER_FLOWFILE = 25
@@ -116,24 +116,8 @@ def open_node(data_dir: Path, clock: Clock | None = None) -> Node:
 def main() -> None:
     node = open_node(Path(sys.argv[1]))
     if len(sys.argv) > 2:
-        target = CommitPhase(sys.argv[2])
-        seen = {"commits": 0}
-
-        def crash(phase: CommitPhase) -> None:
-            if phase is target:
-                seen["commits"] += 1
-                if seen["commits"] == 25:
-                    os._exit(99)
-
-        node.committer.fault_hook = crash
-    print("ready", flush=True)
-    scheduler = DeterministicScheduler(node)
-    passes = 0
-    while True:
-        scheduler.run_once()
-        passes += 1
-        if passes % 10 == 0:
-            node.checkpoint()
+        crash_after_commits(node, sys.argv[2], 25)
+    run_until_killed(node, checkpoint_every=10)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ import pytest
 from flowcore.clock import ManualClock
 from flowcore.engine import DeterministicScheduler, Node
 from flowcore.session import CommitPhase
+from tests import crash_support
 
 sys.path.insert(0, str(Path(__file__).parent))
 import entities_crash_flow as crash_flow
@@ -39,18 +40,7 @@ TRIALS = 6
 
 
 def start_child(data_dir: Path, *extra: str) -> subprocess.Popen[str]:
-    child = subprocess.Popen(
-        [sys.executable, str(CHILD), str(data_dir), *extra],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=REPO_ROOT,
-        env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"},
-    )
-    assert child.stdout is not None
-    line = child.stdout.readline()
-    assert line.strip() == "ready", child.stderr.read() if child.stderr else line
-    return child
+    return crash_support.start_child(CHILD, str(data_dir), *extra)
 
 
 def drain(node: Node, connection: str) -> list[Any]:

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from flowcore.clock import Clock, SystemClock
-from flowcore.engine import DeterministicScheduler, Node
+from flowcore.engine import Node
 from flowcore.flow import parse_flow
 from flowcore.settings import EngineSettings
+from tests.crash_support import run_until_killed
 
 GROUPS = 6
 SIZE = 400
@@ -74,17 +75,7 @@ def open_node(data_dir: Path, clock: Clock | None = None) -> Node:
 
 
 def main() -> None:
-    node = open_node(Path(sys.argv[1]))
-    print("ready", flush=True)
-    scheduler = DeterministicScheduler(node)
-    passes = 0
-    while True:
-        scheduler.run_once()
-        passes += 1
-        if passes % 50 == 0:
-            node.checkpoint()
-        if passes % 20 == 0:
-            node.index_provenance()
+    run_until_killed(open_node(Path(sys.argv[1])), checkpoint_every=50, index_every=20)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import pytest
 from flowcore.clock import ManualClock
 from flowcore.engine import DeterministicScheduler, Node
 from flowcore.repository import ProvenanceQuery
+from tests import crash_support
 
 sys.path.insert(0, str(Path(__file__).parent))
 import enforce_order_crash_flow as crash_flow
@@ -34,18 +35,7 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def start_child(data_dir: Path) -> subprocess.Popen[str]:
-    child = subprocess.Popen(
-        [sys.executable, str(CHILD), str(data_dir)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=REPO_ROOT,
-        env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"},
-    )
-    assert child.stdout is not None
-    line = child.stdout.readline()
-    assert line.strip() == "ready", child.stderr.read() if child.stderr else line
-    return child
+    return crash_support.start_child(CHILD, str(data_dir))
 
 
 def queued(node: Node, connection: str) -> list[tuple[str, int]]:
