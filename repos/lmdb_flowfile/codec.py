@@ -23,6 +23,9 @@ decode_summary = msgspec.msgpack.Decoder(SwapSummary).decode
 decode_state = msgspec.msgpack.Decoder(dict[str, str]).decode
 
 
+pack_id = _ID.pack  # id_key without a Python frame, for hot loops
+
+
 def id_key(value: int) -> bytes:
     return _ID.pack(value)
 
