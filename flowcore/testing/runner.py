@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -52,9 +53,12 @@ class TestRunner:
             instance = processor()
         else:
             instance = processor
-        self._owns_dir = data_dir is None and settings is None
-        directory = data_dir or Path(tempfile.mkdtemp(prefix="flowcore-test-"))
-        self.settings = settings or EngineSettings(data_dir=directory)
+        owned: Path | None = None
+        if settings is None:
+            if data_dir is None:
+                owned = data_dir = Path(tempfile.mkdtemp(prefix="flowcore-test-"))
+            settings = EngineSettings(data_dir=data_dir)
+        self.settings = settings
         self.clock = clock or ManualClock()
         self.node = Node(self.settings, self.clock)
         self.processor = instance
@@ -73,6 +77,10 @@ class TestRunner:
         self._transferred: dict[str, list[MockFlowFile]] = {}
         self._wired_relationships: tuple[str, ...] = ()
         self._rewire()
+        # Tests seldom close a runner (nifi-mock has no close either): the node is closed
+        # and a directory the runner made is removed when the runner is collected, or at
+        # exit, so no test leaves open repositories or a temporary directory behind.
+        self._release = weakref.finalize(self, _release, self.node, owned)
         self.node.recover()
         self._node.start()
 
@@ -263,12 +271,19 @@ class TestRunner:
         return self._node.yielded_until > self.clock.now_ms()
 
     def close(self) -> None:
-        self.node.close()
-        if self._owns_dir:
-            shutil.rmtree(self.settings.data_dir, ignore_errors=True)
+        self._release()
 
     def __enter__(self) -> TestRunner:
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _release(node: Node, directory: Path | None) -> None:
+    """Close a runner's node and remove the directory it made (runs once)."""
+    try:
+        node.close()
+    finally:
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
