@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from flowcore.repository.provenance import ProvenanceQuery
-from repos.duckdb_provenance.schema import EVENTS_TABLE, SELECT_EVENT_COLUMNS, UUIDS_TABLE
+from repos.duckdb_provenance.schema import (
+    EVENTS_TABLE,
+    SELECT_EVENT_COLUMNS,
+    UUID_MATCH_SQL,
+    UUIDS_TABLE,
+    uuid_key_sql,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +51,12 @@ def compile_search(query: ProvenanceQuery) -> CompiledQuery:
     conditions: list[str] = []
     parameters: list[Any] = []
     if query.flowfile_uuid is not None:
-        conditions.append(f"event_id IN (SELECT event_id FROM {UUIDS_TABLE} WHERE uuid = ?)")
-        parameters.append(query.flowfile_uuid)
+        # The key narrows the events down; the match checks the uuids themselves.
+        conditions.append(
+            f"event_id IN (SELECT event_id FROM {UUIDS_TABLE} "
+            f"WHERE uuid_key = {uuid_key_sql('?')}) AND {UUID_MATCH_SQL}"
+        )
+        parameters.extend([query.flowfile_uuid] * 4)
     if query.event_type is not None:
         conditions.append("event_type = ?")
         parameters.append(str(query.event_type).upper())

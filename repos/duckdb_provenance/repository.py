@@ -43,7 +43,12 @@ from repos.duckdb_provenance.indexing import IndexingPlan, IndexRun
 from repos.duckdb_provenance.lineage import LineageEvent, build_graph, collect_lineage
 from repos.duckdb_provenance.query import compile_search
 from repos.duckdb_provenance.rows import event_from_row
-from repos.duckdb_provenance.schema import EVENTS_TABLE, SELECT_EVENT_COLUMNS, UUIDS_TABLE
+from repos.duckdb_provenance.schema import (
+    EVENTS_TABLE,
+    SELECT_EVENT_COLUMNS,
+    UUIDS_TABLE,
+    uuid_key_sql,
+)
 from repos.duckdb_provenance.store import ROW_GROUP_ROWS, ProvenanceStore
 
 logger = logging.getLogger(__name__)
@@ -158,15 +163,20 @@ class DuckDbProvenanceRepository(ProvenanceRepository):
 
 
 def _events_touching(cursor: duckdb.DuckDBPyConnection, uuids: list[str]) -> list[LineageEvent]:
-    """Events whose own, parent or child uuids include one of ``uuids``."""
+    """Events whose own, parent or child uuids include one of ``uuids``.
+
+    The key table narrows the events down; the uuids of each row are then checked, since
+    two uuids may share a key.
+    """
     found: list[LineageEvent] = []
     for start in range(0, len(uuids), _LINEAGE_CHUNK):
         chunk = uuids[start : start + _LINEAGE_CHUNK]
-        placeholders = ", ".join("?" * len(chunk))
+        wanted = set(chunk)
+        keys = ", ".join([uuid_key_sql("?")] * len(chunk))
         rows = cursor.execute(
             "SELECT event_id, event_time, event_type, flowfile_uuid, parent_uuids, child_uuids "
             f"FROM {EVENTS_TABLE} WHERE event_id IN "
-            f"(SELECT event_id FROM {UUIDS_TABLE} WHERE uuid IN ({placeholders}))",
+            f"(SELECT event_id FROM {UUIDS_TABLE} WHERE uuid_key IN ({keys}))",
             chunk,
         ).fetchall()
         found.extend(
@@ -179,5 +189,6 @@ def _events_touching(cursor: duckdb.DuckDBPyConnection, uuids: list[str]) -> lis
                 child_uuids=tuple(row[5]),
             )
             for row in rows
+            if row[3] in wanted or not wanted.isdisjoint(row[4]) or not wanted.isdisjoint(row[5])
         )
     return found

@@ -39,8 +39,12 @@ from repos.duckdb_provenance.schema import (
     CREATE_STATEMENTS,
     EVENTS_TABLE,
     META_TABLE,
+    REBUILD_UUID_KEYS,
     SCHEMA_VERSION,
+    UUID_KEY_INDEX,
+    UUID_KEY_PROBE_TEXT,
     UUIDS_TABLE,
+    uuid_key_sql,
 )
 
 logger = logging.getLogger(__name__)
@@ -56,6 +60,8 @@ _WAL_BACKSTOP = "1GB"
 # default buffers five and writes them all at the commit): the compression of one row
 # group then overlaps with the building of the next batches instead of following it.
 _WRITE_BUFFER_ROW_GROUPS = 1
+_PROBE_KEY = uuid_key_sql(repr(UUID_KEY_PROBE_TEXT))
+_SELECT_PENDING_UUID_KEYS = f"SELECT {uuid_key_sql('uuid')}, event_id FROM pending_uuids"
 
 
 class ProvenanceStore:
@@ -101,24 +107,65 @@ class ProvenanceStore:
             raise
 
     def _open_schema(self) -> int:
-        """Create missing tables; return the stored ``indexed_through``."""
+        """Create missing tables, upgrade an older file; return ``indexed_through``.
+
+        Version 1 kept the uuid text in ``provenance_event_uuids``; version 2 keeps its
+        64-bit key. The key table is rebuilt from the events table when the file is
+        version 1 or when DuckDB's ``hash`` no longer gives the stored probe key.
+        """
+        writer = self._writer
         with self._transaction():
+            version = self._stored_version()
+            if version is not None and version > SCHEMA_VERSION:
+                msg = (
+                    f"{self.path} holds provenance schema version {version}; "
+                    f"this flowcore reads version {SCHEMA_VERSION} or older"
+                )
+                raise RepositoryError(msg)
+            if version == 1:
+                writer.execute(f"DROP TABLE {UUIDS_TABLE}")
+                writer.execute(f"ALTER TABLE {META_TABLE} ADD COLUMN uuid_key_probe UBIGINT")
             for statement in CREATE_STATEMENTS:
-                self._writer.execute(statement)
-            row = self._writer.execute(
-                f"SELECT schema_version, indexed_through FROM {META_TABLE} WHERE singleton = 0"
+                writer.execute(statement)
+            row = writer.execute(
+                f"SELECT indexed_through, uuid_key_probe = {_PROBE_KEY} FROM {META_TABLE} "
+                "WHERE singleton = 0"
             ).fetchone()
-        if row is None:  # pragma: no cover - CREATE_STATEMENTS insert the row
-            msg = f"{self.path} has no provenance metadata row"
-            raise RepositoryError(msg)
-        version, indexed_through = row
-        if version > SCHEMA_VERSION:
-            msg = (
-                f"{self.path} holds provenance schema version {version}; "
-                f"this flowcore reads version {SCHEMA_VERSION} or older"
-            )
-            raise RepositoryError(msg)
+            if row is None:  # pragma: no cover - CREATE_STATEMENTS insert the row
+                msg = f"{self.path} has no provenance metadata row"
+                raise RepositoryError(msg)
+            indexed_through, probe_matches = row
+            if version is not None and (version < SCHEMA_VERSION or not probe_matches):
+                self._rebuild_uuid_keys(version)
         return int(indexed_through)
+
+    def _stored_version(self) -> int | None:
+        """The schema version of an existing file, None for a new one."""
+        exists = self._writer.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND table_name = ?",
+            [CATALOG, META_TABLE.rsplit(".", 1)[1]],
+        ).fetchone()
+        if exists is None or not exists[0]:
+            return None
+        row = self._writer.execute(
+            f"SELECT schema_version FROM {META_TABLE} WHERE singleton = 0"
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def _rebuild_uuid_keys(self, version: int) -> None:
+        """Recompute every uuid key from the events (inside the opening transaction)."""
+        writer = self._writer
+        writer.execute(f"DROP INDEX {CATALOG}.main.{UUID_KEY_INDEX}")
+        writer.execute(f"DELETE FROM {UUIDS_TABLE}")
+        writer.execute(REBUILD_UUID_KEYS)
+        writer.execute(f"CREATE INDEX {UUID_KEY_INDEX} ON {UUIDS_TABLE} (uuid_key)")
+        writer.execute(
+            f"UPDATE {META_TABLE} SET schema_version = ?, uuid_key_probe = {_PROBE_KEY} "
+            "WHERE singleton = 0",
+            [SCHEMA_VERSION],
+        )
+        why = "upgraded from version 1" if version == 1 else "DuckDB's hash function changed"
+        logger.warning("provenance uuid keys of %s rebuilt from its events (%s)", self.path, why)
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -172,7 +219,7 @@ class ProvenanceStore:
             writer.register("pending_events", batch.events)
             writer.register("pending_uuids", batch.uuids)
             writer.execute(f"INSERT INTO {EVENTS_TABLE} BY NAME SELECT * FROM pending_events")
-            writer.execute(f"INSERT INTO {UUIDS_TABLE} BY NAME SELECT * FROM pending_uuids")
+            writer.execute(f"INSERT INTO {UUIDS_TABLE} {_SELECT_PENDING_UUID_KEYS}")
         except duckdb.Error as error:
             self._abandon(error)
             raise self._failure(error) from error

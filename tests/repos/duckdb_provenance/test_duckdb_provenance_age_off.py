@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import duckdb
 import pytest
 
 from flowcore.repository import ProvenanceQuery
 from repos.duckdb_provenance import DuckDbProvenanceRepository
+from tests.repos.duckdb_provenance.uuid_keys import keyed, uuid_key_rows
 
 ALL = ProvenanceQuery(limit=1_000_000)
 HOUR_MS = 3_600_000
@@ -43,13 +43,9 @@ def test_age_off_by_time_removes_exactly_the_events_older_than_the_limit(
     assert repository.age_off(clock.now_ms()) == 0
     repository.close()
 
-    # The uuid index rows of the removed events went with them.
+    # The uuid key rows of the removed events went with them.
     path = settings.provenance_dir / "provenance.duckdb"
-    with duckdb.connect(str(path), read_only=True) as database:
-        rows = database.execute(
-            "SELECT uuid, event_id FROM provenance_event_uuids ORDER BY event_id"
-        ).fetchall()
-    assert rows == [("kid", 2), ("new", 3)]
+    assert uuid_key_rows(path) == keyed([("kid", 2), ("new", 3)])
 
 
 def test_age_off_by_size_drops_the_oldest_events_until_the_store_fits(

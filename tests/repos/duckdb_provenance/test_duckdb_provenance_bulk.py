@@ -22,6 +22,7 @@ from flowcore.repository import ProvenanceQuery
 from repos.duckdb_provenance import DuckDbProvenanceRepository
 from repos.duckdb_provenance.arrow_batch import build_batch, merge_batches, split_batch
 from repos.duckdb_provenance.store import ProvenanceStore
+from tests.repos.duckdb_provenance.uuid_keys import keyed, uuid_key_rows
 
 ALL = ProvenanceQuery(limit=1_000_000)
 ROWS = 2048  # rows per row group in these tests; bulk transactions hold 2 * ROWS events
@@ -75,20 +76,16 @@ def flow(journal: Any, event: Any, count: int) -> list[ProvenanceEvent]:
     return journal.append(made)  # type: ignore[no-any-return]
 
 
-def uuid_rows(settings: Any) -> list[tuple[str, int]]:
-    path = settings.provenance_dir / "provenance.duckdb"
-    with duckdb.connect(str(path), read_only=True) as database:
-        return database.execute(
-            "SELECT uuid, event_id FROM provenance_event_uuids ORDER BY event_id, uuid"
-        ).fetchall()
+def uuid_rows(settings: Any) -> list[tuple[int, int]]:
+    return uuid_key_rows(settings.provenance_dir / "provenance.duckdb")
 
 
-def expected_uuid_rows(count: int) -> list[tuple[str, int]]:
+def expected_uuid_rows(count: int) -> list[tuple[int, int]]:
     rows: list[tuple[str, int]] = []
     for i in range(count):
         names = [f"a-{i}", f"b-{i}", f"ff-{i}"] if i % 3 == 2 else [f"ff-{i}"]
         rows.extend((name, i) for name in names)
-    return rows
+    return keyed(rows)
 
 
 def row_group_sizes(settings: Any) -> list[int]:
