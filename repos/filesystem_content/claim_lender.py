@@ -10,7 +10,9 @@ before a restart is ever appended to.
 ``write`` is the hot path for a whole content: one pooled claim taken and offered back
 without a lock, one ``os.write``, one locked claimant-count increment. Creating a file
 costs its ``O_EXCL`` open and one ``lstat`` (the archived name); a section directory is
-made only when that open finds it missing.
+made only when that open finds it missing. New files come from the ``FileStock``, which
+creates them ahead on a background thread; the writer creates one itself only when the
+stock is empty.
 """
 
 from __future__ import annotations
@@ -26,10 +28,15 @@ from flowcore.model.flowfile import ContentClaim
 from repos.filesystem_content.appendable import AppendableClaim, AppendablePool
 from repos.filesystem_content.claimant_counts import ClaimantCounts
 from repos.filesystem_content.durability import SyncTracker
+from repos.filesystem_content.file_stock import FileStock
 from repos.filesystem_content.layout import ARCHIVE_DIR, ContainerLayout
 
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
 _NAME_ATTEMPTS = 10_000
+# New files kept created ahead (a writer of 1 KB contents needs one every 50 contents),
+# and how long a stocked file may wait before it is too old to hand out.
+FILE_STOCK_SIZE = 4
+FILE_STOCK_MAX_AGE_MS = 1_000
 
 
 class ClaimLender:
@@ -44,6 +51,7 @@ class ClaimLender:
         *,
         max_appendable: int,
         max_open_appendable: int,
+        file_stock_size: int = FILE_STOCK_SIZE,
     ) -> None:
         self._layout = layout
         self._counts = counts
@@ -51,10 +59,19 @@ class ClaimLender:
         self._clock = clock
         self._max_appendable = max_appendable
         self._pool = AppendablePool(max_open_appendable)
-        self._sequence = itertools.count()
+        self._sequence = itertools.count()  # names new files
+        self._stripe = itertools.count()  # picks the container of the next file handed out
         self._dirs_lock = threading.Lock()
         self._ready_dirs: set[str] = set()
         self._closed = False
+        self._stock = FileStock(
+            self._create_file,
+            self._discard_unused,
+            clock,
+            containers=len(layout.containers),
+            size=file_stock_size,
+            max_age_ms=FILE_STOCK_MAX_AGE_MS,
+        )
         # What the hot path uses, looked up once.
         self._pooled = self._pool.claims
         self._pool_capacity = self._pool.capacity
@@ -174,13 +191,38 @@ class ClaimLender:
 
     def close(self) -> None:
         self._closed = True
+        self._stock.close()
         self.freeze_pooled()
 
     def _create(self) -> AppendableClaim:
-        """Create a new, empty resource-claim file that takes appends."""
+        """A new, empty resource-claim file that takes appends: stocked, else made now."""
+        container = next(self._stripe) % len(self._layout.containers)
+        claim = self._stock.take(container)
+        if claim is None:
+            claim = self._create_file(container)
+        # Its directory entry must be durable with the first content committed in it.
+        self._durability.new_entry_in(os.path.dirname(claim.path))
+        return claim
+
+    def _discard_unused(self, claim: AppendableClaim) -> None:
+        """Remove a stocked file that was never handed out (it holds nothing)."""
+        try:
+            os.close(claim.fd)
+            os.unlink(claim.path)
+        except OSError:
+            pass  # an orphan: the next recovery sweep removes it
+        self._counts.discard(claim.resource)
+
+    def _create_file(self, container: int) -> AppendableClaim:
+        """Create a new, empty resource-claim file in ``container`` that takes appends.
+
+        The entry of a section directory it makes is reported for syncing at once (a
+        writer may put another file there before this one is handed out); the file's
+        own entry only when it is handed out (``_create``).
+        """
         layout = self._layout
         for _ in range(_NAME_ATTEMPTS):
-            resource = layout.new_resource(next(self._sequence), self._clock.now_ms())
+            resource = layout.new_resource(container, next(self._sequence), self._clock.now_ms())
             section_dir = layout.section_dir(resource)
             if os.path.lexists(os.path.join(section_dir, ARCHIVE_DIR, resource.id)):
                 continue  # a claim of that name existed before: never reuse it
@@ -192,7 +234,6 @@ class ClaimLender:
             except OSError as exc:
                 raise RepositoryError(write_failure(path, exc)) from exc
             self._counts.mark_writable(resource)
-            self._durability.new_entry_in(section_dir)
             return AppendableClaim(resource, path, fd)
         msg = f"could not find an unused resource-claim name after {_NAME_ATTEMPTS} tries"
         raise RepositoryError(msg)

@@ -83,6 +83,12 @@ class ClaimantCounts:
             if not self._counts.get(resource, 0):
                 self._candidates[resource] = None
 
+    def discard(self, resource: ResourceClaim) -> None:
+        """Forget a claim whose file was removed before it held any content."""
+        with self._lock:
+            self._writable.discard(resource)
+            self._candidates.pop(resource, None)
+
     def take_candidates(self) -> list[ResourceClaim]:
         with self._lock:
             taken = list(self._candidates)

@@ -55,11 +55,11 @@ class ContainerLayout:
             raise ContentNotFoundError(msg)
         return os.path.join(self.section_dir(resource), ARCHIVE_DIR, resource.id)
 
-    def new_resource(self, sequence: int, now_ms: int) -> ResourceClaim:
-        """The claim for the ``sequence``-th new file: containers round-robin, then sections."""
-        count = len(self.containers)
-        section = (sequence // count) % self.sections
-        return ResourceClaim(str(sequence % count), str(section), f"{now_ms}-{sequence}")
+    def new_resource(self, container: int, sequence: int, now_ms: int) -> ResourceClaim:
+        """The claim for the ``sequence``-th new file, in ``container``; consecutive
+        numbers spread over the sections."""
+        section = (sequence // len(self.containers)) % self.sections
+        return ResourceClaim(str(container), str(section), f"{now_ms}-{sequence}")
 
     def section_dirs(self) -> Iterator[tuple[int, os.DirEntry[str]]]:
         """Every existing section directory as (container index, entry).

@@ -19,7 +19,7 @@ from flowcore.repository.content import ContentRepository, ContentWriter
 from flowcore.settings import EngineSettings
 from flowcore.units import parse_data_size, parse_time_period_ms
 from repos.filesystem_content.archive import Archive
-from repos.filesystem_content.claim_lender import ClaimLender
+from repos.filesystem_content.claim_lender import FILE_STOCK_SIZE, ClaimLender
 from repos.filesystem_content.claimant_counts import ClaimantCounts
 from repos.filesystem_content.durability import SyncTracker
 from repos.filesystem_content.layout import ContainerLayout
@@ -45,9 +45,12 @@ class FileSystemContentRepository(ContentRepository):
         max_open_appendable: int = 1024,
         read_handle_capacity: int = 256,
         whole_fs_sync: bool = True,
+        file_stock_size: int = FILE_STOCK_SIZE,
     ) -> None:
         """``whole_fs_sync``: fsync passes over many files use ``syncfs`` where that is
-        as strong as ``fsync`` (see ``whole_fs_sync.py``); False: always file by file."""
+        as strong as ``fsync`` (see ``whole_fs_sync.py``); False: always file by file.
+        ``file_stock_size``: new files created ahead per container (``file_stock.py``);
+        0 creates every file on the writer's path, in a deterministic order."""
         content = settings.content
         self._layout = ContainerLayout(settings.content_containers, content.sections)
         self._counts = ClaimantCounts()
@@ -64,6 +67,7 @@ class FileSystemContentRepository(ContentRepository):
             clock,
             max_appendable=parse_data_size(content.max_appendable_size),
             max_open_appendable=max_open_appendable,
+            file_stock_size=file_stock_size,
         )
         self._archive = Archive(
             self._layout,

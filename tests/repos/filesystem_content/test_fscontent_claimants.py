@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -161,17 +160,10 @@ def test_release_deletes_when_archiving_is_off(content_repo_factory: Any) -> Non
 
 
 def test_flush_fsyncs_only_when_asked_and_only_once(
-    content_repo_factory: Any, monkeypatch: pytest.MonkeyPatch
+    content_repo_factory: Any, counted_fsyncs: list[int]
 ) -> None:
     repo = content_repo_factory(durability="power")
-    synced: list[int] = []
-    real_fsync = os.fsync
-
-    def counting_fsync(fd: int) -> None:
-        synced.append(fd)
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", counting_fsync)
+    synced = counted_fsyncs
     claim = repo.write(b"durable")
 
     repo.flush([claim.resource], fsync=False)
