@@ -48,6 +48,7 @@ from repos.filesystem_content import FileSystemContentRepository
 
 KB = 1024
 MB = 1024 * 1024
+GOAL_RATIO = 0.7
 
 
 class Timing(NamedTuple):
@@ -143,9 +144,11 @@ def compare(label: str, count: int, unit_bytes: int, times: dict[str, Timing], p
         return f"{count * unit_bytes / MB / seconds:,.1f} MB/s"
 
     ours, raw = times["ours"], times["raw"]
+    ratio = raw.total / ours.total
     print(
         f"content {label}: ours {rate(ours.total)} | raw append {rate(raw.total)} "
-        f"| ratio {raw.total / ours.total:.2f}"
+        f"| ratio {ratio:.2f} | goal >= {GOAL_RATIO} of raw: "
+        f"{'met' if ratio >= GOAL_RATIO else 'MISSED'}"
     )
     if not power:
         print(
