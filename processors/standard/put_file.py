@@ -10,7 +10,7 @@ Follows NiFi's PutFile. Choices made here:
 * Every failure sets the attribute ``putfile.failure.reason`` with the reason and
   penalizes the FlowFile; a FlowFile that later succeeds has the attribute removed.
 * Atomicity: the content goes to a hidden temporary file in the target directory
-  (``.putfile-<random>.tmp``, which GetFile's default filter ignores) and is then moved
+  (``.putfile-<random>-<n>.tmp``, which GetFile's default filter ignores) and is then moved
   into place: ``os.replace`` for the replace strategy, and an atomic no-clobber
   ``os.link`` for fail and ignore, so a file created concurrently is never overwritten.
   Readers never see a partly written file.
@@ -21,15 +21,21 @@ Follows NiFi's PutFile. Choices made here:
   applied is logged as a warning and the file is still delivered, as in NiFi.
 * A SEND event with the file's ``file://`` URI is reported for each file written; a
   FlowFile that is ignored because the file exists is routed to success without a SEND.
-* FlowFiles are taken in batches of 50; each one's errors are handled on its own.
+* FlowFiles are taken in batches of 50; each one's errors are handled on its own. The
+  properties are read once per batch: a value without Expression Language is not
+  evaluated again for each FlowFile, and a plain file name in a directory already
+  resolved in the batch costs one ``lstat`` (the symbolic-link check), one ``open``, one
+  ``write``, one ``close`` and one ``rename``.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
-import uuid
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from urllib.parse import quote_from_bytes
 
 from flowcore.errors import FlowCoreError
 from flowcore.model import FlowFile
@@ -39,6 +45,7 @@ from flowcore.processor import (
     ProcessContext,
     Processor,
     PropertyDescriptor,
+    PropertyValue,
     Relationship,
     processor,
     validators,
@@ -48,6 +55,14 @@ from processors.standard._support import parse_file_date, parse_permissions, per
 
 FAILURE_REASON = "putfile.failure.reason"
 _BATCH = 50
+# A content up to this size is read whole and written with ``os.write``; a larger one is
+# streamed in chunks.
+_WHOLE_CONTENT = 1024 * 1024
+# Temporary names: a random prefix per process, then a counter (O_EXCL still guards
+# against any clash, e.g. with a file left by a crash).
+_TEMP_PREFIX = f".putfile-{os.urandom(6).hex()}-"
+_TEMP_NUMBERS = itertools.count()
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
 
 REPLACE = "replace"
 IGNORE = "ignore"
@@ -159,20 +174,22 @@ class PutFile(Processor):
     relationships = (SUCCESS, FAILURE)
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
-        checked: dict[str, Path] = {}
+        options = _Options.read(context)
+        checked: dict[str, str] = {}
         for flowfile in session.get_batch(_BATCH):
-            self._put(context, session, flowfile, checked)
+            self._put(context, options, session, flowfile, checked)
 
     def _put(
         self,
         context: ProcessContext,
+        options: _Options,
         session: ProcessSession,
         flowfile: FlowFile,
-        checked: dict[str, Path],
+        checked: dict[str, str],
     ) -> None:
         started = context.now_ms()
         try:
-            target = self._deliver(context, session, flowfile, checked)
+            target = self._deliver(options, session, flowfile, checked)
         except _Failed as failed:
             reason = str(failed)
         except (OSError, ValueError, RuntimeError, FlowCoreError) as exc:
@@ -180,7 +197,7 @@ class PutFile(Processor):
         else:
             if target is not None:
                 session.provenance.send(
-                    flowfile, target.as_uri(), duration_ms=context.now_ms() - started
+                    flowfile, _file_uri(target), duration_ms=context.now_ms() - started
                 )
             if FAILURE_REASON in flowfile.attributes:
                 flowfile = session.remove_attribute(flowfile, FAILURE_REASON)
@@ -197,33 +214,33 @@ class PutFile(Processor):
 
     def _deliver(
         self,
-        context: ProcessContext,
+        options: _Options,
         session: ProcessSession,
         flowfile: FlowFile,
-        checked: dict[str, Path],
-    ) -> Path | None:
-        """Write the file; its path, or None when an existing file is kept (ignore).
+        checked: dict[str, str],
+    ) -> str | None:
+        """Write the file; its absolute path, or None when an existing file is kept.
 
-        ``checked`` holds the directories of this trigger that exist and were resolved
+        ``checked`` holds the directories of this batch that exist and were resolved
         already: a plain file name in one of them needs no further resolution unless it
         is itself a symbolic link (one lstat), which keeps confinement cheap per file.
         """
-        directory = context.get_property(DIRECTORY).evaluate(flowfile).as_str()
+        directory = options.evaluate(options.directory, flowfile)
         if not directory.strip():
             raise _Failed("the Directory evaluated to an empty value")
         filename = flowfile.attributes.get("filename", "")
-        relative = _check_filename(filename)
-        create = context.get_property(CREATE_DIRS).as_bool()
         known = checked.get(directory)
-        if known is not None and len(relative.parts) == 1:
-            target = known / filename
+        if known is not None and _is_plain_name(filename):
+            target = os.path.join(known, filename)
             if os.path.islink(target):
-                _check_inside(known, target, filename)
+                _check_inside(Path(known), Path(target), filename)
         else:
-            target = self._prepare_target(directory, relative, filename, create)
+            relative = _check_filename(filename)
+            resolved = self._prepare_target(directory, relative, filename, options.create)
+            target = str(resolved)
             if len(relative.parts) == 1:
-                checked[directory] = target.parent
-        return self._write_target(context, session, flowfile, target)
+                checked[directory] = str(resolved.parent)
+        return self._write_target(options, session, flowfile, target)
 
     def _prepare_target(
         self, directory: str, relative: PurePosixPath, filename: str, create: bool
@@ -253,31 +270,37 @@ class PutFile(Processor):
         return target
 
     def _write_target(
-        self, context: ProcessContext, session: ProcessSession, flowfile: FlowFile, target: Path
-    ) -> Path | None:
-        parent = target.parent
-        max_files = context.get_property(MAX_FILE_COUNT).as_int()
+        self, options: _Options, session: ProcessSession, flowfile: FlowFile, target: str
+    ) -> str | None:
+        parent, name = os.path.split(target)
+        max_files = options.max_files
         if max_files is not None:
-            count = sum(1 for name in os.listdir(parent) if name != target.name)
+            count = sum(1 for entry in os.listdir(parent) if entry != name)
             if count >= max_files:
                 raise _Failed(
                     f"the directory '{parent}' has {count} files, which exceeds the "
                     f"configured maximum number of files ({max_files})"
                 )
 
-        strategy = context.get_property(CONFLICT_RESOLUTION).as_str()
+        strategy = options.strategy
         if strategy != REPLACE and os.path.lexists(target):
             self._conflict(strategy, target)
             return None
 
-        temporary = parent / f".putfile-{uuid.uuid4().hex}.tmp"
+        temporary = os.path.join(parent, f"{_TEMP_PREFIX}{next(_TEMP_NUMBERS)}.tmp")
         renamed = False
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        descriptor = os.open(temporary, flags, 0o666)
+        descriptor = os.open(temporary, _TEMP_FLAGS, 0o666)
         try:
-            with os.fdopen(descriptor, "wb") as out:
-                session.export_to(flowfile, out)
-            self._apply_file_attributes(context, flowfile, temporary)
+            try:
+                if flowfile.size <= _WHOLE_CONTENT:
+                    _write_all(descriptor, session.read(flowfile))
+                else:
+                    with os.fdopen(descriptor, "wb", closefd=False) as out:
+                        session.export_to(flowfile, out)
+            finally:
+                os.close(descriptor)
+            if options.sets_file_attributes:
+                self._apply_file_attributes(options, flowfile, temporary)
             if strategy == REPLACE:
                 os.replace(temporary, target)
                 renamed = True
@@ -301,7 +324,7 @@ class PutFile(Processor):
                 except FileNotFoundError:
                     pass
 
-    def _conflict(self, strategy: str, target: Path) -> None:
+    def _conflict(self, strategy: str, target: str) -> None:
         """Log for ignore (the FlowFile goes to success unwritten); _Failed for fail."""
         if strategy == IGNORE:
             self.logger.info(
@@ -313,17 +336,15 @@ class PutFile(Processor):
             "Resolution Strategy is fail)"
         )
 
-    def _apply_file_attributes(
-        self, context: ProcessContext, flowfile: FlowFile, path: Path
-    ) -> None:
-        modified = context.get_property(LAST_MODIFIED_TIME).evaluate(flowfile).as_str().strip()
+    def _apply_file_attributes(self, options: _Options, flowfile: FlowFile, path: str) -> None:
+        modified = options.evaluate(options.last_modified, flowfile).strip()
         if modified:
             try:
                 seconds = parse_file_date(modified)
                 os.utime(path, (seconds, seconds))
             except (ValueError, OSError) as exc:
                 self.logger.warning("Could not set file lastModifiedTime to %s: %s", modified, exc)
-        mode_text = context.get_property(PERMISSIONS).evaluate(flowfile).as_str().strip()
+        mode_text = options.evaluate(options.permissions, flowfile).strip()
         if mode_text:
             mode = parse_permissions(mode_text)
             if mode is None:
@@ -335,18 +356,86 @@ class PutFile(Processor):
                     os.chmod(path, mode)
                 except OSError as exc:
                     self.logger.warning("Could not set file permissions to %s: %s", mode_text, exc)
-        owner = context.get_property(OWNER).evaluate(flowfile).as_str().strip()
+        owner = options.evaluate(options.owner, flowfile).strip()
         if owner:
             try:
                 shutil.chown(path, user=owner)
             except (LookupError, OSError) as exc:
                 self.logger.warning("Could not set file owner to %s: %s", owner, exc)
-        group = context.get_property(GROUP).evaluate(flowfile).as_str().strip()
+        group = options.evaluate(options.group, flowfile).strip()
         if group:
             try:
                 shutil.chown(path, group=group)
             except (LookupError, OSError) as exc:
                 self.logger.warning("Could not set file group to %s: %s", group, exc)
+
+
+@dataclass(frozen=True, slots=True)
+class _Options:
+    """The properties of one batch, read once. A property with Expression Language is
+    kept as its ``PropertyValue`` and evaluated per FlowFile; one without, as its text."""
+
+    directory: PropertyValue | str
+    create: bool
+    max_files: int | None
+    strategy: str
+    last_modified: PropertyValue | str
+    permissions: PropertyValue | str
+    owner: PropertyValue | str
+    group: PropertyValue | str
+
+    @classmethod
+    def read(cls, context: ProcessContext) -> _Options:
+        def flowfile_dependent(descriptor: PropertyDescriptor) -> PropertyValue | str:
+            value = context.get_property(descriptor)
+            if value.evaluate() is value:  # no Expression Language in it
+                return value.as_str()
+            return value
+
+        return cls(
+            directory=flowfile_dependent(DIRECTORY),
+            create=context.get_property(CREATE_DIRS).as_bool(),
+            max_files=context.get_property(MAX_FILE_COUNT).as_int(),
+            strategy=context.get_property(CONFLICT_RESOLUTION).as_str(),
+            last_modified=flowfile_dependent(LAST_MODIFIED_TIME),
+            permissions=flowfile_dependent(PERMISSIONS),
+            owner=flowfile_dependent(OWNER),
+            group=flowfile_dependent(GROUP),
+        )
+
+    @property
+    def sets_file_attributes(self) -> bool:
+        """False when Last Modified Time, Permissions, Owner and Group are all empty."""
+        return any(
+            not isinstance(value, str) or value.strip()
+            for value in (self.last_modified, self.permissions, self.owner, self.group)
+        )
+
+    @staticmethod
+    def evaluate(value: PropertyValue | str, flowfile: FlowFile) -> str:
+        return value if isinstance(value, str) else value.evaluate(flowfile).as_str()
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view) :]
+
+
+def _file_uri(path: str) -> str:
+    """``Path(path).as_uri()`` for an absolute path, without building a Path."""
+    return "file://" + quote_from_bytes(os.fsencode(path))
+
+
+def _is_plain_name(filename: str) -> bool:
+    """True for a name that ``_check_filename`` accepts as one path component."""
+    return (
+        "/" not in filename
+        and "\x00" not in filename
+        and not filename.startswith("\\")
+        and filename not in ("..",)
+        and filename.strip() not in ("", ".")
+    )
 
 
 def _check_filename(filename: str) -> PurePosixPath:
