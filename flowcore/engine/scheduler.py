@@ -3,9 +3,12 @@
 The deterministic scheduler triggers runnable processors in flow order on one thread.
 With a ``ManualClock`` time moves only when it advances the clock to the next moment
 something becomes runnable (a penalty ends, a yield ends, a timer fires), so runs are
-repeatable. The threaded scheduler runs each processor on a pool of worker threads, up
-to its concurrent tasks, honouring yields, penalties and back pressure, with a
-maintenance thread for provenance indexing, checkpoints and age-off.
+repeatable. It indexes provenance between passes once the journal holds an index batch,
+and at the end, so a long run neither grows the journal without bound nor indexes events
+long after the FlowFile repository could still hand them over from memory. The threaded
+scheduler runs each processor on a pool of worker threads, up to its concurrent tasks,
+honouring yields, penalties and back pressure, with a maintenance thread for provenance
+indexing, checkpoints and age-off.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ class DeterministicScheduler:
 
     def __init__(self, node: Node) -> None:
         self._node = node
+        self._index_batch = node.settings.provenance.index_batch_size
 
     def run_once(self) -> tuple[int, bool]:
         """One pass over the processors; returns (triggers, whether FlowFiles moved)."""
@@ -76,6 +80,8 @@ class DeterministicScheduler:
         while triggers < max_triggers:
             count, moved = self.run_once()
             triggers += count
+            if node.flowfiles.journal_size() >= self._index_batch:
+                node.index_provenance()
             if on_pass is not None:
                 on_pass(triggers)
             if count and moved:

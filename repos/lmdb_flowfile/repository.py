@@ -44,6 +44,7 @@ from flowcore.repository.flowfile import (
 from flowcore.settings import EngineSettings
 from flowcore.units import parse_data_size
 from repos.lmdb_flowfile import codec
+from repos.lmdb_flowfile.recent_events import RecentEvents
 
 _NEXT_EVENT_ID = b"next_event_id"
 
@@ -54,6 +55,9 @@ def _keyed_key(component_id: str, key: bytes) -> bytes:
 
 
 _NEXT_FLOWFILE_ID = b"next_flowfile_id"
+# Newest committed events kept in memory for the indexer (see recent_events.py): a few
+# index batches' worth.
+RECENT_EVENTS = 50_000
 _FLOWFILE_ID = operator.attrgetter("flowfile.id")
 
 
@@ -108,6 +112,7 @@ class LmdbFlowFileRepository(FlowFileRepository):
         self._write_lock = threading.Lock()
         self._pending_lock = threading.Lock()
         self._pending: list[_Request] = []
+        self._recent = RecentEvents(RECENT_EVENTS)
         with self._env.begin() as txn:
             self._next_event_id = self._read_counter(txn, _NEXT_EVENT_ID)
             self._next_flowfile_id = self._read_counter(txn, _NEXT_FLOWFILE_ID)
@@ -226,6 +231,7 @@ class LmdbFlowFileRepository(FlowFileRepository):
         for request, receipt in zip(batch, receipts, strict=True):
             for event_id, event in zip(receipt.event_ids, request.update.events, strict=True):
                 event.event_id = event_id
+            self._recent.add(request.update.events)
             request.receipt = receipt
             request.done = True
 
@@ -358,6 +364,13 @@ class LmdbFlowFileRepository(FlowFileRepository):
         self._env.sync(True)
 
     def read_journal(self, after_event_id: int, limit: int) -> list[ProvenanceEvent]:
+        recent = self._recent.read(after_event_id, limit)
+        if recent is not None:
+            return recent
+        return self._read_stored_journal(after_event_id, limit)
+
+    def _read_stored_journal(self, after_event_id: int, limit: int) -> list[ProvenanceEvent]:
+        """``read_journal`` from LMDB alone."""
         events: list[ProvenanceEvent] = []
         with self._env.begin(buffers=True) as txn:
             cursor = txn.cursor(db=self._journal)
@@ -381,6 +394,7 @@ class LmdbFlowFileRepository(FlowFileRepository):
             while positioned and codec.key_id(cursor.key()) <= through_event_id:
                 removed += 1
                 positioned = cursor.delete() and bool(cursor.key())
+        self._recent.trim(through_event_id)
         return removed
 
     def journal_size(self) -> int:

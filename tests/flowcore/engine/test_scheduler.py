@@ -228,6 +228,41 @@ def test_timer_period_advances_the_clock_between_runs(
     assert [e.event_time - start for e in events(node, "CREATE")] == [0, 10_000, 20_000]
 
 
+def test_provenance_is_indexed_during_a_run_once_the_journal_holds_a_batch(
+    settings_factory: SettingsFactory, clock: ManualClock, closing: Callable[[Any], Any]
+) -> None:
+    settings = settings_factory(provenance={"index_batch_size": 10})
+    flow = {
+        "flow": {
+            "name": "many",
+            "processors": {
+                "gen": {
+                    "type": "GenerateFlowFile",
+                    "properties": {"Batch Size": "4"},
+                    "schedule": {"max_runs": 10},
+                    "auto_terminate": ["success"],
+                }
+            },
+        }
+    }
+    node = closing(open_node(settings, flow, clock))
+    journal_sizes: list[int] = []
+    indexed: list[int] = []
+
+    def after_pass(_triggers: int) -> None:
+        journal_sizes.append(node.flowfiles.journal_size())
+        indexed.append(node.provenance.indexed_through())
+
+    DeterministicScheduler(node).run_until_idle(on_pass=after_pass)
+
+    # Each pass journals 8 events (4 CREATE, 4 DROP): indexed whenever 10 or more wait,
+    # so the journal never holds a second batch, and indexing happens along the run.
+    assert max(journal_sizes) < 10 + 8
+    assert indexed == [-1, 15, 15, 31, 31, 47, 47, 63, 63, 79, 79]
+    assert node.flowfiles.journal_size() == 0
+    assert len(events(node)) == 80
+
+
 def test_without_advancing_the_clock_only_due_work_runs(
     settings: EngineSettings, clock: ManualClock, closing: Callable[[Any], Any]
 ) -> None:
