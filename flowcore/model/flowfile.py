@@ -65,7 +65,7 @@ class FlowFile(msgspec.Struct, frozen=True, array_like=True, gc=False):
 
     @property
     def uuid(self) -> str:
-        return self.attributes[CoreAttribute.UUID]
+        return self.attributes["uuid"]  # CoreAttribute.UUID, without the enum lookup
 
     def get_attribute(self, name: str) -> str | None:
         return self.attributes.get(name)

@@ -20,6 +20,9 @@ from flowcore.session.reporter import ReportedEvent
 
 T = ProvenanceEventType
 _CREATION_TYPES = frozenset({T.CREATE, T.FORK, T.CLONE, T.JOIN, T.RECEIVE, T.FETCH})
+_SELF_AS_PARENT = frozenset({T.FORK, T.CLONE})
+# Event type names as plain strings (an enum member's ``.value`` is a descriptor call).
+_TYPE_NAMES: dict[T, str] = {member: member.value for member in T}
 
 
 class EventBuilder:
@@ -133,7 +136,7 @@ class EventBuilder:
         source = record.source.name if record is not None and record.source else None
         return ProvenanceEvent(
             event_time=time_ms,
-            event_type=reported.event_type.value,
+            event_type=_TYPE_NAMES[reported.event_type],
             flowfile_uuid=flowfile.uuid,
             component_id=self._binding.component_id,
             component_type=self._binding.component_type,
@@ -141,7 +144,7 @@ class EventBuilder:
             lineage_start_date=flowfile.lineage_start_date,
             event_duration=duration,
             parent_uuids=list(reported.parents)
-            or ([flowfile.uuid] if reported.event_type in (T.FORK, T.CLONE) else []),
+            or ([flowfile.uuid] if reported.event_type in _SELF_AS_PARENT else []),
             child_uuids=list(reported.children)
             or ([flowfile.uuid] if reported.event_type is T.JOIN else []),
             previous_attributes=previous,

@@ -40,6 +40,11 @@ log = logging.getLogger("flowcore.session")
 T = ProvenanceEventType
 _CHUNK = 1 << 20
 _ENRICHED_AT_REPORT = frozenset({T.SEND, T.UPLOAD, T.CLONE})
+# The core attribute names as plain strings: an enum member's ``.value`` is a descriptor
+# call, and plain keys keep every attribute map's keys ``str``.
+_UUID: str = CoreAttribute.UUID.value
+_FILENAME: str = CoreAttribute.FILENAME.value
+_PATH: str = CoreAttribute.PATH.value
 
 
 class SessionStatus(Enum):
@@ -153,16 +158,12 @@ class ProcessSession:
         now = self._clock.now_ms()
         new_uuid = uuid or str(uuid_module.uuid4())
         if parent is None:
-            attributes = {
-                CoreAttribute.UUID.value: new_uuid,
-                CoreAttribute.FILENAME.value: new_uuid,
-                CoreAttribute.PATH.value: "./",
-            }
+            attributes = {_UUID: new_uuid, _FILENAME: new_uuid, _PATH: "./"}
             lineage_start = now
         elif isinstance(parent, FlowFile):
             self._record(parent)
             attributes = dict(parent.attributes)
-            attributes[CoreAttribute.UUID] = new_uuid
+            attributes[_UUID] = new_uuid
             lineage_start = parent.lineage_start_date
         else:
             parents = list(parent)
@@ -171,9 +172,9 @@ class ProcessSession:
             for each in parents:
                 self._record(each)
             attributes = _intersection([p.attributes for p in parents])
-            attributes[CoreAttribute.UUID] = new_uuid
-            attributes.setdefault(CoreAttribute.FILENAME, new_uuid)
-            attributes.setdefault(CoreAttribute.PATH, "./")
+            attributes[_UUID] = new_uuid
+            attributes.setdefault(_FILENAME, new_uuid)
+            attributes.setdefault(_PATH, "./")
             lineage_start = min(p.lineage_start_date for p in parents)
         flowfile = FlowFile(
             id=self._services.ids.next(),
