@@ -250,6 +250,32 @@ def test_filenames_that_leave_the_directory_fail(
     ]
 
 
+def test_bad_filenames_after_a_good_one_in_the_same_batch_still_fail(
+    make_runner: RunnerFactory, outbox: Path
+) -> None:
+    # The first file makes the Directory known for the batch; the names after it take
+    # the short path for plain names, which must refuse exactly what the long one does.
+    outbox.mkdir()
+    runner = _put(make_runner, outbox)
+    runner.enqueue("good", {"filename": "first.txt"})
+    bad = ["..", "", ".", " ", "a\x00b", "\\evil", "sub/../../x"]
+    for name in bad:
+        runner.enqueue("evil", {"filename": name})
+    runner.enqueue("good too", {"filename": "last.txt"})
+    runner.run()
+    assert [
+        f.get_attribute("filename") for f in runner.get_flowfiles_for_relationship("success")
+    ] == [
+        "first.txt",
+        "last.txt",
+    ]
+    failed = runner.get_flowfiles_for_relationship("failure")
+    assert [f.get_attribute("filename") for f in failed] == bad
+    assert all(f.get_attribute(REASON) for f in failed)
+    assert _tree(outbox) == ["first.txt", "last.txt"]
+    assert len(_sends(runner)) == 2
+
+
 def test_symbolic_link_escape_fails(
     make_runner: RunnerFactory, tmp_path: Path, outbox: Path
 ) -> None:
