@@ -52,6 +52,7 @@ from flowcore.model.flowfile import ResourceClaim
 from flowcore.settings import ContentRepositorySettings, EngineSettings
 from flowcore.units import parse_data_size
 from repos.filesystem_content import FileSystemContentRepository
+from repos.filesystem_content.whole_fs_sync import WholeFileSystemSync
 
 KB = 1024
 MB = 1024 * 1024
@@ -114,7 +115,8 @@ def run_raw(root: Path, payload: bytes, count: int, power: bool, buffered: bool 
 
 def run_raw_claim_files(root: Path, payload: bytes, count: int, max_appendable: int) -> Timing:
     """Raw appends that start a new file every ``max_appendable`` bytes, as the claim
-    layout does, made durable at the end with one ``syncfs`` (durability=process)."""
+    layout does, made durable at the end with one ``syncfs`` where the file system takes
+    it (as the repository's final flush does), else an fsync per file."""
     root.mkdir(parents=True, exist_ok=True)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
     os.sync()
@@ -128,8 +130,13 @@ def run_raw_claim_files(root: Path, payload: bytes, count: int, max_appendable: 
             files += 1
         length += os.write(fd, payload)
     writes = time.perf_counter() - start
-    os.syncfs(fd)
     os.close(fd)
+    whole_fs = WholeFileSystemSync.from_libc()
+    if not (whole_fs.available and whole_fs.sync([str(root)])):
+        for number in range(files):
+            descriptor = os.open(root / f"claim-{number}", os.O_RDONLY)
+            os.fsync(descriptor)
+            os.close(descriptor)
     return Timing(writes, time.perf_counter() - start)
 
 
