@@ -258,12 +258,12 @@ class ProcessSession:
     ) -> FlowFile:
         """Replace the content (copy-on-write into a new claim)."""
         record = self._record(flowfile)
+        if not callable(content):
+            # Whole bytes: the repository's one-call write, no writer object.
+            return self._replace_claim(record, self._content.write(content))
         writer = self._content.create_writer()
         try:
-            if callable(content):
-                content(writer)
-            else:
-                writer.write(content)
+            content(writer)
         except BaseException:
             writer.abort()
             raise
