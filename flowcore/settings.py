@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -94,6 +95,34 @@ class SchedulerSettings(BaseModel):
     )
 
 
+SPARK_CONNECT_DEFAULT_PORT = 15002
+
+
+def spark_master_endpoints(master: str) -> list[tuple[str, int]]:
+    """The (host, port) pairs a ``spark://`` or ``sc://`` master is reached at (none for
+    other masters); ``ValueError`` naming the expected form when it does not parse."""
+    if master.startswith("spark://"):
+        endpoints: list[tuple[str, int]] = []
+        for part in master.removeprefix("spark://").split(","):
+            host, _, digits = part.strip().rpartition(":")
+            if not host or not digits.isdigit() or not 0 < int(digits) < 65536:
+                msg = f"Spark master {master} is not of the form spark://host:port"
+                raise ValueError(msg)
+            endpoints.append((host.strip("[]"), int(digits)))
+        return endpoints
+    if master.startswith("sc://"):
+        parsed = urlsplit(master.split(";", 1)[0])
+        try:
+            port: int | None = parsed.port
+        except ValueError:  # not a number, or out of range
+            port = -1
+        if not parsed.hostname or port == -1:
+            msg = f"Spark master {master} is not of the form sc://host:port"
+            raise ValueError(msg)
+        return [(parsed.hostname, port or SPARK_CONNECT_DEFAULT_PORT)]
+    return []
+
+
 class SparkSettings(BaseModel):
     """Where heavy merges run when they leave the engine's process, and when they do."""
 
@@ -112,6 +141,14 @@ class SparkSettings(BaseModel):
 
     _periods = field_validator("connect_timeout")(_check_period)
     _sizes = field_validator("offload_min_bytes")(_check_size)
+
+    @field_validator("master")
+    @classmethod
+    def _check_master(cls, value: str) -> str:
+        """``spark://host:port[,host:port]`` and ``sc://host[:port]`` must parse; other
+        masters (``local[*]``, ``yarn``, ``k8s://...``) go to Spark as they are."""
+        spark_master_endpoints(value)
+        return value
 
 
 class RecordMergerSettings(BaseModel):

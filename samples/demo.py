@@ -57,8 +57,10 @@ def run_sample(flow_file: Path, root: Path) -> None:
             preview = files[0].read_text(errors="replace").strip()
             if len(preview) > 160:
                 preview = preview[:160] + " ..."
-            console.print(f"{len(files)} files written under {out_dir}, e.g. "
-                          f"{files[0].relative_to(out_dir)}: {preview!r}")
+            console.print(
+                f"{len(files)} files written under {out_dir}, e.g. "
+                f"{files[0].relative_to(out_dir)}: {preview!r}"
+            )
         show_lineage(node, data_dir)
         hook = flow_file.parent / "show.py"
         if hook.exists():

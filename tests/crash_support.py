@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from flowcore.engine import DeterministicScheduler, Node
+from flowcore.model import FlowFile
 from flowcore.session.commit import CommitPhase
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -61,3 +62,14 @@ def run_until_killed(node: Node, *, checkpoint_every: int, index_every: int | No
             node.checkpoint()
         if index_every is not None and passes % index_every == 0:
             node.index_provenance()
+
+
+def queued_flowfiles(node: Node, connection: str) -> list[FlowFile]:
+    """The FlowFiles waiting in a connection, in queue order; they are put back."""
+    queue = node.connections[connection].queue
+    now = node.clock.now_ms()
+    taken = []
+    while batch := queue.poll_batch(1000, now):
+        taken.extend(batch)
+    queue.requeue(taken, now)
+    return [record.flowfile for record in taken]

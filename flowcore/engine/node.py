@@ -20,7 +20,7 @@ from flowcore.clock import Clock, SystemClock
 from flowcore.engine.connection import Connection
 from flowcore.engine.processor_node import ProcessorNode, RunState, ScheduleConfig
 from flowcore.engine.validation import validate_properties
-from flowcore.errors import ConfigurationError, FlowCoreError
+from flowcore.errors import ConfigurationError, FlowCoreError, RepositoryError
 from flowcore.flow.definition import FlowDefinition, FlowDefinitionError
 from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent, ProvenanceEventType
@@ -258,6 +258,8 @@ class Node:
             properties=props,
             clock=self.clock,
             services=self.controller_services,
+            settings=self.settings,
+            compute=self.compute,
         )
         errors = validate_properties(service.property_descriptors, props, {})
         if not errors:
@@ -565,7 +567,15 @@ class Node:
                     return FlowFileLocation(connection, record.flowfile, "IN_PROCESS", None)
         for connection in self.connections.values():
             for summary in connection.queue.swapped_batches():
-                for record in self.flowfiles.read_swapped(summary):
+                try:
+                    swapped = self.flowfiles.read_swapped(summary)
+                except RepositoryError:
+                    # Swapped back in meanwhile: its FlowFiles are in the queue's memory.
+                    for position, record in enumerate(connection.queue.listing()):
+                        if record.flowfile.uuid == flowfile_uuid:
+                            return FlowFileLocation(connection, record.flowfile, "QUEUED", position)
+                    continue
+                for record in swapped:
                     if record.flowfile.uuid == flowfile_uuid:
                         return FlowFileLocation(connection, record.flowfile, "SWAPPED_OUT", None)
         return None

@@ -17,10 +17,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 from flowcore.errors import SparkJobError, SparkUnavailableError
-from flowcore.settings import SparkSettings
+from flowcore.settings import SparkSettings, spark_master_endpoints
 from flowcore.units import parse_time_period
 
 if TYPE_CHECKING:
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("flowcore.offload")
 
-SPARK_CONNECT_DEFAULT_PORT = 15002
 
 # Defaults for sessions this process starts; SparkSettings.config overrides any of them.
 _CLASSIC_DEFAULTS = {
@@ -54,22 +52,10 @@ def is_local(master: str) -> bool:
 
 def master_endpoints(master: str) -> list[tuple[str, int]]:
     """The (host, port) pairs a ``spark://`` or ``sc://`` master is reached at."""
-    if master.startswith("spark://"):
-        endpoints = []
-        for part in master.removeprefix("spark://").split(","):
-            host, _, port = part.strip().rpartition(":")
-            if not host or not port.isdigit():
-                msg = f"Spark master {master} is not of the form spark://host:port"
-                raise SparkUnavailableError(msg)
-            endpoints.append((host.strip("[]"), int(port)))
-        return endpoints
-    if is_remote(master):
-        parsed = urlsplit(master.split(";", 1)[0])
-        if not parsed.hostname:
-            msg = f"Spark master {master} is not of the form sc://host:port"
-            raise SparkUnavailableError(msg)
-        return [(parsed.hostname, parsed.port or SPARK_CONNECT_DEFAULT_PORT)]
-    return []
+    try:
+        return spark_master_endpoints(master)
+    except ValueError as exc:
+        raise SparkUnavailableError(str(exc)) from None
 
 
 def check_reachable(master: str, timeout_s: float) -> None:
@@ -145,22 +131,10 @@ class SparkProvider:
             return masters
 
     @classmethod
-    def stop(cls, master: str) -> None:
-        """Stop the session of one master, if this process runs one."""
-        with cls._lock:
-            session = cls._remote.pop(master, None)
-            if session is None and cls._classic is not None and cls._classic[0] == master:
-                session = cls._classic[1]
-                cls._classic = None
-        if session is not None:
-            try:
-                session.stop()
-            except Exception:
-                log.exception("error stopping the SparkSession of %s", master)
-
-    @classmethod
     def stop_all(cls) -> None:
-        """Stop every session this process started (at shutdown)."""
+        """Stop every session this process started. Tests and benchmarks call it between
+        runs; a node does not, since the session is the process's, shared by every node
+        in it, and the embedded driver ends with the process."""
         with cls._lock:
             sessions = list(cls._remote.values())
             if cls._classic is not None:

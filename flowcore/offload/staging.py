@@ -2,7 +2,10 @@
 
 By default it is ``<first content container>/staging``, so staged bins sit on the same
 disk as the content they came from. Each job gets a fresh directory, removed when the job
-ends; whatever a crash left behind is swept when the node starts.
+ends; whatever a crash left behind is swept when the node starts. The sweep removes only
+job directories (``<name>-<32 hex digits>``, as ``job`` makes them), so a
+``spark.staging_dir`` pointed at a directory that holds anything else loses nothing of it.
+Engines that share one staging directory must not start while another runs a job there.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 log = logging.getLogger("flowcore.offload")
 
 STAGING_DIR = "staging"
+_JOB_DIRECTORY = re.compile(r"[A-Za-z0-9_.-]+-[0-9a-f]{32}")
 
 
 class StagingArea:
@@ -39,16 +43,19 @@ class StagingArea:
             shutil.rmtree(directory, ignore_errors=True)
 
     def sweep(self) -> int:
-        """Remove what earlier runs left behind; returns how many entries went."""
+        """Remove the job directories earlier runs left behind; returns how many went."""
         try:
-            entries = list(self.root.iterdir())
+            entries = [
+                entry
+                for entry in self.root.iterdir()
+                if _JOB_DIRECTORY.fullmatch(entry.name)
+                and entry.is_dir()
+                and not entry.is_symlink()
+            ]
         except FileNotFoundError:
             return 0
         for entry in entries:
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                entry.unlink(missing_ok=True)
+            shutil.rmtree(entry, ignore_errors=True)
         if entries:
-            log.info("swept %d leftover staging entries from %s", len(entries), self.root)
+            log.info("swept %d leftover staging job directories from %s", len(entries), self.root)
         return len(entries)

@@ -47,12 +47,11 @@ class KeyedState:
         return found
 
     def put(self, key: bytes, value: bytes) -> None:
-        if not key or len(key) > MAX_KEYED_STATE_KEY:
-            msg = f"a keyed-state key must be 1 to {MAX_KEYED_STATE_KEY} bytes, not {len(key)}"
-            raise ValueError(msg)
+        _check_key(key)
         self._staged[key] = value
 
     def delete(self, key: bytes) -> None:
+        _check_key(key)
         self._staged[key] = None
 
     def scan(self, prefix: bytes = b"") -> Iterator[tuple[bytes, bytes]]:
@@ -91,5 +90,8 @@ class KeyedState:
         changes, self._staged = self._staged, {}
         return changes
 
-    def discard(self) -> None:
-        self._staged = {}
+
+def _check_key(key: bytes) -> None:
+    if not key or len(key) > MAX_KEYED_STATE_KEY:
+        msg = f"a keyed-state key must be 1 to {MAX_KEYED_STATE_KEY} bytes, not {len(key)}"
+        raise ValueError(msg)

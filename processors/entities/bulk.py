@@ -282,10 +282,8 @@ def rebuild_datasets(
 
 def write_rebuild(index: EntityIndex, built: Rebuild) -> None:
     """Store a rebuild's records in an empty index (the bulk load of the first unit)."""
-    for ref, record in built.members.items():
-        index.put_member(ref, record)
+    index.put_members(built.members.items())
     for key, refs in built.values.items():
         index.put_value(key, refs)
-    for output in built.outputs:
-        index.put_output(output)
+    index.put_outputs(built.outputs)
     index.set_next_updated(built.next_updated)

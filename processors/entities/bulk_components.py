@@ -23,7 +23,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -105,6 +104,8 @@ def components_duckdb(edges: pa.Table, member_count: int) -> NDArray[np.int64]:
     label of the edge's two ends, then labels jump to their label's label until stable.
     """
     links = active_links(edges)
+    import duckdb  # the reference implementation only (tests, benchmarks)
+
     con = duckdb.connect()
     try:
         con.register("links", links)
@@ -171,50 +172,55 @@ def components_spark(spark: Any, edges_path: Path, output_path: Path, member_cou
     sides = edges.groupBy("rule", "value").agg(f.min("side").alias("lo"), f.max("side").alias("hi"))
     active = sides.where(f.col("lo") != f.col("hi")).select("rule", "value")
     links = edges.join(active, ["rule", "value"]).select("member", "rule", "value").persist()
-    labels = spark.range(member_count).select(
-        f.col("id").alias("member"), f.col("id").alias("component")
-    )
-    while True:
-        key_labels = (
-            links.join(labels, "member")
-            .groupBy("rule", "value")
-            .agg(f.min("component").alias("key_component"))
+    try:
+        labels = spark.range(member_count).select(
+            f.col("id").alias("member"), f.col("id").alias("component")
         )
-        proposals = (
-            links.join(key_labels, ["rule", "value"])
-            .groupBy("member")
-            .agg(f.min("key_component").alias("proposed"))
-        )
-        hooked = labels.join(proposals, "member", "left").select(
-            "member",
-            f.least("component", f.coalesce("proposed", "component")).alias("component"),
-            (f.col("proposed") < f.col("component")).alias("changed"),
-        )
-        # Shortcut: a member takes its label's label (labels are member ids).
-        parents = hooked.select(
-            f.col("member").alias("parent"), f.col("component").alias("grandparent")
-        )
-        updated = (
-            hooked.join(parents, hooked["component"] == parents["parent"], "left")
-            .select(
-                "member",
-                f.least("component", f.coalesce("grandparent", "component")).alias("component"),
-                "changed",
+        while True:
+            key_labels = (
+                links.join(labels, "member")
+                .groupBy("rule", "value")
+                .agg(f.min("component").alias("key_component"))
             )
-            .localCheckpoint(eager=True)
-        )
-        done = updated.where(f.col("changed")).limit(1).count() == 0
-        labels = updated.select("member", "component")
-        if done:
-            break
-    links.unpersist()
-    labels.write.mode("overwrite").parquet(str(output_path))
+            proposals = (
+                links.join(key_labels, ["rule", "value"])
+                .groupBy("member")
+                .agg(f.min("key_component").alias("proposed"))
+            )
+            hooked = labels.join(proposals, "member", "left").select(
+                "member",
+                f.least("component", f.coalesce("proposed", "component")).alias("component"),
+                (f.col("proposed") < f.col("component")).alias("changed"),
+            )
+            # Shortcut: a member takes its label's label (labels are member ids).
+            parents = hooked.select(
+                f.col("member").alias("parent"), f.col("component").alias("grandparent")
+            )
+            updated = (
+                hooked.join(parents, hooked["component"] == parents["parent"], "left")
+                .select(
+                    "member",
+                    f.least("component", f.coalesce("grandparent", "component")).alias("component"),
+                    "changed",
+                )
+                .localCheckpoint(eager=True)
+            )
+            done = updated.where(f.col("changed")).limit(1).count() == 0
+            labels = updated.select("member", "component")
+            if done:
+                break
+        labels.write.mode("overwrite").parquet(str(output_path))
+    finally:
+        links.unpersist()  # the session is shared: leave nothing cached in it
     return output_path
 
 
 def read_components(path: Path, member_count: int) -> NDArray[np.int64]:
     """The component of each member, from a (member, component) Parquet directory."""
     table = pq.read_table(path).cast(LABEL_SCHEMA)
-    component = np.empty(member_count, dtype=np.int64)
+    component = np.full(member_count, -1, dtype=np.int64)
     component[_as_numpy(table["member"])] = _as_numpy(table["component"])
+    if table.num_rows != member_count or (component < 0).any():
+        msg = f"the components job labelled {table.num_rows} members, not {member_count}"
+        raise RuntimeError(msg)
     return component

@@ -9,7 +9,6 @@ label propagation on Spark, hooking and jumping in DuckDB SQL) gives the same re
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -26,10 +25,6 @@ class Edges:
 
     def __len__(self) -> int:
         return len(self.source)
-
-
-ComponentsFunction = Callable[[int, Edges], list[int]]
-"""``(member count, edges) -> smallest member number of each member's component``."""
 
 
 def connected_components(count: int, edges: Edges) -> list[int]:

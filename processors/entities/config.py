@@ -20,6 +20,8 @@ Strategy = Literal["default", "compact", "list"]
 IDENTITIES: tuple[Identity, ...] = ("composite", "first")
 STRATEGIES: tuple[Strategy, ...] = ("default", "compact", "list")
 SUPPORTED_VERSION = 2
+# A dataset's name is part of a keyed-state key (the "seen" marker), whose limit is 400.
+MAX_DATASET_NAME_BYTES = 255
 VERSION_MESSAGE = (
     "only version 2 of the merge source is supported (Sesam's version 1 is deprecated "
     "and behaves differently)"
@@ -152,6 +154,11 @@ def parse_datasets(prop: str, text: str) -> tuple[Dataset, ...]:
             raise ConfigError(prop, text, f"{prop} uses the alias '{alias}' more than once")
         if "\x00" in name:
             raise ConfigError(prop, text, f"{prop}: a dataset name cannot contain NUL")
+        if len(name.encode("utf-8")) > MAX_DATASET_NAME_BYTES:
+            msg = (
+                f"{prop}: the dataset name '{name[:40]}...' is over {MAX_DATASET_NAME_BYTES} bytes"
+            )
+            raise ConfigError(prop, text, msg)
         datasets.append(Dataset(name, alias, len(datasets)))
     return tuple(datasets)
 

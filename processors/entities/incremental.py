@@ -61,12 +61,6 @@ def latest_changes(changes: Sequence[Change]) -> dict[bytes, Change]:
     return latest
 
 
-def to_member(config: MergeConfig, record: MemberRecord) -> Member:
-    return Member(
-        record.dataset, config.offset(record.dataset), record.id, decode_entity(record.entity)
-    )
-
-
 class _Search:
     """Breadth-first search over the value index; can be extended with more seeds.
 

@@ -206,26 +206,14 @@ class EntityIndex:
         decode = _member_decoder.decode
         return {by_key[k]: decode(v) for k, v in found.items()}
 
-    def put_member(self, ref: bytes, record: MemberRecord) -> None:
-        self.store.put(member_key(ref), _member_encoder.encode(record))
-
     def put_members(self, records: Iterable[tuple[bytes, MemberRecord]]) -> None:
         put, encode = self.store.put, _member_encoder.encode
         for ref, record in records:
             put(MEMBER + ref if len(ref) <= _MAX_REF else member_key(ref), encode(record))
 
-    def values(self, keys: Iterable[bytes]) -> dict[bytes, list[bytes]]:
-        """Index key (expression + value) -> member refs, for those that exist."""
-        found = self.store.get_many([VALUE + k for k in keys])
-        result: dict[bytes, list[bytes]] = {}
-        for k, v in found.items():
-            head = _head_decoder.decode(v)
-            key = k[1:]
-            result[key] = head if isinstance(head, list) else self._posted(key)
-        return result
-
     def values_into(self, keys: Iterable[bytes], found: dict[bytes, list[bytes]]) -> None:
-        """``values`` of these keys into ``found``, an empty list for those that do not exist."""
+        """Index key (expression + value) -> member refs, of these keys, into ``found``;
+        an empty list for those that do not exist."""
         wanted = [VALUE + k for k in keys]
         got = self.store.get_many(wanted)
         decode = _head_decoder.decode
@@ -311,9 +299,6 @@ class EntityIndex:
         found = self.store.get_many(by_key)
         return {by_key[k]: _output_decoder.decode(v) for k, v in found.items()}
 
-    def put_output(self, record: OutputRecord) -> None:
-        self.store.put(self._output_key(record.id), _member_encoder.encode(record))
-
     def put_outputs(self, records: Iterable[OutputRecord]) -> None:
         put, encode, cache = self.store.put, _member_encoder.encode, self._output_keys
         for record in records:
@@ -335,13 +320,3 @@ class EntityIndex:
 
     def mark_seen(self, dataset: str) -> None:
         self.store.put(DATASET + dataset.encode("utf-8"), b"")
-
-    def all_members(self) -> Iterator[MemberRecord]:
-        """Every member (for tests and dumps; a full scan)."""
-        for prefix in (MEMBER, LONG_MEMBER):
-            for _, value in self.store.scan(prefix):
-                yield _member_decoder.decode(value)
-
-    def all_outputs(self) -> Iterator[OutputRecord]:
-        for _, value in self.store.scan(OUTPUT):
-            yield _output_decoder.decode(value)

@@ -244,8 +244,10 @@ MERGED = Relationship(
 ORIGINAL = Relationship("original", "The input FlowFiles, once their entities are applied.")
 FAILURE = Relationship(
     "failure",
-    "Input FlowFiles that could not be applied (unknown dataset, unreadable entities, "
-    "max_merged exceeded, identity collision); nothing of them is applied.",
+    "Input FlowFiles that could not be applied (unknown dataset, unreadable or too deeply "
+    "nested entities, max_merged exceeded, identity collision, no entities with If Source "
+    "Empty fail, a bulk rebuild Spark could not run); nothing of them is applied. The "
+    "reason is in MergeEntities.failure.reason.",
 )
 
 
@@ -267,6 +269,9 @@ def parse_entities(data: bytes) -> list[dict[str, Any]]:
     try:
         decoded = _decoder.decode(text)
         items = decoded if isinstance(decoded, list) else [decoded]
+    except RecursionError:
+        msg = "the content is JSON nested too deeply to read"
+        raise EntityFormatError(msg) from None
     except msgspec.DecodeError:
         try:
             items = [_decoder.decode(line) for line in text.splitlines() if line.strip()]
@@ -307,12 +312,30 @@ def apply_unit(
     changes: Sequence[Change],
     *,
     bulk_engine: BulkEngineChoice | None = None,
+    spark_fallback: Callable[[SparkError], bool] | None = None,
 ) -> _Applied:
     """Apply one unit to the index in ``store`` (all of it, or raise and write nothing).
 
     Raises ``MergeError`` for the unit's entities, ``SparkError`` when the bulk engine
-    chosen by ``bulk_engine`` fails (nothing is written either way).
+    chosen by ``bulk_engine`` fails and ``spark_fallback`` (given the error) does not
+    return True; with True the components are computed locally from the same prepared
+    members. Nothing is written when it raises.
     """
+    try:
+        return _apply_unit(store, config, changes, bulk_engine, spark_fallback)
+    except RecursionError:
+        # A value nested hundreds of levels deep, met while keying it for comparison.
+        msg = "an entity holds a value nested too deeply to compare"
+        raise MergeError(msg) from None
+
+
+def _apply_unit(
+    store: KeyedStore,
+    config: MergeConfig,
+    changes: Sequence[Change],
+    bulk_engine: BulkEngineChoice | None,
+    spark_fallback: Callable[[SparkError], bool] | None,
+) -> _Applied:
     staged = StagedStore(store)
     index = EntityIndex(staged)
     engine: str | None = None
@@ -320,12 +343,17 @@ def apply_unit(
         with collector_paused():
             prepared = prepare(config, changes)
             components = bulk_engine(len(prepared.refs)) if bulk_engine is not None else None
-            if components is None:
+            labels: NDArray[np.int64] | None = None
+            if components is not None:
+                try:
+                    labels = components(prepared.edge_table(), len(prepared.refs))
+                    engine = "spark"
+                except SparkError as exc:
+                    if spark_fallback is None or not spark_fallback(exc):
+                        raise
+            if labels is None:
                 engine = "local"
                 labels = prepared.local_components()
-            else:
-                engine = "spark"
-                labels = components(prepared.edge_table(), len(prepared.refs))
             built = assemble(config, prepared, labels, start=0)
             del prepared
             write_rebuild(index, built)
@@ -446,21 +474,24 @@ class MergeEntities(Processor):
         if not inputs:
             return
         store = session.keyed_state
-        choice = self._bulk_engine(context)
-        try:
-            applied = apply_unit(store, config, _changes(inputs), bulk_engine=choice)
-        except SparkError as exc:
+
+        def fall_back(exc: SparkError) -> bool:
             if not context.compute.settings.fallback_to_local:
-                for one in inputs:
-                    self._fail(session, one.flowfile, f"Spark: {exc.reason}")
-                return
+                return False
             context.logger.warning("bulk rebuild on Spark failed, running it locally: %s", exc)
-            try:
-                applied = apply_unit(store, config, _changes(inputs))
-            except MergeError as error:
-                self._isolate(session, store, config, inputs, error)
-                return
-            self._emit(session, inputs, applied)
+            return True
+
+        try:
+            applied = apply_unit(
+                store,
+                config,
+                _changes(inputs),
+                bulk_engine=self._bulk_engine(context),
+                spark_fallback=fall_back,
+            )
+        except SparkError as exc:
+            for one in inputs:
+                self._fail(session, one.flowfile, f"Spark: {exc.reason}")
             return
         except MergeError as exc:
             self._isolate(session, store, config, inputs, exc)

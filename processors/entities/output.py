@@ -34,11 +34,6 @@ class Member:
     def deleted(self) -> bool:
         return self.entity.get("_deleted") is True
 
-    @property
-    def order(self) -> tuple[int, str]:
-        """Merge order: dataset offset, then ``_id`` as a string."""
-        return (self.offset, self.id)
-
 
 def output_id(members: Sequence[Member], identity: str) -> str:
     """``composite``: ``"<offset>|<_id>|..."`` over all members; ``first``: the first ``_id``."""

@@ -21,6 +21,11 @@ from processors.merge.mergers.spec import KeyedMergeSpec
 from processors.merge.properties import FRAGMENT_COUNT, KEEP_UNIQUE, java_int
 from processors.record.api import RecordSetWriter, RecordSetWriterFactory
 
+# Why a defragment bin fails when ``validate_fragments`` says no.
+FRAGMENTS_INCONSISTENT = (
+    "fragment.count is missing, not a number, or not the same on every FlowFile of the bin"
+)
+
 
 class BinFailed(Exception):
     """The bin must be failed: all its FlowFiles go to failure."""

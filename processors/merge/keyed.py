@@ -96,17 +96,14 @@ def validate_keyed(context: ProcessContext) -> list[ValidationResult]:
         results.append(ValidationResult(descriptor.label, False, explanation=why))
 
     if not _field_list(context.get_property(RECORD_KEY_FIELDS).value):
+        # Set without a key: a property without a default set at all, one with a
+        # default set to anything else (Partial Update Mode: anything but NONE).
         for descriptor in KEYED_PROPERTIES:
-            if descriptor.default is not None or descriptor is RECORD_KEY_FIELDS:
+            if descriptor is RECORD_KEY_FIELDS:
                 continue
-            if _optional(context, descriptor):
+            value = _optional(context, descriptor)
+            if value and value != descriptor.default:
                 invalid(descriptor, f"<{descriptor.label}> requires <{key_label}> to be set")
-        partial = context.get_property(PARTIAL_UPDATE_MODE).as_str()
-        if partial and partial != PartialUpdateMode.NONE.value:
-            invalid(
-                PARTIAL_UPDATE_MODE,
-                f"<{PARTIAL_UPDATE_MODE.label}> requires <{key_label}> to be set",
-            )
         return results
     marker_field = _optional(context, DELETE_MARKER_FIELD)
     marker_value = _optional(context, DELETE_MARKER_VALUE)
@@ -205,6 +202,9 @@ def merge_by_key(
                 return KeyedOutcome(failure=f"Spark: {reason}")
             logger.warning("Spark could not merge a bin (%s); merging locally", reason)
             fallback = reason
+        except Exception as exc:  # the bin's own records (as on the local path)
+            logger.error("merging a bin by key failed: %s", exc)
+            return KeyedOutcome(failure=f"{type(exc).__name__}: {exc}")
     try:
         merged = merge_locally(target.parts, spec)
     except Exception as exc:

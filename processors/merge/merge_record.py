@@ -66,6 +66,7 @@ from flowcore.processor import (
 )
 from flowcore.session import ProcessSession
 from processors.merge.bins import (
+    FRAGMENTS_INCONSISTENT,
     Bin,
     BinFailed,
     BinThresholds,
@@ -355,22 +356,16 @@ class MergeRecord(SessionFactoryProcessor):
                 )
                 session.transfer(flowfile, REL_FAILURE)
                 return
-            target = next((b for b in self._bins if b.key == key and not b.closed), None)
+            target = self._open_bin(key)
             new = target is None
             if target is None:
-                target = Bin(
-                    key=key,
-                    session=factory.create_session(),
-                    created_ms=context.now_ms(),
-                    thresholds=self._thresholds(context, defragment),
-                    defragment=defragment,
-                )
+                target = self._new_bin(context, factory, key, defragment)
             session.migrate(target.session, [flowfile])
             content.session = target.session
             try:
                 self._add(target, writers, reader, flowfile)
             except BinFailed:
-                self._fail(target)
+                self._fail(target, FRAGMENTS_INCONSISTENT)
                 return
             except Exception as exc:
                 self.logger.error(
@@ -381,11 +376,36 @@ class MergeRecord(SessionFactoryProcessor):
                 )
                 if flowfile not in target.flowfiles:
                     target.flowfiles.append(flowfile)
-                self._fail(target)
+                self._fail(target, f"cannot add {source_of(flowfile)}: {type(exc).__name__}: {exc}")
                 return
         finally:
             reader.close()
         self._after_add(context, target, new)
+
+    def _open_bin(self, key: str | None) -> Bin | None:
+        """The bin still taking FlowFiles for ``key``, if any."""
+        return next((b for b in self._bins if b.key == key and not b.closed), None)
+
+    def _new_bin(
+        self,
+        context: ProcessContext,
+        factory: SessionFactory,
+        key: str | None,
+        defragment: bool,
+        *,
+        spec: KeyedMergeSpec | None = None,
+        writers: RecordSetWriterFactory | None = None,
+    ) -> Bin:
+        """A bin with a session of its own (added to the bins by ``_after_add``)."""
+        return Bin(
+            key=key,
+            session=factory.create_session(),
+            created_ms=context.now_ms(),
+            thresholds=self._thresholds(context, defragment),
+            defragment=defragment,
+            spec=spec,
+            writers=writers,
+        )
 
     def _after_add(self, context: ProcessContext, target: Bin, new: bool) -> None:
         """Register a new bin; complete it if full or old, or evict the oldest bin."""
@@ -439,7 +459,7 @@ class MergeRecord(SessionFactoryProcessor):
         else:
             correlation = context.get_property(CORRELATION_ATTRIBUTE).value
             key = flowfile.attributes.get(correlation, "") if correlation else ""
-        target = next((b for b in self._bins if b.key == key and not b.closed), None)
+        target = self._open_bin(key)
         problem = key_problem(table, spec.key_fields)
         if problem is None and target is not None:
             problem = target.union.conflict(table)
@@ -448,15 +468,7 @@ class MergeRecord(SessionFactoryProcessor):
             return
         new = target is None
         if target is None:
-            target = Bin(
-                key=key,
-                session=factory.create_session(),
-                created_ms=context.now_ms(),
-                thresholds=self._thresholds(context, defragment),
-                defragment=defragment,
-                spec=spec,
-                writers=writers,
-            )
+            target = self._new_bin(context, factory, key, defragment, spec=spec, writers=writers)
         session.migrate(target.session, [flowfile])
         target.union.add(table)
         target.parts.append(table)
@@ -466,7 +478,7 @@ class MergeRecord(SessionFactoryProcessor):
         if target.defragment and not target.validate_fragments():
             if new:
                 self._bins.append(target)
-            self._fail(target)
+            self._fail(target, FRAGMENTS_INCONSISTENT)
             return
         self._after_add(context, target, new)
 
@@ -516,10 +528,14 @@ class MergeRecord(SessionFactoryProcessor):
         target.session.commit()
 
     def _complete(self, context: ProcessContext, target: Bin, reason: str) -> None:
-        if target.defragment and (
-            not target.validate_fragments() or len(target.flowfiles) != target.fragment_count
-        ):
-            self._fail(target)
+        if target.defragment and not target.validate_fragments():
+            self._fail(target, FRAGMENTS_INCONSISTENT)
+            return
+        if target.defragment and len(target.flowfiles) != target.fragment_count:
+            self._fail(
+                target,
+                f"the bin holds {len(target.flowfiles)} of its {target.fragment_count} fragments",
+            )
             return
         self._remove(target)
         session = target.session
@@ -603,7 +619,14 @@ class MergeRecord(SessionFactoryProcessor):
                 writer.abort()
                 raise
 
-        merged = session.write(session.create(), write)
+        created = session.create()
+        try:
+            merged = session.write(created, write)
+        except Exception as exc:  # records the writer cannot represent: the bin fails
+            session.remove(created)
+            self.logger.error("cannot write the merged records of a bin: %s", exc)
+            self._fail(target, f"cannot write the merged records: {type(exc).__name__}: {exc}")
+            return
         extra = {
             MERGE_ENGINE_ATTRIBUTE: result.engine,
             RECORDS_IN_ATTRIBUTE: str(result.records_in),

@@ -23,9 +23,11 @@ Follows NiFi's PutFile. Choices made here:
   FlowFile that is ignored because the file exists is routed to success without a SEND.
 * FlowFiles are taken in batches of 50; each one's errors are handled on its own. The
   properties are read once per batch: a value without Expression Language is not
-  evaluated again for each FlowFile, and a plain file name in a directory already
+  evaluated again for each FlowFile (one with it is, and an error in it fails only that
+  FlowFile), and with the replace strategy a plain file name in a directory already
   resolved in the batch costs one ``lstat`` (the symbolic-link check), one ``open``, one
-  ``write``, one ``close`` and one ``rename``.
+  ``write``, one ``close`` and one ``rename`` (fail and ignore: an ``lstat`` and a hard
+  link in place of the rename, and the ``unlink`` of the temporary file).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote_from_bytes
 
+from flowcore.el import compile_expression
 from flowcore.errors import FlowCoreError
 from flowcore.model import FlowFile
 from flowcore.processor import (
@@ -383,32 +386,34 @@ class _Options:
     permissions: PropertyValue | str
     owner: PropertyValue | str
     group: PropertyValue | str
+    sets_file_attributes: bool  # False when the four above are all empty
 
     @classmethod
     def read(cls, context: ProcessContext) -> _Options:
         def flowfile_dependent(descriptor: PropertyDescriptor) -> PropertyValue | str:
             value = context.get_property(descriptor)
-            if value.evaluate() is value:  # no Expression Language in it
+            text = value.value
+            if text is None or ("$" not in text and "#{" not in text):
                 return value.as_str()
-            return value
+            if compile_expression(text).is_literal:  # only escapes: the same for all
+                return value.evaluate().as_str()
+            return value  # evaluated per FlowFile, its errors that FlowFile's failure
 
+        attributes = [
+            flowfile_dependent(d) for d in (LAST_MODIFIED_TIME, PERMISSIONS, OWNER, GROUP)
+        ]
         return cls(
             directory=flowfile_dependent(DIRECTORY),
             create=context.get_property(CREATE_DIRS).as_bool(),
             max_files=context.get_property(MAX_FILE_COUNT).as_int(),
             strategy=context.get_property(CONFLICT_RESOLUTION).as_str(),
-            last_modified=flowfile_dependent(LAST_MODIFIED_TIME),
-            permissions=flowfile_dependent(PERMISSIONS),
-            owner=flowfile_dependent(OWNER),
-            group=flowfile_dependent(GROUP),
-        )
-
-    @property
-    def sets_file_attributes(self) -> bool:
-        """False when Last Modified Time, Permissions, Owner and Group are all empty."""
-        return any(
-            not isinstance(value, str) or value.strip()
-            for value in (self.last_modified, self.permissions, self.owner, self.group)
+            last_modified=attributes[0],
+            permissions=attributes[1],
+            owner=attributes[2],
+            group=attributes[3],
+            sets_file_attributes=any(
+                not isinstance(value, str) or value.strip() for value in attributes
+            ),
         )
 
     @staticmethod

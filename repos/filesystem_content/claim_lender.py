@@ -33,10 +33,8 @@ from repos.filesystem_content.layout import ARCHIVE_DIR, ContainerLayout
 
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
 _NAME_ATTEMPTS = 10_000
-# New files kept created ahead (a writer of 1 KB contents needs one every 50 contents),
-# and how long a stocked file may wait before it is too old to hand out.
+# New files kept created ahead (a writer of 1 KB contents needs one every 50 contents).
 FILE_STOCK_SIZE = 4
-FILE_STOCK_MAX_AGE_MS = 1_000
 
 
 class ClaimLender:
@@ -67,10 +65,8 @@ class ClaimLender:
         self._stock = FileStock(
             self._create_file,
             self._discard_unused,
-            clock,
             containers=len(layout.containers),
             size=file_stock_size,
-            max_age_ms=FILE_STOCK_MAX_AGE_MS,
         )
         # What the hot path uses, looked up once.
         self._pooled = self._pool.claims

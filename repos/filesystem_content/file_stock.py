@@ -1,16 +1,16 @@
 """A few new, empty resource-claim files made ahead of need by a background thread.
 
-Creating a file costs tens of microseconds in the kernel (about 40 us on the ext4 of
-the reference machine), paid once every 50 KB of small contents: close to the cost of
-the ``write`` calls of those contents. The stock moves it off the writer's path: a
-thread keeps ``size`` files created and open, and a writer that needs a new file takes
-one in a single ``deque`` pop. ``os.open`` releases the GIL, so the kernel work runs
-beside the writer on another core.
+Creating a file costs tens to hundreds of microseconds in the kernel (17-550 us on the
+reference VM's ext4, depending on recent deletes), paid once every 50 KB of small
+contents: as much as, or more than, the ``write`` calls of those contents. The stock
+moves it off the writer's path: a thread keeps ``size`` files created and open, and a
+writer that needs a new file takes one in a single ``deque`` pop. ``os.open`` releases
+the GIL, so the kernel work runs beside the writer on another core.
 
 A claim file's name carries the time it was made, and the archive ages files off by that
-time. So a stocked file older than ``max_age_ms`` by the injected clock is not handed
-out (it is removed and replaced): a content never counts as older than it is by more
-than that.
+time; a stocked file may wait before it takes its first content. That is no new
+imprecision: a pooled claim already takes appends long after its name's time, until it
+is full, as in NiFi.
 
 Nothing about durability changes: a stocked file is empty and no FlowFile refers to it
 until a content written into it is committed, so after a crash it is an orphan like any
@@ -26,7 +26,6 @@ import threading
 from collections import deque
 from collections.abc import Callable
 
-from flowcore.clock import Clock
 from repos.filesystem_content.appendable import AppendableClaim
 
 _log = logging.getLogger(__name__)
@@ -41,21 +40,15 @@ class FileStock:
         self,
         create: Callable[[int], AppendableClaim],
         discard: Callable[[AppendableClaim], None],
-        clock: Clock,
         *,
         containers: int,
         size: int,
-        max_age_ms: int,
     ) -> None:
         self._create = create
         self._discard = discard
-        self._clock = clock
         self._size = size
-        self._max_age_ms = max_age_ms
-        # Per container: (the clock's time when the file was made, the file), oldest first.
-        self._stocks: tuple[deque[tuple[int, AppendableClaim]], ...] = tuple(
-            deque() for _ in range(containers)
-        )
+        # Per container, oldest first.
+        self._stocks: tuple[deque[AppendableClaim], ...] = tuple(deque() for _ in range(containers))
         self._wanted = threading.Event()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -68,14 +61,10 @@ class FileStock:
             return None
         claim: AppendableClaim | None = None
         try:
-            made_ms, claim = self._stocks[container].popleft()
+            claim = self._stocks[container].popleft()
         except IndexError:
             if self._thread is None:
                 self._start()
-        else:
-            if self._clock.now_ms() - made_ms > self._max_age_ms:
-                self._discard(claim)
-                claim = None
         self._wanted.set()
         return claim
 
@@ -110,12 +99,11 @@ class FileStock:
                     if len(files) >= size:
                         break
                     try:
-                        made_ms = self._clock.now_ms()
                         claim = self._create(container)
                     except Exception as exc:
                         _log.debug("content file stock paused: %s", exc)
                         return True
-                    files.append((made_ms, claim))
+                    files.append(claim)
         return True
 
     def close(self) -> None:
@@ -128,4 +116,4 @@ class FileStock:
             thread.join()
         for files in self._stocks:
             while files:
-                self._discard(files.popleft()[1])
+                self._discard(files.popleft())

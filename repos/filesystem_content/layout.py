@@ -58,7 +58,7 @@ class ContainerLayout:
     def new_resource(self, container: int, sequence: int, now_ms: int) -> ResourceClaim:
         """The claim for the ``sequence``-th new file, in ``container``; consecutive
         numbers spread over the sections."""
-        section = (sequence // len(self.containers)) % self.sections
+        section = sequence % self.sections
         return ResourceClaim(str(container), str(section), f"{now_ms}-{sequence}")
 
     def section_dirs(self) -> Iterator[tuple[int, os.DirEntry[str]]]:

@@ -18,6 +18,7 @@ every transaction commit.
 
 from __future__ import annotations
 
+import hashlib
 import operator
 import threading
 import uuid
@@ -50,8 +51,19 @@ _NEXT_EVENT_ID = b"next_event_id"
 
 
 def _keyed_key(component_id: str, key: bytes) -> bytes:
-    """A keyed-state key in LMDB: the component id, a NUL, then the component's key."""
-    return component_id.encode() + b"\x00" + key
+    """A keyed-state key in LMDB: the component id, a NUL, then the component's key.
+
+    LMDB keys hold at most 511 bytes and a component's keys up to 400
+    (``MAX_KEYED_STATE_KEY``), so an id longer than 64 bytes is replaced by a marker byte
+    and its 32-hex-digit hash: any processor name fits.
+    """
+    encoded = component_id.encode()
+    if len(encoded) > _MAX_PLAIN_COMPONENT_ID:
+        encoded = b"\x01" + hashlib.blake2b(encoded, digest_size=16).hexdigest().encode()
+    return encoded + b"\x00" + key
+
+
+_MAX_PLAIN_COMPONENT_ID = 64
 
 
 _NEXT_FLOWFILE_ID = b"next_flowfile_id"
@@ -147,10 +159,10 @@ class LmdbFlowFileRepository(FlowFileRepository):
         encode, id_key = codec.encode, codec.id_key
         # Values first: encoding brings each record into the CPU cache, where the key
         # pass then finds it. Keys and values stay two lists (zipped lazily under the
-        # writer lock) and ``codec.pack_id`` is called directly: at 1,000 FlowFiles per
+        # writer lock) and ``id_key`` is struct's C function: at 1,000 FlowFiles per
         # session the per-record tuples and Python frames cost more than the LMDB puts.
         put_values = list(map(encode, update.puts))
-        put_keys = list(map(codec.pack_id, map(_FLOWFILE_ID, update.puts)))
+        put_keys = list(map(id_key, map(_FLOWFILE_ID, update.puts)))
         keyed = [(_keyed_key(c, b""), changes) for c, changes in update.keyed_state.items()]
         return _Request(
             update=update,
@@ -231,7 +243,8 @@ class LmdbFlowFileRepository(FlowFileRepository):
         for request, receipt in zip(batch, receipts, strict=True):
             for event_id, event in zip(receipt.event_ids, request.update.events, strict=True):
                 event.event_id = event_id
-            self._recent.add(request.update.events)
+        self._recent.add([event for request in batch for event in request.update.events])
+        for request, receipt in zip(batch, receipts, strict=True):
             request.receipt = receipt
             request.done = True
 

@@ -91,9 +91,14 @@ class PreparedBin:
     records_in: int
 
 
-def _is_numeric(data_type: pa.DataType) -> bool:
+def is_numeric_type(data_type: pa.DataType) -> bool:
     t = pa.types
     return bool(t.is_integer(data_type) or t.is_floating(data_type) or t.is_decimal(data_type))
+
+
+def merged_layout(reader: pa.Schema) -> pa.Schema:
+    """A merged bin's layout: the reader's columns, then first arrival and delete flag."""
+    return reader.append(pa.field(FIRST_ARRIVAL, pa.int64())).append(pa.field(DELETE, pa.bool_()))
 
 
 def default_ordering_mask(
@@ -162,7 +167,7 @@ def _ordering_components(spec: KeyedMergeSpec, schema: pa.Schema) -> list[str]:
         components.append(" OR ".join(f"{_quote(f.name)} IS NOT NULL" for f in present))
     for f in present:
         column = _quote(f.name)
-        if _is_numeric(f.type):
+        if is_numeric_type(f.type):
             components.append(f"coalesce({column}, 0)")
         else:
             components.extend((f"{column} IS NOT NULL", column))
@@ -199,8 +204,9 @@ def winners_query(spec: KeyedMergeSpec, schema: pa.Schema, has_ct_deletes: bool)
 
 def _merged_layout(table: pa.Table, reader: pa.Schema, first: pa.Array) -> pa.Table:
     columns = [table.column(name) for name in reader.names]
-    schema = reader.append(pa.field(FIRST_ARRIVAL, pa.int64())).append(pa.field(DELETE, pa.bool_()))
-    return pa.Table.from_arrays([*columns, first, table.column(DELETE)], schema=schema)
+    return pa.Table.from_arrays(
+        [*columns, first, table.column(DELETE)], schema=merged_layout(reader)
+    )
 
 
 def vectorised_merge(prepared: PreparedBin, spec: KeyedMergeSpec) -> pa.Table:
@@ -365,11 +371,8 @@ def fold_table(
         firsts.append(group.first_arrival)
         deleted.append(result.is_delete)
     merged = pa.Table.from_pylist(rows, schema=reader)
-    schema = merged.schema.append(pa.field(FIRST_ARRIVAL, pa.int64())).append(
-        pa.field(DELETE, pa.bool_())
-    )
     columns = [*merged.columns, pa.array(firsts, pa.int64()), pa.array(deleted, pa.bool_())]
-    return pa.Table.from_arrays(columns, schema=schema)
+    return pa.Table.from_arrays(columns, schema=merged_layout(merged.schema))
 
 
 # -- step 3 ---------------------------------------------------------------------------------
@@ -411,8 +414,10 @@ __all__ = [
     "finish_merge",
     "fold_records",
     "fold_table",
+    "is_numeric_type",
     "key_problem",
     "merge_locally",
+    "merged_layout",
     "prepare_bin",
     "vectorised_merge",
     "winners_query",

@@ -45,7 +45,9 @@ from processors.merge.mergers.local_engine import (
     PreparedBin,
     finish_merge,
     fold_table,
+    is_numeric_type,
     merge_locally,
+    merged_layout,
     prepare_bin,
 )
 from processors.merge.mergers.spec import KeyedMergeSpec, MergedBin
@@ -76,11 +78,6 @@ def merge_on_spark(
 
 
 # -- layout and staging types ----------------------------------------------------------------
-
-
-def merged_layout(reader: pa.Schema) -> pa.Schema:
-    """The local engine's merged layout: reader columns, first arrival, delete flag."""
-    return reader.append(pa.field(FIRST_ARRIVAL, pa.int64())).append(pa.field(DELETE, pa.bool_()))
 
 
 def spark_type(data_type: pa.DataType) -> pa.DataType:
@@ -140,11 +137,6 @@ def _col(name: str) -> Column:
     return F.col("`" + name.replace("`", "``") + "`")
 
 
-def _is_numeric(data_type: pa.DataType) -> bool:
-    t = pa.types
-    return bool(t.is_integer(data_type) or t.is_floating(data_type) or t.is_decimal(data_type))
-
-
 def ordering_components(spec: KeyedMergeSpec, reader: pa.Schema) -> list[Column]:
     """Spark expressions ordered as ``compare_ordering`` (the local ``_ordering_components``):
     with several fields, "any not null" first; a numeric null is 0; another null sorts
@@ -158,7 +150,7 @@ def ordering_components(spec: KeyedMergeSpec, reader: pa.Schema) -> list[Column]
             functools.reduce(operator.or_, [_col(f.name).isNotNull() for f in present])
         )
     for f in present:
-        if _is_numeric(f.type):
+        if is_numeric_type(f.type):
             components.append(F.coalesce(_col(f.name), F.lit(0)))
         else:
             components.extend((_col(f.name).isNotNull(), _col(f.name)))
@@ -302,7 +294,6 @@ __all__ = [
     "PartitionFold",
     "from_staging",
     "merge_on_spark",
-    "merged_layout",
     "ordering_components",
     "spark_type",
     "to_staging",

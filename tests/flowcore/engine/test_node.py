@@ -21,6 +21,7 @@ from flowcore.engine import (
     ReplayError,
     RunState,
 )
+from flowcore.errors import RepositoryError
 from flowcore.flow import parse_flow
 from flowcore.model.flowfile import FlowFile
 from flowcore.model.provenance import ProvenanceEvent
@@ -720,5 +721,15 @@ def test_locate_finds_queued_swapped_and_in_process_flowfiles(
         again = node.locate(taken[0].flowfile.uuid)
         assert again is not None and again.state == "QUEUED"
         assert node.locate("no-such-uuid") is None
+
+        # A batch swapped back in between listing the batches and reading one: the
+        # FlowFile is looked for in memory instead of failing the look-up.
+        def vanished(summary: Any) -> Any:
+            raise RepositoryError(f"swap location {summary.location} is unknown")
+
+        node.flowfiles.read_swapped = vanished  # type: ignore[method-assign]
+        assert node.locate(swapped[0]) is None
+        queued = node.locate(uuids[0])
+        assert queued is not None and queued.state == "QUEUED"
     finally:
         node.close()

@@ -26,6 +26,16 @@ def test_master_endpoints() -> None:
     assert master_endpoints("sc://h:1234/;token=x") == [("h", 1234)]
     with pytest.raises(SparkUnavailableError, match="not of the form"):
         master_endpoints("spark://nohost")
+    for bad in ("sc://h:abc", "sc://h:99999", "spark://h:0", "spark://h:70000"):
+        with pytest.raises(SparkUnavailableError, match="not of the form"):
+            master_endpoints(bad)
+
+
+@pytest.mark.parametrize("master", ["sc://h:abc", "spark://h:99999", "spark://nohost"])
+def test_a_master_that_does_not_parse_is_refused_by_the_settings(master: str) -> None:
+    with pytest.raises(ValueError, match=r"spark\.master[\s\S]*not of the form"):
+        EngineSettings.model_validate({"spark": {"master": master}})
+    assert SparkSettings(master="yarn").master == "yarn"  # other masters go to Spark as is
 
 
 @pytest.mark.parametrize("scheme", ["spark", "sc"])
@@ -63,18 +73,27 @@ def test_staging_job_is_fresh_and_removed(tmp_path: Path) -> None:
 def test_staging_dir_setting_and_sweep(tmp_path: Path) -> None:
     staging = tmp_path / "elsewhere"
     compute = _compute(tmp_path, staging_dir=staging)
-    (staging / "left-over").mkdir(parents=True)
-    (staging / "left-over" / "x.parquet").write_bytes(b"x")
+    job = f"merge-by-key-{'ab' * 16}"
+    for name in (job, f"merge-entities-{'0f' * 16}"):
+        (staging / name).mkdir(parents=True)
+        (staging / name / "x.parquet").write_bytes(b"x")
+    # What is not a job directory of ours is left alone: a misdirected staging_dir loses
+    # nothing.
+    (staging / "left-over").mkdir()
     (staging / "stray").write_bytes(b"x")
+    (staging / f"file-{'ab' * 16}").write_bytes(b"x")
     assert compute.sweep_staging() == 2
-    assert list(staging.iterdir()) == []
+    assert sorted(p.name for p in staging.iterdir()) == [f"file-{'ab' * 16}", "left-over", "stray"]
     assert compute.sweep_staging() == 0
+    with compute.staging_job("merge by key") as directory:
+        assert directory.parent == staging
+        assert compute.sweep_staging() == 1  # what a job makes is what the sweep takes
 
 
 def test_the_node_sweeps_staging_at_start_and_gives_processors_compute(tmp_path: Path) -> None:
     from flowcore.testing import TestRunner
 
-    leftover = tmp_path / "content_repository" / "staging" / "merge-dead"
+    leftover = tmp_path / "content_repository" / "staging" / f"merge-{'de' * 16}"
     leftover.mkdir(parents=True)
     settings = EngineSettings(data_dir=tmp_path, spark=SparkSettings(master="local[3]"))
     with TestRunner("GenerateFlowFile", settings=settings) as runner:

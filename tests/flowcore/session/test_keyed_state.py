@@ -107,11 +107,19 @@ def test_keys_longer_than_the_limit_are_refused(runner_factory: RunnerFactory) -
     errors: list[str] = []
 
     def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        state = session.keyed_state
         try:
-            session.keyed_state.put(b"k" * 401, b"v")
+            state.put(b"k" * 401, b"v")
+        except ValueError as exc:
+            errors.append(str(exc))
+        try:
+            state.delete(b"")
         except ValueError as exc:
             errors.append(str(exc))
 
     runner = runner_factory(trigger)
     runner.run()
-    assert errors == ["a keyed-state key must be 1 to 400 bytes, not 401"]
+    assert errors == [
+        "a keyed-state key must be 1 to 400 bytes, not 401",
+        "a keyed-state key must be 1 to 400 bytes, not 0",
+    ]

@@ -204,6 +204,28 @@ def test_bad_input_goes_to_failure(runner: TestRunner) -> None:
     assert runner.keyed_state() == {}
 
 
+def test_deeply_nested_json_fails_only_its_flowfile(runner: TestRunner) -> None:
+    # Too deep for the JSON reader at all, then deep enough to read but not to compare
+    # (the equality key of a nested value is its canonical JSON).
+    runner.enqueue("[" * 5000 + "]" * 5000, {"dataset": "A"})
+    nested = "[" * 700 + "1" + "]" * 700
+    runner.enqueue(f'[{{"_id": "a9", "f1": {nested}}}]', {"dataset": "A"})
+    put(runner, "B", [{"_id": "b1", "f1": 1}])
+    runner.run()
+    reasons = [f.attributes[ATTR_REASON] for f in runner.get_flowfiles_for_relationship("failure")]
+    assert reasons == [
+        "the content is JSON nested too deeply to read",
+        "an entity holds a value nested too deeply to compare",
+    ]
+    assert merged(runner) == [[{"$ids": ["b1"], "_id": "1|b1", "_updated": 0, "f1": 1}]]
+
+
+def test_a_dataset_name_too_long_for_the_keyed_state_is_invalid(runner: TestRunner) -> None:
+    runner.set_property("Datasets", "A a\nB b\n" + "x" * 256 + " c")
+    (error,) = runner.validation_errors()
+    assert error.endswith("is over 255 bytes")
+
+
 def test_json_lines_and_if_source_empty(runner: TestRunner) -> None:
     runner.set_property("If Source Empty", "fail")
     runner.enqueue('{"_id": "a1", "f1": 1}\n{"_id": "a2", "f1": 2}\n', {"dataset": "A"})

@@ -43,28 +43,17 @@ def start_child(data_dir: Path, *extra: str) -> subprocess.Popen[str]:
     return crash_support.start_child(CHILD, str(data_dir), *extra)
 
 
-def drain(node: Node, connection: str) -> list[Any]:
-    """The FlowFiles waiting in a connection, in queue order (put back afterwards)."""
-    queue = node.connections[connection].queue
-    now = node.clock.now_ms()
-    taken = []
-    while batch := queue.poll_batch(1000, now):
-        taken.extend(batch)
-    queue.requeue(taken, now)
-    return [record.flowfile for record in taken]
-
-
 def check_invariants(node: Node) -> int:
     """Assert the invariants; returns the committed ``_updated`` counter."""
     created = int(node.flowfiles.load_state("source").get("next", "0"))
-    waiting = [int(f.attributes["seq"]) for f in drain(node, "incoming")]
+    waiting = [int(f.attributes["seq"]) for f in crash_support.queued_flowfiles(node, "incoming")]
     assert len(waiting) == len(set(waiting)), "a waiting FlowFile is duplicated"
     consumed = sorted(set(range(created)) - set(waiting))
     assert consumed == list(range(len(consumed))), "the merge consumed a prefix, in order"
     assert sorted(waiting) == list(range(len(consumed), created))
 
     emitted: list[dict[str, Any]] = []
-    for flowfile in drain(node, "emitted"):
+    for flowfile in crash_support.queued_flowfiles(node, "emitted"):
         assert flowfile.claim is not None
         data = node.content.read(flowfile.claim, flowfile.claim_offset, flowfile.size)
         emitted.extend(json.loads(data))
@@ -97,7 +86,7 @@ def finish(data_dir: Path, progress: list[int]) -> None:
         DeterministicScheduler(node).run_until_idle(max_triggers=100_000)
         counter = check_invariants(node)
         assert int(node.flowfiles.load_state("source")["next"]) == crash_flow.FLOWFILES
-        assert drain(node, "incoming") == []
+        assert crash_support.queued_flowfiles(node, "incoming") == []
         assert counter >= max(progress)
     finally:
         node.close()

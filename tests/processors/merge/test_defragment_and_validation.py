@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from flowcore.testing import TestRunner
+from processors.merge.bins import FRAGMENTS_INCONSISTENT
 
 
 def fragment(index: int, count: str | None, ident: str = "f1") -> dict[str, str]:
@@ -56,6 +57,7 @@ def test_defragment_first_fragment_without_valid_count_fails(
     defrag.assert_transfer_count("merged", 0)
     failed = defrag.get_flowfiles_for_relationship("failure")[0]
     failed.assert_attribute_not_exists("merge.uuid")
+    failed.assert_attribute_equals("merge.failure.reason", FRAGMENTS_INCONSISTENT)
 
 
 def test_defragment_mismatched_count_fails_the_whole_bin(defrag: TestRunner) -> None:
@@ -65,6 +67,8 @@ def test_defragment_mismatched_count_fails_the_whole_bin(defrag: TestRunner) -> 
     defrag.assert_transfer_count("failure", 2)
     defrag.assert_transfer_count("merged", 0)
     assert not [e for e in defrag.get_provenance_events() if e.event_type == "JOIN"]
+    for failed in defrag.get_flowfiles_for_relationship("failure"):
+        failed.assert_attribute_equals("merge.failure.reason", FRAGMENTS_INCONSISTENT)
 
 
 def test_defragment_incomplete_bin_evicted_goes_to_failure(defrag: TestRunner) -> None:
@@ -85,6 +89,9 @@ def test_defragment_incomplete_bin_aged_out_goes_to_failure(defrag: TestRunner) 
     defrag.run(1)
     defrag.assert_transfer_count("failure", 1)
     defrag.assert_transfer_count("merged", 0)
+    defrag.get_flowfiles_for_relationship("failure")[0].assert_attribute_equals(
+        "merge.failure.reason", "the bin holds 1 of its 2 fragments"
+    )
 
 
 def test_defragment_extra_fragments_start_a_new_bin(defrag: TestRunner) -> None:

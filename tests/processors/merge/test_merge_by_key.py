@@ -428,6 +428,41 @@ def test_type_conflict_fails_only_that_flowfile(runner: TestRunner) -> None:
     out[0].assert_content_equals("id,v,w\n1,2,\n2,,y\n")
 
 
+@pytest.mark.parametrize("engine", ["local", "spark"])
+def test_records_the_engine_or_the_writer_cannot_take_fail_the_bin_with_the_reason(
+    engine: str,
+) -> None:
+    # JSON in, CSV out: a nested record has no CSV form. With a struct as the Operation
+    # Field the merge itself fails, before Spark would be started.
+    with TestRunner("MergeRecord") as runner:
+        runner.add_controller_service("reader", "JsonTreeReader", {})
+        runner.add_controller_service("writer", "CSVRecordSetWriter", {})
+        runner.set_property("Record Reader", "reader")
+        runner.set_property("Record Writer", "writer")
+        keyed(runner, Merge_Engine=engine)
+        runner.enqueue('{"id": 1, "v": {"x": 1}}\n')
+        runner.enqueue('{"id": 2, "v": {"x": 2}}\n')
+        runner.run(2)
+        runner.assert_transfer_count("merged", 0)
+        reasons = {
+            f.attributes["merge.failure.reason"]
+            for f in runner.get_flowfiles_for_relationship("failure")
+        }
+        assert len(runner.get_flowfiles_for_relationship("failure")) == 2
+        (reason,) = reasons
+        if engine == "local":
+            assert reason.startswith("cannot write the merged records: ")
+        runner.assert_queue_empty()
+
+        runner.clear_transfer_state()
+        runner.set_property("Operation Field", "v")
+        runner.enqueue('{"id": 3, "v": {"x": 1}}\n')
+        runner.run(2)
+        (failed,) = runner.get_flowfiles_for_relationship("failure")
+        assert failed.attributes["merge.failure.reason"]
+        runner.assert_queue_empty()
+
+
 def test_null_or_missing_key_fails_the_flowfile(runner: TestRunner) -> None:
     keyed(runner)
     runner.enqueue("id,v\n1,2\n,3\n")
@@ -476,6 +511,17 @@ def test_keyed_properties_need_a_key(runner: TestRunner) -> None:
         "<Record Key Field(s)> to be set",
         "'Partial Update Mode' is invalid because <Partial Update Mode> requires "
         "<Record Key Field(s)> to be set",
+    ]
+    runner.remove_property("Ordering Field(s)")
+    runner.set_property("Partial Update Mode", "NONE")
+    runner.set_property("Merge Engine", "auto")  # the defaults themselves are fine
+    runner.assert_valid()
+    runner.set_property("Delete Handling", "Keep Tombstones")
+    runner.set_property("Merge Engine", "spark")
+    assert runner.validation_errors() == [
+        "'Delete Handling' is invalid because <Delete Handling> requires "
+        "<Record Key Field(s)> to be set",
+        "'Merge Engine' is invalid because <Merge Engine> requires <Record Key Field(s)> to be set",
     ]
 
 

@@ -39,13 +39,10 @@ def start_child(data_dir: Path) -> subprocess.Popen[str]:
 
 
 def queued(node: Node, connection: str) -> list[tuple[str, int]]:
-    queue = node.connections[connection].queue
-    now = node.clock.now_ms()
-    taken = []
-    while batch := queue.poll_batch(1000, now):
-        taken.extend(batch)
-    queue.requeue(taken, now)
-    return [(r.flowfile.attributes["group"], int(r.flowfile.attributes["order"])) for r in taken]
+    return [
+        (f.attributes["group"], int(f.attributes["order"]))
+        for f in crash_support.queued_flowfiles(node, connection)
+    ]
 
 
 def passed_success(node: Node) -> dict[str, list[int]]:

@@ -111,6 +111,22 @@ def test_directory_from_attributes_and_subdirectories(
     assert (outbox / "blue" / "empty.txt").read_bytes() == b""
 
 
+def test_an_expression_that_fails_for_one_flowfile_fails_only_that_one(
+    make_runner: RunnerFactory, outbox: Path
+) -> None:
+    # 'ab':substring(4) is an error; 'abcdef':substring(4) is 'ef'.
+    directory = f"{outbox}/${{team:isEmpty():ifElse('ab','abcdef'):substring(4)}}"
+    runner = make_runner("PutFile", properties={"Directory": directory})
+    runner.enqueue("a", {"filename": "a.txt", "team": "red"})
+    runner.enqueue("b", {"filename": "b.txt"})
+    runner.run()
+    runner.assert_transfer_count("success", 1)
+    (failed,) = runner.get_flowfiles_for_relationship("failure")
+    assert failed.get_attribute("filename") == "b.txt"
+    assert "could not write the file" in str(failed.get_attribute(REASON))
+    assert (outbox / "ef" / "a.txt").read_text() == "a"
+
+
 def test_missing_directory_without_create(make_runner: RunnerFactory, outbox: Path) -> None:
     runner = _put(make_runner, outbox, **{"Create Missing Directories": "false"})
     runner.enqueue("x", {"filename": "x.txt"})

@@ -1,5 +1,5 @@
-"""Files created ahead (``FileStock``): handed out per container, never too old, never left
-behind, and never a reason for a directory entry to be synced before it is used.
+"""Files created ahead (``FileStock``): handed out per container, never left behind, and
+never a reason for a directory entry to be synced before it is used.
 
 The stock's own thread is not needed to test it: ``fill`` is what that thread runs, so
 the unit tests call it on the test's thread and the outcome is deterministic.
@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from flowcore.clock import ManualClock
 from flowcore.errors import RepositoryError
 from flowcore.model.flowfile import ResourceClaim
 from repos.filesystem_content.appendable import AppendableClaim
@@ -42,15 +41,13 @@ class FakeFiles:
         self.discarded.append(claim)
 
 
-def stock_of(files: FakeFiles, clock: ManualClock, containers: int = 2) -> FileStock:
-    return FileStock(
-        files.create, files.discard, clock, containers=containers, size=2, max_age_ms=1_000
-    )
+def stock_of(files: FakeFiles, containers: int = 2) -> FileStock:
+    return FileStock(files.create, files.discard, containers=containers, size=2)
 
 
 def test_fill_makes_size_files_per_container_and_take_hands_them_out_oldest_first() -> None:
-    files, clock = FakeFiles(), ManualClock()
-    stock = stock_of(files, clock)
+    files = FakeFiles()
+    stock = stock_of(files)
     assert stock.fill()
     assert len(stock) == 4
     assert [c.resource.container for c in files.made] == ["0", "0", "1", "1"]
@@ -63,21 +60,9 @@ def test_fill_makes_size_files_per_container_and_take_hands_them_out_oldest_firs
     assert files.discarded == [files.made[1]]  # what was left is removed
 
 
-def test_a_stocked_file_older_than_the_limit_is_removed_instead_of_handed_out() -> None:
-    files, clock = FakeFiles(), ManualClock()
-    stock = stock_of(files, clock, containers=1)
-    stock.fill()
-    clock.advance(1.0)  # exactly the limit: still fresh
-    assert stock.take(0) is files.made[0]
-    clock.advance(0.001)
-    assert stock.take(0) is None  # its name would make its content look older than it is
-    assert files.discarded == [files.made[1]]
-    stock.close()
-
-
 def test_a_failing_create_pauses_the_stock_and_the_caller_creates_its_own() -> None:
-    files, clock = FakeFiles(fail_after=1), ManualClock()
-    stock = stock_of(files, clock, containers=1)
+    files = FakeFiles(fail_after=1)
+    stock = stock_of(files, containers=1)
     assert stock.fill()  # stops at the failure, without raising
     assert len(stock) == 1
     assert stock.take(0) is files.made[0]
@@ -88,9 +73,7 @@ def test_a_failing_create_pauses_the_stock_and_the_caller_creates_its_own() -> N
 
 def test_a_stock_of_size_zero_never_makes_a_file() -> None:
     files = FakeFiles()
-    stock = FileStock(
-        files.create, files.discard, ManualClock(), containers=1, size=0, max_age_ms=1_000
-    )
+    stock = FileStock(files.create, files.discard, containers=1, size=0)
     assert stock.take(0) is None
     stock.close()
     assert files.made == []

@@ -12,6 +12,7 @@ from flowcore.clock import ManualClock
 from flowcore.errors import CommitFailedError
 from flowcore.model import ContentClaim, FlowFile, ProvenanceEvent, ResourceClaim
 from flowcore.repository import FlowFileRepository, QueuedFlowFile, RepositoryUpdate
+from flowcore.repository.flowfile import MAX_KEYED_STATE_KEY
 from flowcore.repository.registry import load_repository_class
 from flowcore.settings import EngineSettings
 
@@ -230,6 +231,21 @@ def test_keyed_state_commits_with_flowfiles_and_survives_reopen(repo_factory: Re
     assert [i.key for i in repo.scan_keyed("proc", b"", b"m/a", 10)] == [b"m/c", b"x"]
     assert [i.key for i in repo.scan_keyed("proc", b"", None, 2)] == [b"m/a", b"m/c"]
     assert repo.load_keyed("other", [b"m/a", b"m/c"]) == {b"m/a": b"9"}
+
+
+def test_keyed_state_takes_the_longest_keys_under_any_processor_name(
+    repo_factory: RepoFactory,
+) -> None:
+    repo = repo_factory()
+    long_name = "a processor with a very long name " * 8  # 272 bytes
+    other = long_name + "!"
+    longest = b"k" * MAX_KEYED_STATE_KEY
+    repo.commit(RepositoryUpdate(keyed_state={long_name: {longest: b"1"}, other: {longest: b"2"}}))
+    assert repo.load_keyed(long_name, [longest]) == {longest: b"1"}
+    assert [(i.key, i.value) for i in repo.scan_keyed(other, b"", None, 10)] == [(longest, b"2")]
+    repo.commit(RepositoryUpdate(keyed_state={long_name: {longest: None}}))
+    assert repo.load_keyed(long_name, [longest]) == {}
+    assert repo.load_keyed(other, [longest]) == {longest: b"2"}
 
 
 def test_keyed_state_of_a_failed_commit_is_not_written(repo_factory: RepoFactory) -> None:
