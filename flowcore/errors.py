@@ -24,11 +24,43 @@ class SessionStateError(FlowCoreError):
 
 
 class RepositoryError(FlowCoreError):
-    """A repository could not complete an operation; nothing was half-applied."""
+    """A repository could not complete an operation; nothing was half-applied.
+
+    ``repository`` names the repository (``FlowFile``, ``content``, ``provenance``) and
+    ``setting`` the setting a user would change to mend it, when there is one; the REST
+    API and the CLI put both in their messages.
+    """
+
+    def __init__(self, message: str, *, repository: str = "", setting: str = "") -> None:
+        super().__init__(message)
+        self.repository = repository
+        self.setting = setting
 
 
 class CommitFailedError(RepositoryError):
     """The FlowFile repository refused a commit (map full, disk full, I/O error)."""
+
+
+class RepositoryFullError(CommitFailedError):
+    """No room left (a full disk, a full LMDB map): the change was refused whole.
+
+    The REST API answers 507 (Insufficient Storage); retrying after space is freed works.
+    """
+
+
+class RepositoryUnavailableError(RepositoryError):
+    """A repository cannot serve now (its store failed to write or read); nothing changed.
+
+    The REST API answers 503 with ``Retry-After``.
+    """
+
+
+class RepositoryDamagedError(RepositoryError):
+    """A repository is missing, damaged or belongs to another data directory.
+
+    Raised at start, before anything is changed; ``flowcore repair`` says what it would
+    do and does it (docs/failure-modes.md).
+    """
 
 
 class ContentNotFoundError(RepositoryError):
