@@ -4,7 +4,7 @@ The repository is built directly, as a long-running node would have left it: rea
 FlowFiles (6 attributes, a content claim in 50 KB resource claims) committed through
 ``LmdbFlowFileRepository.commit`` in sessions of 10,000 on connection ``queued`` of a
 small flow, every batch after the first ``swap_threshold`` (20,000) moved out with
-``swap_out`` (which writes the batch and its summary), so 20,000 stay live and 98
+a ``SwapOut`` in its commit (which writes the batch and its summary), so 20,000 stay live and 98
 batches are swapped. The resource-claim files the FlowFiles point at exist (sparse, 50
 KB each) so that the content repository's start-up sweep has its real work to do.
 
@@ -38,7 +38,7 @@ import lmdb
 
 from benchmarks._common import CLAIM_SIZE, KB, START_MS, realistic_records, result_line
 from flowcore.clock import SystemClock
-from flowcore.repository.flowfile import RepositoryUpdate
+from flowcore.repository.flowfile import RepositoryUpdate, SwapOut
 from flowcore.settings import EngineSettings
 from flowcore.units import parse_data_size
 from repos.lmdb_flowfile import LmdbFlowFileRepository
@@ -88,10 +88,11 @@ def build(data_dir: Path, flowfiles: int, content_files: bool) -> tuple[int, int
     try:
         for start in range(0, flowfiles, batch):
             records = realistic_records(QUEUE, start, min(batch, flowfiles - start))
-            repo.commit(RepositoryUpdate(puts=records))
             if start >= live:
-                repo.swap_out(QUEUE, records)
+                repo.commit(RepositoryUpdate(swap_outs=[SwapOut(QUEUE, records)]))
                 swapped += len(records)
+            else:
+                repo.commit(RepositoryUpdate(puts=records))
         repo.sync()
     finally:
         repo.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from flowcore.units import parse_data_size, parse_time_period
@@ -33,10 +33,25 @@ class FlowFileRepositorySettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     implementation: str = "lmdb"
     map_size: str = "64 GB"
+    """The LMDB map the repository opens with; it grows on its own when full."""
+    max_map_size: str = "1 TB"
+    """How far the map may grow; the last ``removal_reserve`` of it is kept for commits
+    that only remove FlowFiles, so that a full repository can always be drained."""
+    removal_reserve: str = "64 MB"
     checkpoint_interval: str = "20 sec"
 
     _periods = field_validator("checkpoint_interval")(_check_period)
-    _sizes = field_validator("map_size")(_check_size)
+    _sizes = field_validator("map_size", "max_map_size", "removal_reserve")(_check_size)
+
+    @model_validator(mode="after")
+    def _map_within_max(self) -> FlowFileRepositorySettings:
+        if parse_data_size(self.map_size) > parse_data_size(self.max_map_size):
+            msg = (
+                f"flowfile_repository.map_size ({self.map_size}) is larger than "
+                f"flowfile_repository.max_map_size ({self.max_map_size})"
+            )
+            raise ValueError(msg)
+        return self
 
 
 class ContentRepositorySettings(BaseModel):

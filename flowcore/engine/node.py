@@ -104,6 +104,7 @@ class Node:
             settings.provenance.implementation
         )(settings, self.clock, self.flowfiles)
         self.committer = SessionCommitter(self.flowfiles, self.content)
+        self.committer.make_room = self._make_room
         self.ids = IdGenerator()
         self.services = SessionServices(self.clock, self.content, self.ids, self.committer)
         self.compute = ComputeServices(settings)
@@ -402,6 +403,16 @@ class Node:
     def index_provenance(self) -> int:
         with self._index_lock:
             return self.provenance.index_pending()
+
+    def _make_room(self) -> bool:
+        """The FlowFile repository is full: index the provenance journal, which trims it.
+
+        Journal pressure must not wait for the next index batch: the pages the trimmed
+        events held take the commit that found the repository full. True if any went.
+        """
+        if self.flowfiles.journal_size() == 0:
+            return False
+        return self.index_provenance() > 0
 
     def maintain(self) -> None:
         """Periodic housekeeping: checkpoint, provenance indexing, archive and age-off."""

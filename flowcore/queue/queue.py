@@ -3,8 +3,12 @@
 It holds FlowFiles in priority order, keeps penalized FlowFiles aside until their time,
 counts FlowFiles handed to sessions but not yet committed (they still count towards back
 pressure, as in NiFi) and swaps FlowFiles out of memory NiFi's way: once the active queue
-reaches the swap threshold, new arrivals collect in a swap buffer that is written out in
+reaches the swap threshold, new arrivals collect in a swap buffer that leaves memory in
 batches; as the active queue drains the oldest batch comes back first, then the buffer.
+
+A batch leaves memory inside the repository transaction of the commit that fills it:
+``plan_put`` (before the transaction) reserves the batch, ``complete_put`` (after it,
+memory only, cannot fail) or ``cancel_put`` (the transaction failed) settles it.
 """
 
 from __future__ import annotations
@@ -14,19 +18,36 @@ import itertools
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from flowcore.queue.prioritizers import Prioritizer, first_in_first_out
-from flowcore.repository.flowfile import QueuedFlowFile, SwapSummary
+from flowcore.repository.flowfile import QueuedFlowFile, SwapOut, SwapSummary
 
 
 class SwapStore(Protocol):
-    """Where swapped batches go: the FlowFile repository."""
-
-    def swap_out(self, queue: str, records: Sequence[QueuedFlowFile]) -> SwapSummary: ...
+    """Where swapped batches come back from: the FlowFile repository."""
 
     def swap_in(self, summary: SwapSummary) -> list[QueuedFlowFile]: ...
+
+
+@dataclass(slots=True)
+class PutPlan:
+    """How a commit's FlowFiles join one queue, decided before the repository commit.
+
+    ``batches`` leave memory in the commit's own transaction (see ``swap_outs``); they may
+    start with ``reserved`` FlowFiles of earlier commits taken from the swap buffer.
+    ``active`` go straight to the active part, ``rest`` follow the usual rule.
+    """
+
+    queue: FlowFileQueue
+    rest: list[QueuedFlowFile]
+    active: list[QueuedFlowFile] = field(default_factory=list)
+    batches: list[list[QueuedFlowFile]] = field(default_factory=list)
+    reserved: list[QueuedFlowFile] = field(default_factory=list)
+
+    def swap_outs(self) -> list[SwapOut]:
+        return [SwapOut(self.queue.name, batch) for batch in self.batches]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +98,8 @@ class FlowFileQueue:
         self._heap: list[tuple[tuple[object, ...], int, QueuedFlowFile]] = []
         self._penalized: list[tuple[int, int, QueuedFlowFile]] = []
         self._swap_buffer: list[QueuedFlowFile] = []
+        self._reserved: list[QueuedFlowFile] = []
+        self._swap_gate = threading.Lock()
         self._swapped: deque[SwapSummary] = deque()
         self._swapped_count = 0
         self._swapped_bytes = 0
@@ -117,29 +140,86 @@ class FlowFileQueue:
     # -- put ------------------------------------------------------------------------------
 
     def put_all(self, records: Sequence[QueuedFlowFile], now_ms: int) -> None:
-        """Enqueue committed FlowFiles."""
-        to_swap: list[QueuedFlowFile] | None = None
+        """Enqueue committed FlowFiles; none leaves memory here (see ``plan_put``)."""
         with self._lock:
-            for record in records:
-                self._count += 1
-                self._bytes += record.flowfile.size
-                if self._swap_store is not None and (
-                    self._swap_buffer
-                    or self._swapped
-                    or self._active_size() >= self._swap_threshold
-                ):
-                    self._swap_buffer.append(record)
-                else:
+            self._put(records, now_ms)
+
+    def _put(self, records: Sequence[QueuedFlowFile], now_ms: int) -> None:
+        swapping = self._swap_store is not None
+        for record in records:
+            self._count += 1
+            self._bytes += record.flowfile.size
+            if swapping and (
+                self._swap_buffer or self._swapped or self._active_size() >= self._swap_threshold
+            ):
+                self._swap_buffer.append(record)
+            else:
+                self._add_active(record, now_ms)
+
+    def plan_put(self, records: Sequence[QueuedFlowFile]) -> PutPlan:
+        """Decide, before the repository commit, which swap batches the commit writes.
+
+        When a batch is due the queue's swap gate stays held until ``complete_put`` or
+        ``cancel_put``, so that batches are appended in the order they were planned; a
+        commit touching several queues must plan them in name order.
+        """
+        if self._swap_store is None:
+            return PutPlan(self, list(records))
+        while True:
+            with self._lock:
+                active_room = (
+                    0
+                    if self._swap_buffer or self._swapped
+                    else max(0, self._swap_threshold - self._active_size())
+                )
+                to_buffer = list(records[active_room:])
+                if len(self._swap_buffer) + len(to_buffer) < self._swap_batch:
+                    return PutPlan(self, list(records))
+                if self._swap_gate.acquire(blocking=False):
+                    return self._reserve(list(records[:active_room]), to_buffer)
+            # Another commit's batch is pending on this queue: wait for it, then look again.
+            with self._swap_gate:
+                pass
+
+    def _reserve(self, active: list[QueuedFlowFile], to_buffer: list[QueuedFlowFile]) -> PutPlan:
+        size = self._swap_batch
+        pool = self._swap_buffer + to_buffer
+        whole = len(pool) // size * size
+        reserved = self._swap_buffer[: min(whole, len(self._swap_buffer))]
+        del self._swap_buffer[: len(reserved)]
+        self._reserved = reserved
+        batches = [pool[start : start + size] for start in range(0, whole, size)]
+        rest = to_buffer[whole - len(reserved) :]
+        return PutPlan(self, rest, active=active, batches=batches, reserved=reserved)
+
+    def complete_put(self, plan: PutPlan, summaries: Sequence[SwapSummary], now_ms: int) -> None:
+        """The commit is durable: the FlowFiles join the queue. Memory only; cannot fail."""
+        with self._lock:
+            if plan.batches:
+                for record in plan.active:
+                    self._count += 1
+                    self._bytes += record.flowfile.size
                     self._add_active(record, now_ms)
-            if self._swap_store is not None and len(self._swap_buffer) >= self._swap_batch:
-                to_swap = self._swap_buffer[: self._swap_batch]
-                del self._swap_buffer[: self._swap_batch]
-                summary = self._swap_store.swap_out(self.name, to_swap)
-                self._swapped.append(summary)
-                self._swapped_count += summary.count
-                self._swapped_bytes += summary.total_bytes
-                self._count -= summary.count
-                self._bytes -= summary.total_bytes
+                reserved_bytes = sum(r.flowfile.size for r in plan.reserved)
+                self._count -= len(plan.reserved)
+                self._bytes -= reserved_bytes
+                self._reserved = []
+                for summary in summaries:
+                    self._swapped.append(summary)
+                    self._swapped_count += summary.count
+                    self._swapped_bytes += summary.total_bytes
+            self._put(plan.rest, now_ms)
+        if plan.batches:
+            self._swap_gate.release()
+
+    def cancel_put(self, plan: PutPlan) -> None:
+        """The commit failed: reserved FlowFiles go back to the front of the swap buffer."""
+        if not plan.batches:
+            return
+        with self._lock:
+            self._swap_buffer[:0] = plan.reserved
+            self._reserved = []
+        self._swap_gate.release()
 
     def _add_active(self, record: QueuedFlowFile, now_ms: int) -> None:
         if record.flowfile.penalty_expiration > now_ms:
@@ -215,7 +295,8 @@ class FlowFileQueue:
                 self._bytes += summary.total_bytes
                 for record in self._swap_store.swap_in(summary):
                     self._add_active(record, now_ms=0)
-            elif self._swap_buffer:
+            elif self._swap_buffer and not self._swap_gate.locked():
+                # (While a batch is pending, the buffer holds only FlowFiles newer than it.)
                 buffered, self._swap_buffer = self._swap_buffer, []
                 for record in buffered:
                     self._add_active(record, now_ms=0)
@@ -291,7 +372,10 @@ class FlowFileQueue:
             return QueueSnapshot(
                 count=self.size,
                 total_bytes=self.total_bytes,
-                active=len(self._deque) + len(self._heap) + len(self._swap_buffer),
+                active=len(self._deque)
+                + len(self._heap)
+                + len(self._swap_buffer)
+                + len(self._reserved),
                 penalized=len(self._penalized),
                 swapped=self._swapped_count,
                 swap_batches=len(self._swapped),
@@ -307,7 +391,7 @@ class FlowFileQueue:
             else:
                 active = [entry[2] for entry in sorted(self._heap, key=lambda e: (e[0], e[1]))]
             penalized = [e[2] for e in sorted(self._penalized, key=lambda e: (e[0], e[2].seq))]
-            return active + penalized + list(self._swap_buffer)
+            return active + penalized + self._reserved + self._swap_buffer
 
     def in_flight(self) -> list[QueuedFlowFile]:
         """The FlowFiles sessions have taken from this queue and not yet committed."""

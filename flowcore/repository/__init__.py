@@ -7,6 +7,7 @@ from flowcore.repository.flowfile import (
     QueuedFlowFile,
     RecoveredState,
     RepositoryUpdate,
+    SwapOut,
     SwapSummary,
 )
 from flowcore.repository.provenance import (
@@ -32,5 +33,6 @@ __all__ = [
     "QueuedFlowFile",
     "RecoveredState",
     "RepositoryUpdate",
+    "SwapOut",
     "SwapSummary",
 ]

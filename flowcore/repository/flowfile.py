@@ -42,6 +42,19 @@ class SwapSummary(msgspec.Struct, frozen=True):
     resource_claims: list[tuple[ResourceClaim, int]]
 
 
+@dataclass(frozen=True, slots=True)
+class SwapOut:
+    """A batch of one queue's FlowFiles that leaves memory in the same transaction.
+
+    ``records`` are in queue order; some may be live records of earlier commits (they
+    move from the live set into the batch), the others are put by this very update
+    (they go straight into the batch and are not among its ``puts``).
+    """
+
+    queue: str
+    records: list[QueuedFlowFile]
+
+
 @dataclass(slots=True)
 class RepositoryUpdate:
     """One session's changes, written in one transaction."""
@@ -52,6 +65,20 @@ class RepositoryUpdate:
     state: dict[str, dict[str, str]] = field(default_factory=dict)
     keyed_state: dict[str, dict[bytes, bytes | None]] = field(default_factory=dict)
     """Per component: key -> new value, or ``None`` to delete the key."""
+    swap_outs: list[SwapOut] = field(default_factory=list)
+
+    def only_removes(self) -> bool:
+        """Whether the update adds no FlowFile, swap batch, state or keyed value.
+
+        Such an update (removals, with their DROP events) may use the room a repository
+        holds back, so that a full repository can always be drained.
+        """
+        return (
+            not self.puts
+            and not self.swap_outs
+            and not self.state
+            and all(v is None for changes in self.keyed_state.values() for v in changes.values())
+        )
 
 
 MAX_KEYED_STATE_KEY = 400
@@ -68,9 +95,11 @@ class KeyedStateItem:
 
 @dataclass(frozen=True, slots=True)
 class CommitReceipt:
-    """The outcome of a durable commit: the ids given to the session's events."""
+    """The outcome of a durable commit: the ids given to the session's events and the
+    summaries of the swap batches written, in the order of ``RepositoryUpdate.swap_outs``."""
 
     event_ids: Sequence[int]
+    swapped: Sequence[SwapSummary] = ()
 
 
 @dataclass(slots=True)
@@ -97,16 +126,14 @@ class FlowFileRepository(ABC):
     def commit(self, update: RepositoryUpdate) -> CommitReceipt:
         """Write ``update`` atomically; concurrent callers may share one transaction.
 
-        Raises ``CommitFailedError`` (and writes nothing) if the change cannot be stored.
+        Raises ``CommitFailedError`` (and writes nothing) if the change cannot be stored:
+        ``RepositoryFullError`` when there is no room. An update that ``only_removes``
+        may use room held back for it, so a full repository can still be drained.
         """
 
     @abstractmethod
     def recover(self) -> RecoveredState:
         """Rebuild queues, swap state, claim references and id counters."""
-
-    @abstractmethod
-    def swap_out(self, queue: str, records: Sequence[QueuedFlowFile]) -> SwapSummary:
-        """Move ``records`` out of the live set into one swapped batch, atomically."""
 
     @abstractmethod
     def swap_in(self, summary: SwapSummary) -> list[QueuedFlowFile]:

@@ -483,12 +483,17 @@ class ProcessSession:
             msg = f"{_describe(flowfile)} still has content open for writing"
             raise FlowFileHandlingError(msg)
         self._status = SessionStatus.COMMITTING
+        changes: SessionChanges | None = None
         try:
             changes = self._prepare(self._clock.now_ms())
             self._services.committer.commit(changes, self._clock.now_ms())
         except BaseException:
             self._status = SessionStatus.OPEN
-            self.rollback()
+            if changes is not None and changes.durable:
+                # Its transaction happened: the work stands; never roll it back.
+                self._reset()
+            else:
+                self.rollback()
             raise
         self._reset()
         self._status = SessionStatus.OPEN

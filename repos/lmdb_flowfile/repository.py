@@ -19,18 +19,20 @@ every transaction commit.
 from __future__ import annotations
 
 import hashlib
+import logging
 import operator
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import lmdb
 
 from flowcore.clock import Clock
-from flowcore.errors import CommitFailedError, RepositoryError
+from flowcore.errors import CommitFailedError, RepositoryError, RepositoryFullError
 from flowcore.model.flowfile import ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent
 from flowcore.repository.flowfile import (
@@ -40,6 +42,7 @@ from flowcore.repository.flowfile import (
     QueuedFlowFile,
     RecoveredState,
     RepositoryUpdate,
+    SwapOut,
     SwapSummary,
 )
 from flowcore.settings import EngineSettings
@@ -47,6 +50,8 @@ from flowcore.units import parse_data_size
 from repos.lmdb_flowfile import codec
 from repos.lmdb_flowfile.recent_events import RecentEvents
 
+log = logging.getLogger("flowcore.repository.flowfile")
+_T = TypeVar("_T")
 _NEXT_EVENT_ID = b"next_event_id"
 
 
@@ -73,6 +78,17 @@ RECENT_EVENTS = 50_000
 _FLOWFILE_ID = operator.attrgetter("flowfile.id")
 
 
+@dataclass(frozen=True, slots=True)
+class _SwapWrite:
+    """A swap batch encoded outside the writer lock: its location, blob and summary."""
+
+    summary: SwapSummary
+    location: bytes
+    blob: bytes
+    encoded_summary: bytes
+    live_keys: list[bytes]
+
+
 @dataclass(slots=True)
 class _Request:
     """One caller's commit, serialised before it waits for the writer lock."""
@@ -85,6 +101,7 @@ class _Request:
     state: list[tuple[bytes, bytes]]
     keyed_puts: list[tuple[bytes, bytes]]
     keyed_deletes: list[bytes]
+    swaps: list[_SwapWrite]
     max_flowfile_id: int
     done: bool = False
     receipt: CommitReceipt | None = None
@@ -121,6 +138,11 @@ class LmdbFlowFileRepository(FlowFileRepository):
         self._state = self._env.open_db(b"state")
         self._keyed = self._env.open_db(b"keyed_state")
         self._meta = self._env.open_db(b"meta")
+        self._map = _MapSize(
+            self._env,
+            parse_data_size(settings.flowfile_repository.max_map_size),
+            parse_data_size(settings.flowfile_repository.removal_reserve),
+        )
         self._write_lock = threading.Lock()
         self._pending_lock = threading.Lock()
         self._pending: list[_Request] = []
@@ -180,6 +202,7 @@ class LmdbFlowFileRepository(FlowFileRepository):
             keyed_deletes=[
                 head + k for head, changes in keyed for k, v in changes.items() if v is None
             ],
+            swaps=[_encode_swap(swap) for swap in update.swap_outs],
             # Big-endian keys sort as their ids do.
             max_flowfile_id=codec.key_id(max(put_keys)) if put_keys else -1,
         )
@@ -201,43 +224,10 @@ class LmdbFlowFileRepository(FlowFileRepository):
                     request.done = True
 
     def _write(self, batch: list[_Request]) -> None:
-        next_event = self._next_event_id
-        next_flowfile = self._next_flowfile_id
-        receipts: list[CommitReceipt] = []
-        try:
-            with self._env.begin(write=True) as txn:
-                put = txn.put
-                records = txn.cursor(db=self._flowfiles)
-                journal = txn.cursor(db=self._journal)
-                for request in batch:
-                    for key in request.deletes:
-                        txn.delete(key, db=self._flowfiles)
-                    if request.put_keys:
-                        records.putmulti(zip(request.put_keys, request.put_values, strict=True))
-                    ids = range(next_event, next_event + len(request.events))
-                    if request.events:
-                        keys = map(codec.id_key, ids)
-                        journal.putmulti(zip(keys, request.events, strict=True), append=True)
-                    next_event += len(request.events)
-                    receipts.append(CommitReceipt(event_ids=ids))
-                    for key, value in request.state:
-                        put(key, value, db=self._state)
-                    for key in request.keyed_deletes:
-                        txn.delete(key, db=self._keyed)
-                    if request.keyed_puts:
-                        txn.cursor(db=self._keyed).putmulti(request.keyed_puts)
-                    next_flowfile = max(next_flowfile, request.max_flowfile_id + 1)
-                put(_NEXT_EVENT_ID, codec.id_key(next_event), db=self._meta)
-                put(_NEXT_FLOWFILE_ID, codec.id_key(next_flowfile), db=self._meta)
-        except lmdb.MapFullError as exc:
-            msg = (
-                "the FlowFile repository is full (LMDB map size "
-                f"{self._settings.flowfile_repository.map_size}); nothing was committed"
-            )
-            raise CommitFailedError(msg) from exc
-        except lmdb.Error as exc:
-            msg = f"the FlowFile repository could not commit: {exc}; nothing was committed"
-            raise CommitFailedError(msg) from exc
+        removal_only = all(request.update.only_removes() for request in batch)
+        next_event, next_flowfile, receipts = self._map.write(
+            lambda txn: self._write_txn_body(txn, batch), removal_only, "commit"
+        )
         self._next_event_id = next_event
         self._next_flowfile_id = next_flowfile
         for request, receipt in zip(batch, receipts, strict=True):
@@ -248,6 +238,46 @@ class LmdbFlowFileRepository(FlowFileRepository):
             request.receipt = receipt
             request.done = True
 
+    def _write_txn_body(
+        self, txn: Any, batch: list[_Request]
+    ) -> tuple[int, int, list[CommitReceipt]]:
+        """Everything one group commit writes, inside its transaction."""
+        next_event = self._next_event_id
+        next_flowfile = self._next_flowfile_id
+        receipts: list[CommitReceipt] = []
+        put = txn.put
+        records = txn.cursor(db=self._flowfiles)
+        journal = txn.cursor(db=self._journal)
+        for request in batch:
+            for key in request.deletes:
+                txn.delete(key, db=self._flowfiles)
+            if request.put_keys:
+                records.putmulti(zip(request.put_keys, request.put_values, strict=True))
+            for swap in request.swaps:
+                put(swap.location, swap.blob, db=self._swap)
+                put(swap.location, swap.encoded_summary, db=self._swap_summary)
+                for key in swap.live_keys:
+                    txn.delete(key, db=self._flowfiles)
+                next_flowfile = max(next_flowfile, swap.summary.max_flowfile_id + 1)
+            ids = range(next_event, next_event + len(request.events))
+            if request.events:
+                keys = map(codec.id_key, ids)
+                journal.putmulti(zip(keys, request.events, strict=True), append=True)
+            next_event += len(request.events)
+            receipts.append(
+                CommitReceipt(event_ids=ids, swapped=[swap.summary for swap in request.swaps])
+            )
+            for key, value in request.state:
+                put(key, value, db=self._state)
+            for key in request.keyed_deletes:
+                txn.delete(key, db=self._keyed)
+            if request.keyed_puts:
+                txn.cursor(db=self._keyed).putmulti(request.keyed_puts)
+            next_flowfile = max(next_flowfile, request.max_flowfile_id + 1)
+        put(_NEXT_EVENT_ID, codec.id_key(next_event), db=self._meta)
+        put(_NEXT_FLOWFILE_ID, codec.id_key(next_flowfile), db=self._meta)
+        return next_event, next_flowfile, receipts
+
     # -- recovery -------------------------------------------------------------------------
 
     def recover(self) -> RecoveredState:
@@ -256,7 +286,7 @@ class LmdbFlowFileRepository(FlowFileRepository):
         references: Counter[ResourceClaim] = Counter()
         next_seq: dict[str, int] = {}
         max_id = -1
-        with self._env.begin(buffers=True) as txn:
+        with self._map.reading(), self._env.begin(buffers=True) as txn:
             for _key, value in txn.cursor(db=self._flowfiles):
                 record = codec.decode_record(value)
                 queues.setdefault(record.queue, []).append(record)
@@ -287,35 +317,10 @@ class LmdbFlowFileRepository(FlowFileRepository):
 
     # -- swap -----------------------------------------------------------------------------
 
-    def swap_out(self, queue: str, records: Sequence[QueuedFlowFile]) -> SwapSummary:
-        if not records:
-            msg = "nothing to swap out"
-            raise ValueError(msg)
-        claims: Counter[ResourceClaim] = Counter()
-        for record in records:
-            if record.flowfile.claim is not None:
-                claims[record.flowfile.claim.resource] += 1
-        summary = SwapSummary(
-            queue=queue,
-            location=f"{queue}/{records[0].seq:020d}-{uuid.uuid4().hex[:12]}",
-            count=len(records),
-            total_bytes=sum(r.flowfile.size for r in records),
-            max_flowfile_id=max(r.flowfile.id for r in records),
-            min_seq=min(r.seq for r in records),
-            max_seq=max(r.seq for r in records),
-            resource_claims=list(claims.items()),
-        )
-        location = summary.location.encode()
-        with self._write_lock, self._write_txn("swap out") as txn:
-            txn.put(location, codec.encode(list(records)), db=self._swap)
-            txn.put(location, codec.encode(summary), db=self._swap_summary)
-            for record in records:
-                txn.delete(codec.id_key(record.flowfile.id), db=self._flowfiles)
-        return summary
-
     def swap_in(self, summary: SwapSummary) -> list[QueuedFlowFile]:
         location = summary.location.encode()
-        with self._write_lock, self._write_txn("swap in") as txn:
+
+        def body(txn: Any) -> list[QueuedFlowFile]:
             blob = txn.get(location, db=self._swap)
             if blob is None:
                 msg = f"swap location {summary.location} is unknown"
@@ -325,10 +330,14 @@ class LmdbFlowFileRepository(FlowFileRepository):
                 txn.put(codec.id_key(record.flowfile.id), codec.encode(record), db=self._flowfiles)
             txn.delete(location, db=self._swap)
             txn.delete(location, db=self._swap_summary)
-        return records
+            return records
+
+        # Moving a batch back takes about the room it frees: allowed into the reserve.
+        with self._write_lock:
+            return self._map.write(body, True, "swap in")
 
     def read_swapped(self, summary: SwapSummary) -> list[QueuedFlowFile]:
-        with self._env.begin() as txn:
+        with self._map.reading(), self._env.begin() as txn:
             blob = txn.get(summary.location.encode(), db=self._swap)
         if blob is None:
             msg = f"swap location {summary.location} is unknown"
@@ -338,14 +347,14 @@ class LmdbFlowFileRepository(FlowFileRepository):
     # -- state, sync, journal -------------------------------------------------------------
 
     def load_state(self, component_id: str) -> dict[str, str]:
-        with self._env.begin() as txn:
+        with self._map.reading(), self._env.begin() as txn:
             value = txn.get(component_id.encode(), db=self._state)
         return {} if value is None else codec.decode_state(value)
 
     def load_keyed(self, component_id: str, keys: Sequence[bytes]) -> dict[bytes, bytes]:
         found: dict[bytes, bytes] = {}
         head = _keyed_key(component_id, b"")
-        with self._env.begin(db=self._keyed) as txn:
+        with self._map.reading(), self._env.begin(db=self._keyed) as txn:
             get = txn.get
             for key in keys:
                 value = get(head + key)
@@ -360,7 +369,7 @@ class LmdbFlowFileRepository(FlowFileRepository):
         start = head + (prefix if after is None or after < prefix else after)
         full_prefix = head + prefix
         items: list[KeyedStateItem] = []
-        with self._env.begin(db=self._keyed) as txn:
+        with self._map.reading(), self._env.begin(db=self._keyed) as txn:
             cursor = txn.cursor()
             if not cursor.set_range(start):
                 return items
@@ -385,7 +394,7 @@ class LmdbFlowFileRepository(FlowFileRepository):
     def _read_stored_journal(self, after_event_id: int, limit: int) -> list[ProvenanceEvent]:
         """``read_journal`` from LMDB alone."""
         events: list[ProvenanceEvent] = []
-        with self._env.begin(buffers=True) as txn:
+        with self._map.reading(), self._env.begin(buffers=True) as txn:
             cursor = txn.cursor(db=self._journal)
             if not cursor.set_range(codec.id_key(max(after_event_id + 1, 0))):
                 return events
@@ -400,18 +409,23 @@ class LmdbFlowFileRepository(FlowFileRepository):
     def trim_journal(self, through_event_id: int) -> int:
         if through_event_id < 0:
             return 0
-        removed = 0
-        with self._write_lock, self._write_txn("trim the provenance journal") as txn:
+
+        def body(txn: Any) -> int:
+            removed = 0
             cursor = txn.cursor(db=self._journal)
             positioned = cursor.first()
             while positioned and codec.key_id(cursor.key()) <= through_event_id:
                 removed += 1
                 positioned = cursor.delete() and bool(cursor.key())
+            return removed
+
+        with self._write_lock:
+            removed = self._map.write(body, True, "trim the provenance journal")
         self._recent.trim(through_event_id)
         return removed
 
     def journal_size(self) -> int:
-        with self._env.begin() as txn:
+        with self._map.reading(), self._env.begin() as txn:
             entries: int = txn.stat(self._journal)["entries"]
         return entries
 
@@ -421,44 +435,136 @@ class LmdbFlowFileRepository(FlowFileRepository):
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _write_txn(self, what: str) -> Any:
-        return _WriteTxn(self._env, what, self._settings.flowfile_repository.map_size)
-
     def _read_counter(self, txn: Any, key: bytes) -> int:
         value = txn.get(key, db=self._meta)
         return 0 if value is None else codec.key_id(value)
 
 
-class _WriteTxn:
-    """A write transaction that turns LMDB errors into ``CommitFailedError``."""
+def _encode_swap(swap: SwapOut) -> _SwapWrite:
+    """A swap batch's summary (kept apart so recovery never reads the batch) and blob."""
+    records = swap.records
+    if not records:
+        msg = "a swap batch cannot be empty"
+        raise ValueError(msg)
+    claims: Counter[ResourceClaim] = Counter()
+    for record in records:
+        if record.flowfile.claim is not None:
+            claims[record.flowfile.claim.resource] += 1
+    summary = SwapSummary(
+        queue=swap.queue,
+        location=f"{swap.queue}/{records[0].seq:020d}-{uuid.uuid4().hex[:12]}",
+        count=len(records),
+        total_bytes=sum(r.flowfile.size for r in records),
+        max_flowfile_id=max(r.flowfile.id for r in records),
+        min_seq=min(r.seq for r in records),
+        max_seq=max(r.seq for r in records),
+        resource_claims=list(claims.items()),
+    )
+    return _SwapWrite(
+        summary=summary,
+        location=summary.location.encode(),
+        blob=codec.encode(list(records)),
+        encoded_summary=codec.encode(summary),
+        # Deleting a key that was never live (put by the same update) is a no-op.
+        live_keys=[codec.id_key(r.flowfile.id) for r in records],
+    )
 
-    def __init__(self, env: Any, what: str, map_size: str) -> None:
+
+class _MapSize:
+    """The LMDB map: grows on its own when full, keeps a reserve for removals.
+
+    A write that finds the map full doubles it (up to ``max_map_size`` less the reserve)
+    and tries again. At that ceiling only writes that remove (``only_removes``, journal
+    trims, swap-ins) may use the reserve, so that a full repository can still be
+    drained; anything else fails with ``RepositoryFullError`` and writes nothing.
+    LMDB allows a resize only while this process has no transaction open: readers share
+    the map through ``reading`` and a resize waits for them (writers hold the writer
+    lock already).
+    """
+
+    def __init__(self, env: Any, max_size: int, reserve: int) -> None:
         self._env = env
-        self._what = what
-        self._map_size = map_size
-        self._txn: Any = None
+        self._max: int = max(max_size, int(env.info()["map_size"]))
+        self._reserve = min(reserve, self._max // 4)
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._resizing = False
 
-    def __enter__(self) -> Any:
-        self._txn = self._env.begin(write=True)
-        return self._txn
+    @property
+    def ceiling(self) -> int:
+        """The size ordinary writes may grow the map to."""
+        return self._max - self._reserve
 
-    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
-        if exc is not None:
-            self._txn.abort()
-            if isinstance(exc, lmdb.MapFullError):
-                msg = f"cannot {self._what}: the FlowFile repository is full ({self._map_size})"
-                raise CommitFailedError(msg) from exc
-            if isinstance(exc, lmdb.Error):
-                msg = f"cannot {self._what}: {exc}"
-                raise CommitFailedError(msg) from exc
-            return
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._cond:
+            while self._resizing:
+                self._cond.wait()
+            self._readers += 1
         try:
-            self._txn.commit()
-        except lmdb.MapFullError as error:
-            msg = (
-                f"cannot {self._what}: the FlowFile repository is full (map size {self._map_size})"
-            )
-            raise CommitFailedError(msg) from error
-        except lmdb.Error as error:
-            msg = f"cannot {self._what}: {error}"
-            raise CommitFailedError(msg) from error
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                if not self._readers:
+                    self._cond.notify_all()
+
+    def write(self, body: Callable[[Any], _T], removal_only: bool, what: str) -> _T:
+        """Run ``body`` in one write transaction (the caller holds the writer lock)."""
+        while True:
+            try:
+                with self._env.begin(write=True) as txn:
+                    result = body(txn)
+                if removal_only and int(self._env.info()["map_size"]) > self.ceiling:
+                    self._resize(self.ceiling)  # give the reserve back
+                return result
+            except lmdb.MapFullError as exc:
+                if not self._grow(removal_only):
+                    raise self._full(what) from exc
+            except lmdb.MapResizedError:
+                # Another process grew the map: adopt its size.
+                self._resize(0)
+            except lmdb.Error as exc:
+                msg = f"cannot {what} in the FlowFile repository: {exc}; nothing was written"
+                if "No space left" in str(exc):
+                    raise RepositoryFullError(
+                        f"cannot {what}: the disk holding the FlowFile repository is full; "
+                        "nothing was written",
+                        repository="FlowFile",
+                        setting="data_dir",
+                    ) from exc
+                raise CommitFailedError(msg, repository="FlowFile") from exc
+
+    def _grow(self, removal_only: bool) -> bool:
+        current = int(self._env.info()["map_size"])
+        if current < self.ceiling:
+            self._resize(min(max(current * 2, current + 1), self.ceiling))
+            log.info("FlowFile repository map grown to %d bytes", self._env.info()["map_size"])
+            return True
+        if removal_only and current < self._max:
+            self._resize(self._max)
+            log.warning("FlowFile repository map full: a removal uses the reserve")
+            return True
+        return False
+
+    def _resize(self, size: int) -> None:
+        with self._cond:
+            self._resizing = True
+            while self._readers:
+                self._cond.wait()
+            try:
+                self._env.set_mapsize(size)
+            finally:
+                self._resizing = False
+                self._cond.notify_all()
+
+    def _full(self, what: str) -> RepositoryFullError:
+        size = self._env.info()["map_size"]
+        return RepositoryFullError(
+            f"cannot {what}: the FlowFile repository is full (LMDB map {size} bytes, "
+            f"the most flowfile_repository.max_map_size allows less its removal reserve); "
+            "nothing was written. Raise flowfile_repository.max_map_size or let the flow "
+            "drain",
+            repository="FlowFile",
+            setting="flowfile_repository.max_map_size",
+        )

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+import threading
 
 import pytest
 
 from flowcore.clock import ManualClock
 from flowcore.errors import ConfigurationError
 from flowcore.model import FlowFile
-from flowcore.queue import BackPressure, FlowFileQueue, resolve_prioritizers
-from flowcore.repository import QueuedFlowFile, RepositoryUpdate
-from repos.lmdb_flowfile import LmdbFlowFileRepository
+from flowcore.queue import BackPressure, FlowFileQueue, PutPlan, resolve_prioritizers
+from flowcore.repository import QueuedFlowFile, SwapOut, SwapSummary
 
 
 def record(
@@ -126,49 +125,158 @@ def test_requeue_puts_flowfiles_back_in_front_in_order() -> None:
     assert ids(queue.poll_batch(10, now_ms=0)) == [0, 1, 2, 3]
 
 
-@pytest.fixture
-def lmdb_repo(settings: Any, closing: Any) -> LmdbFlowFileRepository:
-    repo: LmdbFlowFileRepository = closing(LmdbFlowFileRepository(settings, ManualClock()))
-    return repo
+class MemorySwapStore:
+    """A swap store in memory: what the FlowFile repository does with ``swap_outs``."""
+
+    def __init__(self) -> None:
+        self.batches: dict[str, list[QueuedFlowFile]] = {}
+
+    def write(self, swap_outs: list[SwapOut]) -> list[SwapSummary]:
+        summaries = []
+        for swap in swap_outs:
+            location = f"{swap.queue}/{len(self.batches)}"
+            self.batches[location] = list(swap.records)
+            summaries.append(
+                SwapSummary(
+                    queue=swap.queue,
+                    location=location,
+                    count=len(swap.records),
+                    total_bytes=sum(r.flowfile.size for r in swap.records),
+                    max_flowfile_id=max(r.flowfile.id for r in swap.records),
+                    min_seq=min(r.seq for r in swap.records),
+                    max_seq=max(r.seq for r in swap.records),
+                    resource_claims=[],
+                )
+            )
+        return summaries
+
+    def swap_in(self, summary: SwapSummary) -> list[QueuedFlowFile]:
+        return self.batches.pop(summary.location)
 
 
-def test_swapping_keeps_fifo_order_and_memory_bounded(lmdb_repo: LmdbFlowFileRepository) -> None:
-    queue = FlowFileQueue(
+def commit_put(queue: FlowFileQueue, records: list[QueuedFlowFile], store: MemorySwapStore) -> None:
+    """What the commit path does: plan, write the batches, complete."""
+    plan = queue.plan_put(records)
+    queue.complete_put(plan, store.write(plan.swap_outs()), now_ms=0)
+
+
+def swapping_queue(store: MemorySwapStore, threshold: int, batch: int) -> FlowFileQueue:
+    return FlowFileQueue(
         "q",
-        swap_threshold=100,
-        swap_batch_size=40,
-        swap_store=lmdb_repo,
+        swap_threshold=threshold,
+        swap_batch_size=batch,
+        swap_store=store,
         back_pressure=BackPressure(0, 0),
     )
+
+
+def drain(queue: FlowFileQueue, step: int = 7) -> list[int]:
+    out: list[int] = []
+    while batch := queue.poll_batch(step, now_ms=0):
+        out.extend(ids(batch))
+        queue.acknowledge(batch)
+    return out
+
+
+def test_swapping_keeps_fifo_order_and_memory_bounded() -> None:
+    store = MemorySwapStore()
+    queue = swapping_queue(store, threshold=100, batch=40)
     records = [record(queue, i) for i in range(300)]
-    lmdb_repo.commit(RepositoryUpdate(puts=records))
     for start in range(0, 300, 10):
-        queue.put_all(records[start : start + 10], now_ms=0)
+        commit_put(queue, records[start : start + 10], store)
     snapshot = queue.snapshot()
     assert snapshot.count == 300
     assert (snapshot.swap_batches, snapshot.swapped, snapshot.active) == (5, 200, 100)
-    assert len(lmdb_repo.recover().queues["q"]) == 100
-    out: list[int] = []
-    while batch := queue.poll_batch(7, now_ms=0):
-        out.extend(ids(batch))
-        queue.acknowledge(batch)
-    assert out == list(range(300))
+    assert len(store.batches) == 5
+    assert drain(queue) == list(range(300))
     assert queue.size == 0
 
 
-def test_restore_from_recovery_resumes_with_swapped_batches(
-    lmdb_repo: LmdbFlowFileRepository,
-) -> None:
-    queue = FlowFileQueue("q", swap_threshold=10, swap_batch_size=10, swap_store=lmdb_repo)
+def test_one_large_put_fills_the_active_part_then_whole_batches() -> None:
+    store = MemorySwapStore()
+    queue = swapping_queue(store, threshold=10, batch=4)
+    queue.put_all([record(queue, 0), record(queue, 1)], now_ms=0)
+    plan = queue.plan_put([record(queue, i) for i in range(2, 25)])
+    assert ids(plan.active) == list(range(2, 10))
+    assert [ids(b) for b in plan.batches] == [[10, 11, 12, 13], [14, 15, 16, 17], [18, 19, 20, 21]]
+    assert ids(plan.rest) == [22, 23, 24]
+    queue.complete_put(plan, store.write(plan.swap_outs()), now_ms=0)
+    assert queue.size == 25
+    assert drain(queue, step=3) == list(range(25))
+
+
+def test_a_batch_takes_the_buffered_flowfiles_of_earlier_commits_first() -> None:
+    store = MemorySwapStore()
+    queue = swapping_queue(store, threshold=3, batch=3)
+    commit_put(queue, [record(queue, i) for i in range(5)], store)  # 0-2 active, 3 4 buffered
+    plan = queue.plan_put([record(queue, 5), record(queue, 6)])
+    assert [ids(b) for b in plan.batches] == [[3, 4, 5]]
+    assert ids(plan.reserved) == [3, 4]
+    assert ids(plan.rest) == [6]
+    # Until the commit completes, the reserved FlowFiles are still listed and counted.
+    assert ids(queue.listing()) == [0, 1, 2, 3, 4]
+    assert queue.size == 5
+    queue.complete_put(plan, store.write(plan.swap_outs()), now_ms=0)
+    assert queue.snapshot().swapped == 3
+    assert drain(queue) == list(range(7))
+
+
+def test_a_cancelled_plan_gives_the_buffer_back_in_order() -> None:
+    store = MemorySwapStore()
+    queue = swapping_queue(store, threshold=3, batch=3)
+    commit_put(queue, [record(queue, i) for i in range(5)], store)
+    plan = queue.plan_put([record(queue, 5), record(queue, 6)])
+    queue.cancel_put(plan)  # the repository transaction failed: 5 and 6 never existed
+    assert queue.size == 5
+    assert store.batches == {}
+    commit_put(queue, [record(queue, 7)], store)
+    assert [ids(batch) for batch in store.batches.values()] == [[3, 4, 7]]
+    assert drain(queue) == [0, 1, 2, 3, 4, 7]
+
+
+def test_while_a_batch_is_pending_the_buffer_stays_behind_it() -> None:
+    store = MemorySwapStore()
+    queue = swapping_queue(store, threshold=2, batch=2)
+    commit_put(queue, [record(queue, i) for i in range(3)], store)  # 0 1 active, 2 buffered
+    plan = queue.plan_put([record(queue, 3), record(queue, 4)])  # batch [2, 3], rest [4]
+    queue.put_all([record(queue, 5)], now_ms=0)  # a concurrent commit, no batch due
+    # The active part drains while the batch is pending: 5 must not overtake 2 and 3.
+    assert ids(queue.poll_batch(2, now_ms=0)) == [0, 1]
+    assert queue.poll_batch(2, now_ms=0) == []
+    queue.complete_put(plan, store.write(plan.swap_outs()), now_ms=0)
+    drained = drain(queue)
+    assert drained[:2] == [2, 3]
+    assert sorted(drained) == [2, 3, 4, 5]
+
+
+def test_a_second_batch_waits_for_the_pending_one() -> None:
+    store = MemorySwapStore()
+    queue = swapping_queue(store, threshold=2, batch=2)
+    commit_put(queue, [record(queue, 0), record(queue, 1)], store)
+    first = queue.plan_put([record(queue, 2), record(queue, 3)])
+    assert first.batches
+    planned: list[PutPlan] = []
+    second_records = [record(queue, 4), record(queue, 5)]
+    waiter = threading.Thread(target=lambda: planned.append(queue.plan_put(second_records)))
+    waiter.start()
+    waiter.join(timeout=0.2)
+    assert waiter.is_alive() and planned == []  # held at the swap gate
+    queue.complete_put(first, store.write(first.swap_outs()), now_ms=0)
+    waiter.join(timeout=10)
+    assert not waiter.is_alive()
+    queue.complete_put(planned[0], store.write(planned[0].swap_outs()), now_ms=0)
+    assert drain(queue) == [0, 1, 2, 3, 4, 5]
+
+
+def test_restore_from_recovery_resumes_with_swapped_batches() -> None:
+    store = MemorySwapStore()
+    queue = swapping_queue(store, threshold=10, batch=10)
     records = [record(queue, i) for i in range(35)]
-    lmdb_repo.commit(RepositoryUpdate(puts=records))
-    queue.put_all(records, now_ms=0)
-    state = lmdb_repo.recover()
-    again = FlowFileQueue("q", swap_threshold=10, swap_batch_size=10, swap_store=lmdb_repo)
-    again.restore(state.queues["q"], state.swapped["q"], state.next_seq["q"])
+    plan = queue.plan_put(records)
+    summaries = store.write(plan.swap_outs())
+    live = [*plan.active, *plan.rest]
+    again = swapping_queue(store, threshold=10, batch=10)
+    again.restore(live, summaries, next_seq=35)
     assert again.size == 35
-    drained: list[int] = []
-    while batch := again.poll_batch(100, now_ms=0):
-        drained.extend(ids(batch))
-    assert drained == list(range(35))
+    assert drain(again, step=100) == list(range(35))
     assert again.next_seq() == 35

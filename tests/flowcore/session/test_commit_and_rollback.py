@@ -106,7 +106,9 @@ def test_failed_commit_leaves_the_queue_as_it_was(runner_factory: RunnerFactory)
             flowfile = session.put_attribute(flowfile, "big", "x" * 600_000)
             session.transfer(flowfile, "success")
 
-    runner = runner_factory(trigger, flowfile_repository={"map_size": "2 MB"})
+    runner = runner_factory(
+        trigger, flowfile_repository={"map_size": "2 MB", "max_map_size": "2 MB"}
+    )
     before = [runner.enqueue(f"ff{i}") for i in range(3)]
     with pytest.raises(CommitFailedError, match="full"):
         runner.run()

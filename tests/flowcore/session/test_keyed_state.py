@@ -65,7 +65,9 @@ def test_a_failed_commit_writes_no_keyed_state_and_keeps_the_queue(
             session.keyed_state.put(f"k{i:05}".encode(), b"v" * 2000)
         session.transfer(flowfile, "success")
 
-    runner = runner_factory(trigger, flowfile_repository={"map_size": "2 MB"})
+    runner = runner_factory(
+        trigger, flowfile_repository={"map_size": "2 MB", "max_map_size": "2 MB"}
+    )
     runner.enqueue("x")
     with pytest.raises(CommitFailedError, match="full"):
         runner.run()

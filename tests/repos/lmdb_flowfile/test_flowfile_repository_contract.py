@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from flowcore.clock import ManualClock
-from flowcore.errors import CommitFailedError
+from flowcore.errors import CommitFailedError, RepositoryFullError
 from flowcore.model import ContentClaim, FlowFile, ProvenanceEvent, ResourceClaim
-from flowcore.repository import FlowFileRepository, QueuedFlowFile, RepositoryUpdate
+from flowcore.repository import FlowFileRepository, QueuedFlowFile, RepositoryUpdate, SwapOut
 from flowcore.repository.flowfile import MAX_KEYED_STATE_KEY
 from flowcore.repository.registry import load_repository_class
 from flowcore.settings import EngineSettings
@@ -143,31 +143,81 @@ def test_state_is_committed_with_flowfiles(repo_factory: RepoFactory) -> None:
 def test_swap_out_and_in_round_trip_with_summaries(repo_factory: RepoFactory) -> None:
     repo = repo_factory()
     records = [QueuedFlowFile("q", i, flowfile(i, claim("x"))) for i in range(5)]
-    repo.commit(RepositoryUpdate(puts=records))
-    summary = repo.swap_out("q", records[2:])
-    assert (summary.count, summary.min_seq, summary.max_seq) == (3, 2, 4)
+    repo.commit(RepositoryUpdate(puts=records[:3]))
+    # Two live records and two put by the same update leave in one batch.
+    receipt = repo.commit(
+        RepositoryUpdate(puts=[records[4]], swap_outs=[SwapOut("q", records[1:4])])
+    )
+    [summary] = receipt.swapped
+    assert (summary.count, summary.min_seq, summary.max_seq) == (3, 1, 3)
     repo = reopen(repo, repo_factory)
     state = repo.recover()
-    assert [r.flowfile.id for r in state.queues["q"]] == [0, 1]
+    assert [r.flowfile.id for r in state.queues["q"]] == [0, 4]
     assert [s.location for s in state.swapped["q"]] == [summary.location]
     assert state.claim_references[claim("x").resource] == 5
     assert state.next_flowfile_id == 5
     back = repo.swap_in(state.swapped["q"][0])
-    assert [r.flowfile.id for r in back] == [2, 3, 4]
+    assert [r.flowfile.id for r in back] == [1, 2, 3]
     after = reopen(repo, repo_factory).recover()
     assert len(after.queues["q"]) == 5 and not after.swapped
 
 
 def test_map_full_fails_the_commit_and_writes_nothing(repo_factory: RepoFactory) -> None:
-    repo = repo_factory(ff={"map_size": "1 MB"})
+    repo = repo_factory(ff={"map_size": "1 MB", "max_map_size": "1 MB"})
     repo.commit(RepositoryUpdate(puts=[QueuedFlowFile("q", 0, flowfile(1))]))
     big = [QueuedFlowFile("q", i, flowfile(i, pad="x" * 2000)) for i in range(2, 2000)]
-    with pytest.raises(CommitFailedError, match="full"):
+    with pytest.raises(RepositoryFullError, match=r"flowfile_repository\.max_map_size") as info:
         repo.commit(RepositoryUpdate(puts=big, events=[event("e")]))
+    assert (info.value.repository, info.value.setting) == (
+        "FlowFile",
+        "flowfile_repository.max_map_size",
+    )
     state = repo.recover()
     assert [r.flowfile.id for r in state.queues["q"]] == [1]
     assert repo.journal_size() == 0
     assert list(repo.commit(RepositoryUpdate(events=[event("ok")])).event_ids) == [0]
+
+
+def test_a_full_map_grows_on_its_own_up_to_the_maximum(repo_factory: RepoFactory) -> None:
+    repo = repo_factory(ff={"map_size": "1 MB", "max_map_size": "64 MB"})
+    big = [QueuedFlowFile("q", i, flowfile(i, pad="x" * 2000)) for i in range(2000)]
+    repo.commit(RepositoryUpdate(puts=big))  # ~4 MB: more than the map it opened with
+    assert len(reopen(repo, repo_factory).recover().queues["q"]) == 2000
+
+
+def fill_until_full(repo: FlowFileRepository) -> int:
+    """Commit FlowFiles until not even a small one fits; returns how many it holds."""
+    ident = 0
+    for size, pad in ((50, 1000), (10, 100), (1, 0)):
+        while True:
+            batch = [
+                QueuedFlowFile("q", i, flowfile(i, pad="x" * pad))
+                for i in range(ident, ident + size)
+            ]
+            try:
+                repo.commit(RepositoryUpdate(puts=batch))
+            except RepositoryFullError:
+                break
+            ident += size
+    return ident
+
+
+def test_removals_succeed_when_the_map_is_full(repo_factory: RepoFactory) -> None:
+    repo = repo_factory(
+        ff={"map_size": "1 MB", "max_map_size": "2 MB", "removal_reserve": "256 KB"}
+    )
+    held = fill_until_full(repo)
+    assert held > 0
+    # Removal-only commits (with their DROP events) use the reserve, one at a time.
+    for start in range(0, held, 100):
+        repo.commit(
+            RepositoryUpdate(
+                deletes=list(range(start, min(start + 100, held))), events=[event("drop")]
+            )
+        )
+    assert repo.recover().queues == {}
+    # The room the removals freed takes new FlowFiles again.
+    repo.commit(RepositoryUpdate(puts=[QueuedFlowFile("q", 0, flowfile(1))]))
 
 
 def test_concurrent_commits_share_transactions_without_losing_any(
@@ -249,7 +299,7 @@ def test_keyed_state_takes_the_longest_keys_under_any_processor_name(
 
 
 def test_keyed_state_of_a_failed_commit_is_not_written(repo_factory: RepoFactory) -> None:
-    repo = repo_factory(ff={"map_size": "1 MB"})
+    repo = repo_factory(ff={"map_size": "1 MB", "max_map_size": "1 MB"})
     values = {f"k{i:05}".encode(): b"v" * 2000 for i in range(2000)}
     with pytest.raises(CommitFailedError, match="full"):
         repo.commit(RepositoryUpdate(keyed_state={"proc": values}))

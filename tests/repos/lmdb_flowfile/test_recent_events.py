@@ -116,7 +116,7 @@ def test_a_failed_commit_puts_nothing_in_memory(settings: EngineSettings) -> Non
     small = settings.model_copy(
         update={
             "flowfile_repository": settings.flowfile_repository.model_copy(
-                update={"map_size": "64 KB"}
+                update={"map_size": "64 KB", "max_map_size": "64 KB"}
             )
         }
     )
