@@ -1,12 +1,13 @@
 """``make demo``: run every sample flow on the embedded defaults and show the results.
 
-Each sample's ``flow.yaml`` (or NiFi flow definition ``flow.json``) runs until idle in a fresh data directory under
-``demo-data/`` (with the engine settings of its ``settings.yaml``, if it has one, over the
-defaults; and with its input generated into ``<data dir>/input`` first by ``prepare.py``'s
-``prepare(input_dir)``, if it has one); then the demo prints what each processor did,
-what is left in the queues, the files written, and from the provenance repository the
-newest merge (its JOIN event and reason) or delivery, with its lineage. A sample may add
-``show.py`` with ``show(node, out_dir, console)`` to print more.
+Each sample's ``flow.yaml`` (or NiFi flow definition ``flow.json``) runs until idle in a
+fresh data directory under ``demo-data/`` (with the engine settings of its
+``settings.yaml``, if it has one, over the defaults; and with its input generated into
+``<data dir>/input`` first by ``prepare.py``'s ``prepare(input_dir)``, if it has one);
+then the demo prints what each processor did, what is left in the queues, the files
+written, and from the provenance repository the newest merge (its JOIN event and reason)
+or delivery, with its lineage. A sample may add ``show.py`` with
+``show(node, out_dir, console)`` to print more.
 """
 
 from __future__ import annotations

@@ -82,8 +82,8 @@ class _Exporter:
         properties: dict[str, str | None] = {}
         nifi_descriptors: dict[str, VersionedPropertyDescriptor] = {}
         for key, value in values.items():
-            descriptor = by_key.get(key)
-            if descriptor is None:
+            found = by_key.get(key)
+            if found is None:
                 properties[key] = self.service_ids.get(value, value)
                 nifi_descriptors[key] = VersionedPropertyDescriptor(
                     name=key,
@@ -92,6 +92,7 @@ class _Exporter:
                     dynamic=True,
                 )
                 continue
+            descriptor = found
             name = reverse.get(descriptor.name, descriptor.name)
             if descriptor.controller_service:
                 value = self.service_ids.get(value, value)

@@ -206,10 +206,10 @@ class _Importer:
         for name in self.stubs:
             spec = self.processors[name]
             relationships = list(spec.get("auto_terminate", []))
-            for connection in connections:
-                if connection["from"] == name:
+            for resolved in connections:
+                if resolved["from"] == name:
                     relationships += [
-                        r for r in connection.get("relationships", []) if r not in relationships
+                        r for r in resolved.get("relationships", []) if r not in relationships
                     ]
             spec["properties"][STUB_RELATIONSHIPS] = ",".join(dict.fromkeys(relationships))
         flow: dict[str, Any] = {"name": self.definition.flow_contents.name or "flow"}
@@ -300,9 +300,9 @@ class _Importer:
                     ("site-to-site is not supported",),
                 )
             )
-            for port in [*remote.input_ports, *remote.output_ports]:
-                name = self._unique(f"{full}/{port.name or port.identifier}")
-                self.endpoints[port.identifier] = _Endpoint("processor", name, ("success",))
+            for remote_port in [*remote.input_ports, *remote.output_ports]:
+                name = self._unique(f"{full}/{remote_port.name or remote_port.identifier}")
+                self.endpoints[remote_port.identifier] = _Endpoint("processor", name, ("success",))
                 self.processors[name] = {
                     "type": STUB_TYPE,
                     "properties": {STUB_COMPONENT_TYPE: "REMOTE_PORT"},
@@ -415,8 +415,9 @@ class _Importer:
                 continue
             value = self._substitute(raw, entry.parameters)
             nifi_descriptor = component.property_descriptors.get(key)
-            descriptor = by_key.get(mapping.aliases.get(key, key))
-            if descriptor is not None:
+            found = by_key.get(mapping.aliases.get(key, key))
+            if found is not None:
+                descriptor = found
                 if descriptor.controller_service or (
                     nifi_descriptor is not None and nifi_descriptor.identifies_controller_service
                 ):

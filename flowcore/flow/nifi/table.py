@@ -7,18 +7,23 @@ from flowcore.processor.registry import processor_class, service_class
 
 
 def _properties(mapping: TypeMapping) -> str:
-    kind = processor_class if mapping.kind == "processor" else service_class
+    is_processor = mapping.kind == "processor"
+    component = (
+        processor_class(mapping.flowcore_type)()
+        if is_processor
+        else service_class(mapping.flowcore_type)()
+    )
     reverse = {flowcore: nifi for nifi, flowcore in mapping.aliases.items()}
     names = []
-    for descriptor in kind(mapping.flowcore_type)().property_descriptors:
+    for descriptor in component.property_descriptors:
         nifi = reverse.get(descriptor.name, descriptor.name)
         names.append(
             descriptor.label if nifi == descriptor.label else f"{descriptor.label} (`{nifi}`)"
         )
     text = ", ".join(names) or "none"
-    if mapping.kind == "processor" and kind(
-        mapping.flowcore_type
-    )().get_dynamic_property_descriptor("x"):
+    if is_processor and processor_class(mapping.flowcore_type)().get_dynamic_property_descriptor(
+        "x"
+    ):
         text += "; dynamic properties"
     return text
 
@@ -30,7 +35,8 @@ def _ignored(mapping: TypeMapping) -> str:
 def supported_types_table() -> str:
     """A Markdown table: NiFi class, flowcore type, the properties, those dropped on import."""
     rows = [
-        "| NiFi type | flowcore type | properties (NiFi name where it differs) | NiFi properties dropped when at their default |",
+        "| NiFi type | flowcore type | properties (NiFi name where it differs) "
+        "| NiFi properties dropped when at their default |",
         "|---|---|---|---|",
     ]
     for mapping in TYPE_MAPPINGS:
