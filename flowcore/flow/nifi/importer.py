@@ -188,11 +188,6 @@ class _Importer:
         for ref_id, ref in self.definition.external_controller_services.items():
             self.bad_services.add(ref_id)
             self.service_names.setdefault(ref_id, ref.name or ref_id)
-        for entry in self.groups:
-            for service in entry.group.controller_services:
-                self._service(service, entry)
-        for entry in self.groups:
-            self._components(entry)
         for ref_id, ref in self.definition.external_controller_services.items():
             self.unsupported.append(
                 UnsupportedComponent(
@@ -202,6 +197,11 @@ class _Importer:
                     ("defined outside the exported process group, so not in the file",),
                 )
             )
+        for entry in self.groups:
+            for service in entry.group.controller_services:
+                self._service(service, entry)
+        for entry in self.groups:
+            self._components(entry)
         connections = self._resolve_connections()
         for name in self.stubs:
             spec = self.processors[name]
