@@ -93,7 +93,7 @@ class _Importer:
         self.services: dict[str, dict[str, Any]] = {}
         self.service_names: dict[str, str] = {}
         self.bad_services: set[str] = set()
-        self.input_ports: list[str] = []
+        self.input_ports: dict[str, dict[str, str]] = {}
         self.endpoints: dict[str, _Endpoint] = {}
         self.stubs: set[str] = set()
         self.connections: list[tuple[str, VersionedConnection]] = []
@@ -211,7 +211,7 @@ class _Importer:
                     relationships += [
                         r for r in resolved.get("relationships", []) if r not in relationships
                     ]
-            spec["properties"][STUB_RELATIONSHIPS] = ",".join(dict.fromkeys(relationships))
+            spec["properties"][STUB_RELATIONSHIPS] = ",".join(sorted(set(relationships)))
         flow: dict[str, Any] = {"name": self.definition.flow_contents.name or "flow"}
         if self.parameters:
             flow["parameters"] = self.parameters
@@ -223,7 +223,7 @@ class _Importer:
         if pressure:
             flow["defaults"] = {"back_pressure": pressure}
         if self.input_ports:
-            flow["input_ports"] = list(self.input_ports)
+            flow["input_ports"] = self.input_ports
         if self.services:
             flow["controller_services"] = self.services
         flow["processors"] = self.processors
@@ -278,7 +278,7 @@ class _Importer:
         for port in group.input_ports:
             if not prefix:
                 name = self._unique(port.name or port.identifier)
-                self.input_ports.append(name)
+                self.input_ports[name] = {"description": port.comments} if port.comments else {}
                 self.endpoints[port.identifier] = _Endpoint("input_port", name, ())
             else:
                 self._inner_port(port.identifier, prefix + (port.name or port.identifier))

@@ -207,7 +207,7 @@ def test_allow_unsupported_stubs_them_stopped_and_the_rest_runs(tmp_path: Path) 
     assert script.type == "Unsupported"
     assert script.run_state == "STOPPED"
     assert script.properties["Component Type"] == "org.apache.nifi.processors.script.ExecuteScript"
-    assert script.properties["Relationships"] == "success,failure"
+    assert script.properties["Relationships"] == "failure,success"
     assert "JSON Writer" in definition.flow.controller_services
     assert "Excel Reader" not in definition.flow.controller_services
     definition.flow.processors["Generate"].schedule.max_runs = 1
