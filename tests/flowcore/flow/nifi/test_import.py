@@ -232,8 +232,8 @@ def test_an_external_controller_service_is_unsupported() -> None:
     data["externalControllerServices"] = {"ext-1": {"identifier": "ext-1", "name": "Shared"}}
     lines = [c.line for c in import_nifi(data).unsupported]
 
-    assert "Controller Service 'Shared' (external controller service): defined outside " in (
-        lines[0]
+    assert (
+        "Controller Service 'Shared' (external controller service): defined outside " in (lines[0])
     )
     assert lines[1] == (
         "Processor 'Enrich/Batch/Merge' (org.apache.nifi.processors.standard.MergeRecord): "

@@ -25,16 +25,28 @@ def full_flow() -> dict[str, Any]:
         "flow": {
             "name": "orders",
             "parameters": {"out_dir": "/data/out", "records": "500", "reader": "csv in"},
-            "defaults": {"back_pressure": {"object_threshold": 2000, "data_size_threshold": "2 GB"}},
+            "defaults": {
+                "back_pressure": {"object_threshold": 2000, "data_size_threshold": "2 GB"}
+            },
             "input_ports": {"incoming": {"description": "orders posted to the REST API"}},
             "controller_services": {
-                "csv in": {"type": "CSVReader", "properties": {"Treat First Line as Header": "true"}},
-                "json out": {"type": "JsonRecordSetWriter", "properties": {"Output Grouping": "output-oneline"}},
+                "csv in": {
+                    "type": "CSVReader",
+                    "properties": {"Treat First Line as Header": "true"},
+                },
+                "json out": {
+                    "type": "JsonRecordSetWriter",
+                    "properties": {"Output Grouping": "output-oneline"},
+                },
             },
             "processors": {
                 "generate": {
                     "type": "GenerateFlowFile",
-                    "properties": {"Custom Text": "a,b\n1,2\n", "Batch Size": "3", "source": "test"},
+                    "properties": {
+                        "Custom Text": "a,b\n1,2\n",
+                        "Batch Size": "3",
+                        "source": "test",
+                    },
                     "schedule": {"period": "5 sec", "concurrent_tasks": 2},
                     "penalty_duration": "5 sec",
                     "yield_duration": "250 millis",
@@ -53,7 +65,11 @@ def full_flow() -> dict[str, Any]:
                 },
                 "partition": {
                     "type": "PartitionRecord",
-                    "properties": {"Record Reader": "csv in", "Record Writer": "json out", "k": "/a"},
+                    "properties": {
+                        "Record Reader": "csv in",
+                        "Record Writer": "json out",
+                        "k": "/a",
+                    },
                     "auto_terminate": ["original", "failure"],
                 },
                 "join": {"type": "Funnel"},
@@ -89,12 +105,16 @@ def full_flow() -> dict[str, Any]:
                 {"from": "merge", "relationships": ["merged"], "to": "partition"},
                 {"from": "partition", "relationships": ["success"], "to": "join"},
                 {"from": "join", "relationships": ["success"], "to": "write"},
-                {"from": "join", "relationships": ["success"], "to": "script",
-                 "back_pressure": {"object_threshold": 7}},
+                {
+                    "from": "join",
+                    "relationships": ["success"],
+                    "to": "script",
+                    "back_pressure": {"object_threshold": 7},
+                },
                 {"from": "script", "relationships": ["success"], "to": "parked"},
             ],
         },
-    }  # fmt: skip
+    }
 
 
 def roundtrip(definition: FlowDefinition) -> FlowDefinition:
