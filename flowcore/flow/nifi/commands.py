@@ -22,6 +22,15 @@ import_app = typer.Typer(
 export_app = typer.Typer(help="Convert a flowcore flow to another format.", no_args_is_help=True)
 err = Console(stderr=True, soft_wrap=True)
 
+AllowUnsupported = Annotated[
+    bool,
+    typer.Option(
+        "--allow-unsupported",
+        help="For a NiFi flow: put unsupported components in place as stopped stubs.",
+    ),
+]
+"""The ``--allow-unsupported`` option, for every command that reads a flow."""
+
 Output = Annotated[
     Path | None, typer.Option("--output", "-o", help="File to write (default: standard output).")
 ]
@@ -51,10 +60,7 @@ def _write(text: str, output: Path | None) -> None:
 def import_nifi_command(
     flow: Annotated[Path, typer.Argument(help="NiFi flow definition (JSON, or .json.gz).")],
     output: Output = None,
-    allow_unsupported: Annotated[
-        bool,
-        typer.Option("--allow-unsupported", help="Stub unsupported components as stopped."),
-    ] = False,
+    allow_unsupported: AllowUnsupported = False,
 ) -> None:
     """Convert a NiFi flow definition ("Download flow definition") to flowcore YAML."""
     try:
