@@ -32,6 +32,7 @@ from flowcore.flow.nifi.model import (
     VersionedParameterContext,
     VersionedProcessGroup,
     VersionedProcessor,
+    from_dataflow,
 )
 from flowcore.processor.descriptors import PropertyDescriptor
 from flowcore.processor.registry import processor_class, service_class
@@ -83,8 +84,11 @@ class _Group:
 
 
 class _Importer:
-    def __init__(self, definition: VersionedFlowDefinition) -> None:
+    def __init__(self, definition: VersionedFlowDefinition, *, live: bool = False) -> None:
         self.definition = definition
+        # A flow definition says ENABLED for a processor that may run (never RUNNING); a
+        # NiFi instance's own flow says RUNNING for a running one and ENABLED for stopped.
+        self.running_states = {"RUNNING"} if live else {"RUNNING", "ENABLED", None}
         root = definition.flow_contents
         self.unsupported: list[UnsupportedComponent] = []
         self.notes: list[str] = []
@@ -366,7 +370,7 @@ class _Importer:
             spec["penalty_duration"] = processor.penalty_duration
         if parse_time_period_ms(processor.yield_duration) != 1_000:
             spec["yield_duration"] = processor.yield_duration
-        if processor.scheduled_state == "DISABLED":
+        if processor.scheduled_state not in self.running_states:
             spec["run_state"] = "STOPPED"
         if reasons:
             self.unsupported.append(
@@ -543,10 +547,13 @@ _SPEC_ORDER = (
 
 
 def import_nifi(data: Mapping[str, Any]) -> ImportResult:
-    """Convert a parsed NiFi flow definition (or registry snapshot) to a flowcore document.
+    """Convert a parsed NiFi flow definition, registry snapshot or ``flow.json.gz`` to a
+    flowcore document.
 
     Unsupported components are stubbed in the document and listed in the result; whether
     that is acceptable is the caller's decision.
     """
-    definition = VersionedFlowDefinition.model_validate(data)
-    return _Importer(definition).run()
+    live = "flowContents" not in data and isinstance(data.get("rootGroup"), dict)
+    document = from_dataflow(dict(data)) if live else data
+    definition = VersionedFlowDefinition.model_validate(document)
+    return _Importer(definition, live=live).run()

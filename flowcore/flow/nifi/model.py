@@ -194,5 +194,23 @@ class VersionedFlowDefinition(_Versioned):
 
 
 def is_nifi_flow(data: Any) -> bool:
-    """Whether a parsed JSON document is a NiFi flow definition or registry snapshot."""
-    return isinstance(data, dict) and isinstance(data.get("flowContents"), dict)
+    """Whether a parsed JSON document is a NiFi flow definition, a registry snapshot or a
+    NiFi instance's whole flow (``flow.json.gz``, a ``VersionedDataflow``)."""
+    return isinstance(data, dict) and (
+        isinstance(data.get("flowContents"), dict) or isinstance(data.get("rootGroup"), dict)
+    )
+
+
+def from_dataflow(data: dict[str, Any]) -> dict[str, Any]:
+    """A ``VersionedDataflow`` (``flow.json.gz``: ``rootGroup``, parameter contexts and
+    controller-level services as lists) in the shape of a flow definition; the
+    controller-level services join the root group, which is where NiFi lets every
+    component use them."""
+    root = dict(data["rootGroup"])
+    services = list(data.get("controllerServices") or [])
+    root["controllerServices"] = [*services, *(root.get("controllerServices") or [])]
+    contexts = data.get("parameterContexts") or []
+    return {
+        "flowContents": root,
+        "parameterContexts": {c["name"]: c for c in contexts if isinstance(c, dict)},
+    }

@@ -269,3 +269,35 @@ def test_duplicate_names_in_nifi_stay_apart() -> None:
     flow = import_nifi(data).document["flow"]
 
     assert list(flow["processors"]) == ["Generate", "Log", "Log (2)"]
+
+
+def test_a_nifi_instance_flow_json_gz_reads_with_its_run_states(tmp_path: Path) -> None:
+    definition = fixture("nested_groups.json")
+    root = definition["flowContents"]
+    service = root.pop("controllerServices")[0]  # a controller-level service instead
+    for processor in root["processors"]:
+        processor["scheduledState"] = "RUNNING" if processor["name"] == "Generate" else "ENABLED"
+    dataflow = {
+        "encodingVersion": {"majorVersion": 2, "minorVersion": 0},
+        "maxTimerDrivenThreadCount": 10,
+        "registries": [],
+        "parameterContexts": list(definition["parameterContexts"].values()),
+        "parameterProviders": [],
+        "controllerServices": [service],
+        "reportingTasks": [],
+        "rootGroup": root,
+    }
+    path = tmp_path / "flow.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(dataflow).encode()))
+
+    # Without the writer service, the merge is unsupported; the rest maps as before.
+    result = import_nifi(dataflow)
+    assert [c.name for c in result.unsupported] == ["Enrich/Batch/Merge"]
+    flow = result.document["flow"]
+    assert flow["controller_services"]["CSV Reader"]["type"] == "CSVReader"
+    assert flow["parameters"]["region"] == "eu"
+    # In a running NiFi's own flow, ENABLED means stopped; only RUNNING runs.
+    assert "run_state" not in flow["processors"]["Generate"]
+    assert flow["processors"]["Write"]["run_state"] == "STOPPED"
+    with pytest.raises(UnsupportedComponentsError):
+        load_flow(path)
