@@ -318,6 +318,12 @@ def render_lineage(graph: LineageGraph, focus: str) -> Tree:
     return tree
 
 
+from flowcore.flow.nifi.commands import export_app, import_app  # noqa: E402
+
+app.add_typer(import_app, name="import")
+app.add_typer(export_app, name="export")
+
+
 def main() -> None:
     try:
         app()

@@ -1,12 +1,13 @@
 """``make demo``: run every sample flow on the embedded defaults and show the results.
 
-Each sample's ``flow.yaml`` runs until idle in a fresh data directory under
-``demo-data/`` (with the engine settings of its ``settings.yaml``, if it has one, over the
-defaults; and with its input generated into ``<data dir>/input`` first by ``prepare.py``'s
-``prepare(input_dir)``, if it has one); then the demo prints what each processor did,
-what is left in the queues, the files written, and from the provenance repository the
-newest merge (its JOIN event and reason) or delivery, with its lineage. A sample may add
-``show.py`` with ``show(node, out_dir, console)`` to print more.
+Each sample's ``flow.yaml`` (or NiFi flow definition ``flow.json``) runs until idle in a
+fresh data directory under ``demo-data/`` (with the engine settings of its
+``settings.yaml``, if it has one, over the defaults; and with its input generated into
+``<data dir>/input`` first by ``prepare.py``'s ``prepare(input_dir)``, if it has one);
+then the demo prints what each processor did, what is left in the queues, the files
+written, and from the provenance repository the newest merge (its JOIN event and reason)
+or delivery, with its lineage. A sample may add ``show.py`` with
+``show(node, out_dir, console)`` to print more.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import shutil
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import yaml
 from rich.console import Console
@@ -24,7 +26,7 @@ from rich.rule import Rule
 from flowcore.cli import _print_status, render_lineage
 from flowcore.clock import SystemClock
 from flowcore.engine import DeterministicScheduler, Node
-from flowcore.flow import parse_flow
+from flowcore.flow import parse_flow, read_flow_document
 from flowcore.repository import ProvenanceQuery
 from flowcore.settings import EngineSettings
 
@@ -38,7 +40,7 @@ def run_sample(flow_file: Path, root: Path) -> None:
     data_dir = root / name
     shutil.rmtree(data_dir, ignore_errors=True)
     out_dir = data_dir / "out"
-    document = yaml.safe_load(flow_file.read_text(encoding="utf-8"))
+    document = sample_document(flow_file)
     parameters = document["flow"].setdefault("parameters", {})
     parameters["out_dir"] = str(out_dir)
     if (flow_file.parent / "prepare.py").exists():
@@ -68,6 +70,23 @@ def run_sample(flow_file: Path, root: Path) -> None:
             module.show(node, out_dir, console)
     finally:
         node.close()
+
+
+def sample_document(flow_file: Path) -> dict[str, Any]:
+    """A sample's flow document. A NiFi flow definition (``flow.json``) is imported; as
+    NiFi's "Run Once" would, each of its source processors runs once (so the demo ends),
+    and a relative ``input_dir`` resolves from the flow file's folder."""
+    document: dict[str, Any] = read_flow_document(flow_file)
+    if flow_file.suffix == ".json":
+        flow = document["flow"]
+        fed = {c["to"] for c in flow.get("connections", [])}
+        for name, spec in flow["processors"].items():
+            if name not in fed:
+                spec.setdefault("schedule", {})["max_runs"] = 1
+        parameters = flow.get("parameters", {})
+        if "input_dir" in parameters and not Path(parameters["input_dir"]).is_absolute():
+            parameters["input_dir"] = str(flow_file.parent / parameters["input_dir"])
+    return document
 
 
 def sample_settings(sample_dir: Path, data_dir: Path) -> EngineSettings:
@@ -105,7 +124,7 @@ def show_lineage(node: Node, data_dir: Path) -> None:
 
 def main() -> int:
     root = Path("demo-data")
-    flows = sorted(SAMPLES.glob("*/flow.yaml"))
+    flows = sorted([*SAMPLES.glob("*/flow.yaml"), *SAMPLES.glob("*/flow.json")])
     for flow_file in flows:
         run_sample(flow_file, root)
     console.print(Rule())

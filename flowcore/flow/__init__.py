@@ -10,6 +10,7 @@ from flowcore.flow.definition import (
     ScheduleSpec,
     load_flow,
     parse_flow,
+    read_flow_document,
 )
 
 __all__ = [
@@ -22,4 +23,5 @@ __all__ = [
     "ScheduleSpec",
     "load_flow",
     "parse_flow",
+    "read_flow_document",
 ]

@@ -8,6 +8,8 @@ An invalid flow is refused with the offending key and the reason.
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -160,15 +162,46 @@ def parse_flow(data: Any, source: str = "flow") -> FlowDefinition:
     return _substitute_parameters(definition)
 
 
-def load_flow(path: Path) -> FlowDefinition:
-    """Read and validate a flow file."""
+def load_flow(path: Path, *, allow_unsupported: bool = False) -> FlowDefinition:
+    """Read and validate a flow file: flowcore YAML or a NiFi flow definition (JSON).
+
+    A NiFi flow with components flowcore lacks is refused, listing each, unless
+    ``allow_unsupported`` puts them in place as stopped stubs.
+    """
+    document = read_flow_document(path, allow_unsupported=allow_unsupported)
+    return parse_flow(document, str(path))
+
+
+def read_flow_document(path: Path, *, allow_unsupported: bool = False) -> Any:
+    """The flow document of a file, not yet validated; NiFi JSON (also gzipped, as NiFi's
+    ``flow.json.gz``) is recognised by its content and converted."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise FlowDefinitionError(str(path), "no such file") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise FlowDefinitionError(str(path), f"not valid gzip: {exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FlowDefinitionError(str(path), f"not UTF-8 text: {exc}") from None
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise FlowDefinitionError(str(path), f"not valid JSON: {exc}") from None
+        from flowcore.flow.nifi import is_nifi_flow, nifi_document
+
+        if is_nifi_flow(data):
+            return nifi_document(data, str(path), allow_unsupported=allow_unsupported)
+        return data
+    try:
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise FlowDefinitionError(str(path), f"not valid YAML: {exc}") from None
-    return parse_flow(data, str(path))
 
 
 def _check_references(definition: FlowDefinition) -> None:
@@ -229,7 +262,5 @@ def _to_text(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, list | dict):
-        import json
-
         return json.dumps(value)
     return str(value)

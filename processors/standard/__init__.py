@@ -1,7 +1,8 @@
 """The everyday processors: importing this package registers every one of them.
 
 GenerateFlowFile, GetFile, PutFile, UpdateAttribute, RouteOnAttribute, LogAttribute,
-SplitText and Funnel, one module each, following Apache NiFi's processors of the same
+SplitText and Funnel, one module each (and Unsupported, the stand-in for a NiFi
+component flowcore lacks), following Apache NiFi's processors of the same
 names (each module's docstring lists where it differs or chooses).
 """
 
@@ -12,6 +13,7 @@ from processors.standard.log_attribute import LogAttribute
 from processors.standard.put_file import PutFile
 from processors.standard.route_on_attribute import RouteOnAttribute
 from processors.standard.split_text import SplitText
+from processors.standard.unsupported import Unsupported
 from processors.standard.update_attribute import UpdateAttribute
 
 __all__ = [
@@ -22,5 +24,6 @@ __all__ = [
     "PutFile",
     "RouteOnAttribute",
     "SplitText",
+    "Unsupported",
     "UpdateAttribute",
 ]

@@ -178,3 +178,35 @@ def test_cdc_upsert_merges_each_region_by_key_and_sends_the_big_bin_to_spark(
             assert events[region].details == "Records Merged due to: Bin has reached Max Bin Age"
     finally:
         node.close()
+
+
+def test_nifi_import_runs_the_nifi_flow_definition_and_merges_per_store(
+    tmp_path: Path,
+) -> None:
+    from samples.demo import sample_document
+    from samples.nifi_import import show as nifi_show
+
+    flow_file = SAMPLES / "nifi_import" / "flow.json"
+    document = sample_document(flow_file)
+    flow = document["flow"]
+    assert flow["parameters"]["input_dir"] == str(SAMPLES / "nifi_import" / "input")
+    assert flow["processors"]["Get order exports"]["schedule"]["max_runs"] == 1
+    assert "Merge orders/Merge per store" in flow["processors"]
+    out_dir = tmp_path / "out"
+    input_dir = tmp_path / "input"
+    shutil.copytree(SAMPLES / "nifi_import" / "input", input_dir)
+    flow["parameters"].update(out_dir=str(out_dir), input_dir=str(input_dir))
+    clock = ManualClock(int(time.time() * 1000))
+    node = Node.from_flow(EngineSettings(data_dir=tmp_path / "data"), parse_flow(document), clock)
+    try:
+        summary = DeterministicScheduler(node).run_until_idle(max_triggers=10_000)
+        assert summary.idle
+        assert all(c.queue.size == 0 for c in node.connections.values())
+        details = {event.details for event in _joins(node, "Merge orders/Merge per store")}
+        assert details == {"Records Merged due to: Bin has reached Max Bin Age"}
+    finally:
+        node.close()
+    assert nifi_show.expected(input_dir) == {"1001": ["1", "2", "3", "4", "5"],
+                                             "1002": ["6", "7", "8", "9"]}  # fmt: skip
+    assert nifi_show.merged(out_dir) == nifi_show.expected(input_dir)
+    assert sorted(p.name for p in (out_dir / "other").iterdir()) == ["returns-1001-mon.csv"]

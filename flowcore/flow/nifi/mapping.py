@@ -1,0 +1,269 @@
+"""The tables between NiFi and flowcore: component types and property names.
+
+Each ``TypeMapping`` pairs a NiFi class with the flowcore type that does its job. A NiFi
+property is matched to a flowcore property by its name or display name, after
+``aliases`` (NiFi's API name where flowcore keys the property by its display name). A NiFi
+property flowcore lacks is harmless, and dropped on import, when its value is null or the
+one in ``ignored`` (NiFi's default; ``ANY`` for any value): otherwise the component is
+unsupported. The documentation's table of supported types is generated from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Final, Literal
+
+ANY: Final = "\x00any"
+"""In ``ignored``: every value of the property is harmless to drop."""
+
+FLOWCORE_CLASS_PREFIX: Final = "flowcore.processors."
+"""The class name export gives a flowcore type that has no NiFi counterpart."""
+
+NIFI_VERSION: Final = "2.0.0"
+READER_API: Final = "org.apache.nifi.serialization.RecordReaderFactory"
+WRITER_API: Final = "org.apache.nifi.serialization.RecordSetWriterFactory"
+PRIORITIZER_PACKAGE: Final = "org.apache.nifi.prioritizer."
+
+
+@dataclass(frozen=True, slots=True)
+class TypeMapping:
+    nifi_type: str
+    flowcore_type: str
+    kind: Literal["processor", "service"]
+    artifact: str
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    ignored: Mapping[str, str] = field(default_factory=dict)
+    api: str | None = None
+
+    @property
+    def simple_name(self) -> str:
+        return self.nifi_type.rsplit(".", 1)[-1]
+
+
+_STANDARD = "nifi-standard-nar"
+_RECORD = "nifi-record-serialization-services-nar"
+_SCHEMA = {
+    "schema-name": "${schema.name}",
+    "schema-version": ANY,
+    "schema-branch": ANY,
+    "schema-registry": ANY,
+    "schema-reference-reader": ANY,
+    "schema-inference-cache": ANY,
+    "Date Format": ANY,
+    "Time Format": ANY,
+    "Timestamp Format": ANY,
+}
+_WRITER = {
+    **_SCHEMA,
+    "Schema Write Strategy": "no-schema",
+    "schema-cache": ANY,
+    "schema-protocol-version": "1",
+    "schema-reference-writer": ANY,
+}
+_CSV = {"CSV Format": "custom", "Comment Marker": ANY, "csvutils-character-set": "UTF-8"}
+_RECORD_ALIASES = {"record-reader": "Record Reader", "record-writer": "Record Writer"}
+
+
+def _processor(
+    name: str,
+    package: str = "org.apache.nifi.processors.standard",
+    artifact: str = _STANDARD,
+    aliases: Mapping[str, str] | None = None,
+    ignored: Mapping[str, str] | None = None,
+) -> TypeMapping:
+    return TypeMapping(
+        f"{package}.{name}",
+        name,
+        "processor",
+        artifact,
+        MappingProxyType(dict(aliases or {})),
+        MappingProxyType(dict(ignored or {})),
+    )
+
+
+def _service(
+    name: str,
+    package: str,
+    api: str,
+    artifact: str = _RECORD,
+    ignored: Mapping[str, str] | None = None,
+) -> TypeMapping:
+    return TypeMapping(
+        f"{package}.{name}",
+        name,
+        "service",
+        artifact,
+        MappingProxyType({}),
+        MappingProxyType(dict(ignored or {})),
+        api,
+    )
+
+
+TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
+    _processor("GenerateFlowFile"),
+    _processor("GetFile"),
+    _processor("PutFile"),
+    _processor(
+        "UpdateAttribute",
+        "org.apache.nifi.processors.attributes",
+        "nifi-update-attribute-nar",
+        ignored={
+            "Store State": "Do not store state",
+            "Stateful Variables Initial Value": ANY,
+            "canonical-value-lookup-cache-size": ANY,
+        },
+    ),
+    _processor("RouteOnAttribute"),
+    _processor("LogAttribute"),
+    _processor("SplitText"),
+    _processor("SplitRecord"),
+    _processor(
+        "ConvertRecord",
+        aliases={
+            **_RECORD_ALIASES,
+            "include-zero-record-flowfiles": "Include Zero Record FlowFiles",
+        },
+    ),
+    _processor("PartitionRecord"),
+    _processor(
+        "MergeRecord",
+        aliases={
+            **_RECORD_ALIASES,
+            "merge-strategy": "Merge Strategy",
+            "correlation-attribute-name": "Correlation Attribute Name",
+            "min-records": "Minimum Number of Records",
+            "max-records": "Maximum Number of Records",
+            "min-bin-size": "Minimum Bin Size",
+            "max-bin-size": "Maximum Bin Size",
+            "max-bin-age": "Max Bin Age",
+            "max.bin.count": "Maximum Number of Bins",
+        },
+    ),
+    _processor(
+        "EnforceOrder",
+        aliases={
+            "group-id": "Group Identifier",
+            "order-attribute": "Order Attribute",
+            "initial-order": "Initial Order",
+            "maximum-order": "Maximum Order",
+            "batch-count": "Batch Count",
+            "wait-timeout": "Wait Timeout",
+            "inactive-timeout": "Inactive Timeout",
+        },
+    ),
+    _service(
+        "CSVReader",
+        "org.apache.nifi.csv",
+        READER_API,
+        ignored={
+            **_SCHEMA,
+            **_CSV,
+            "csv-reader-csv-parser": "commons-csv",
+            "Record Separator": "\\n",
+            "csvutils-allow-duplicate-header-names": "true",
+            "Trim double quote": "true",
+        },
+    ),
+    _service(
+        "CSVRecordSetWriter",
+        "org.apache.nifi.csv",
+        WRITER_API,
+        ignored={**_WRITER, **_CSV, "Trim Fields": "true", "Include Trailing Delimiter": "false"},
+    ),
+    _service(
+        "JsonTreeReader",
+        "org.apache.nifi.json",
+        READER_API,
+        ignored={
+            **_SCHEMA,
+            "starting-field-strategy": "ROOT_NODE",
+            "schema-application-strategy": "SELECTED_PART",
+            "Max String Length": "20 MB",
+            "Allow Comments": "false",
+        },
+    ),
+    _service(
+        "JsonRecordSetWriter",
+        "org.apache.nifi.json",
+        WRITER_API,
+        ignored={
+            **_WRITER,
+            "Pretty Print JSON": "false",
+            "Allow Scientific Notation": "false",
+            "compression-format": "none",
+            "compression-level": ANY,
+        },
+    ),
+    _service(
+        "AvroReader", "org.apache.nifi.avro", READER_API, ignored={**_SCHEMA, "cache-size": ANY}
+    ),
+    _service(
+        "AvroRecordSetWriter",
+        "org.apache.nifi.avro",
+        WRITER_API,
+        ignored={
+            **_WRITER,
+            "Schema Write Strategy": "avro-embedded",
+            "cache-size": ANY,
+            "encoder-pool-size": ANY,
+        },
+    ),
+    _service(
+        "ParquetReader",
+        "org.apache.nifi.parquet",
+        READER_API,
+        "nifi-parquet-nar",
+        ignored={"avro-read-compatibility": "true", "avro-add-list-element-records": "true"},
+    ),
+    _service(
+        "ParquetRecordSetWriter",
+        "org.apache.nifi.parquet",
+        WRITER_API,
+        "nifi-parquet-nar",
+        ignored={
+            **_WRITER,
+            "row-group-size": ANY,
+            "page-size": ANY,
+            "dictionary-page-size": ANY,
+            "max-padding-size": ANY,
+            "enable-dictionary-encoding": ANY,
+            "enable-validation": ANY,
+            "writer-version": ANY,
+            "avro-write-old-list-structure": ANY,
+            "avro-add-list-element-records": ANY,
+        },
+    ),
+)
+
+BY_NIFI_TYPE: Final[Mapping[str, TypeMapping]] = MappingProxyType(
+    {m.nifi_type: m for m in TYPE_MAPPINGS}
+)
+BY_FLOWCORE_TYPE: Final[Mapping[tuple[str, str], TypeMapping]] = MappingProxyType(
+    {(m.kind, m.flowcore_type): m for m in TYPE_MAPPINGS}
+)
+FUNNEL_TYPE: Final = "Funnel"
+STUB_TYPE: Final = "Unsupported"
+STUB_COMPONENT_TYPE: Final = "Component Type"
+STUB_RELATIONSHIPS: Final = "Relationships"
+
+
+def nifi_mapping(nifi_type: str, kind: Literal["processor", "service"]) -> TypeMapping | None:
+    """The mapping of a NiFi class (or of a class name export gave a flowcore-only type)."""
+    found = BY_NIFI_TYPE.get(nifi_type)
+    if found is not None:
+        return found if found.kind == kind else None
+    if kind == "processor" and nifi_type.startswith(FLOWCORE_CLASS_PREFIX):
+        name = nifi_type.removeprefix(FLOWCORE_CLASS_PREFIX)
+        if name not in {FUNNEL_TYPE, STUB_TYPE}:
+            return TypeMapping(nifi_type, name, kind, "flowcore")
+    return None
+
+
+def nifi_class(flowcore_type: str, kind: Literal["processor", "service"]) -> TypeMapping:
+    """The mapping export uses for a flowcore type (a flowcore-only one gets its own)."""
+    found = BY_FLOWCORE_TYPE.get((kind, flowcore_type))
+    if found is not None:
+        return found
+    return TypeMapping(FLOWCORE_CLASS_PREFIX + flowcore_type, flowcore_type, kind, "flowcore")
