@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import operator
+import os
 import threading
 import uuid
 from collections import Counter
@@ -30,7 +31,7 @@ from typing import Any, Literal
 import lmdb
 
 from flowcore.clock import Clock
-from flowcore.errors import CommitFailedError, RepositoryError
+from flowcore.errors import CommitFailedError, RepositoryError, RepositoryFullError
 from flowcore.model.flowfile import ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent
 from flowcore.repository.flowfile import (
@@ -67,6 +68,8 @@ _MAX_PLAIN_COMPONENT_ID = 64
 
 
 _NEXT_FLOWFILE_ID = b"next_flowfile_id"
+REPOSITORY = "FlowFile"
+MAP_SIZE_SETTING = "flowfile_repository.map_size"
 # Newest committed events kept in memory for the indexer (see recent_events.py): a few
 # index batches' worth.
 RECENT_EVENTS = 50_000
@@ -232,10 +235,13 @@ class LmdbFlowFileRepository(FlowFileRepository):
         except lmdb.MapFullError as exc:
             msg = (
                 "the FlowFile repository is full (LMDB map size "
-                f"{self._settings.flowfile_repository.map_size}); nothing was committed"
+                f"{self._settings.flowfile_repository.map_size}); nothing was committed: "
+                f"raise {MAP_SIZE_SETTING}"
             )
-            raise CommitFailedError(msg) from exc
+            raise RepositoryFullError(msg, repository=REPOSITORY, setting=MAP_SIZE_SETTING) from exc
         except lmdb.Error as exc:
+            if _no_room(self._env.path(), exc):
+                raise _disk_full(self._env.path(), "commit", exc) from exc
             msg = f"the FlowFile repository could not commit: {exc}; nothing was committed"
             raise CommitFailedError(msg) from exc
         self._next_event_id = next_event
@@ -446,8 +452,15 @@ class _WriteTxn:
         if exc is not None:
             self._txn.abort()
             if isinstance(exc, lmdb.MapFullError):
-                msg = f"cannot {self._what}: the FlowFile repository is full ({self._map_size})"
-                raise CommitFailedError(msg) from exc
+                msg = (
+                    f"cannot {self._what}: the FlowFile repository is full "
+                    f"(map size {self._map_size}): raise {MAP_SIZE_SETTING}"
+                )
+                raise RepositoryFullError(
+                    msg, repository=REPOSITORY, setting=MAP_SIZE_SETTING
+                ) from exc
+            if isinstance(exc, lmdb.Error) and _no_room(self._env.path(), exc):
+                raise _disk_full(self._env.path(), self._what, exc) from exc
             if isinstance(exc, lmdb.Error):
                 msg = f"cannot {self._what}: {exc}"
                 raise CommitFailedError(msg) from exc
@@ -456,9 +469,39 @@ class _WriteTxn:
             self._txn.commit()
         except lmdb.MapFullError as error:
             msg = (
-                f"cannot {self._what}: the FlowFile repository is full (map size {self._map_size})"
+                f"cannot {self._what}: the FlowFile repository is full "
+                f"(map size {self._map_size}): raise {MAP_SIZE_SETTING}"
             )
-            raise CommitFailedError(msg) from error
+            raise RepositoryFullError(
+                msg, repository=REPOSITORY, setting=MAP_SIZE_SETTING
+            ) from error
         except lmdb.Error as error:
+            if _no_room(self._env.path(), error):
+                raise _disk_full(self._env.path(), self._what, error) from error
             msg = f"cannot {self._what}: {error}"
             raise CommitFailedError(msg) from error
+
+
+# Less free space than this under the repository after a failed write: the disk is full.
+_NO_ROOM_BYTES = 1024 * 1024
+
+
+def _no_room(path: str, error: lmdb.Error) -> bool:
+    """True when a failed LMDB write is a full disk: ENOSPC, or the I/O error LMDB gives
+    for a write the disk cut short, with (next to) no space left under ``path``."""
+    if isinstance(error, lmdb.DiskError):
+        return True
+    try:
+        stats = os.statvfs(path)
+    except OSError:
+        return False
+    return stats.f_bavail * stats.f_frsize < _NO_ROOM_BYTES
+
+
+def _disk_full(path: object, what: str, error: lmdb.Error) -> RepositoryFullError:
+    """LMDB could not write its file: the disk under the repository is full (ENOSPC)."""
+    msg = (
+        f"cannot {what}: the FlowFile repository is full (out of disk space: {error}); "
+        f"nothing was committed: free space under {path} or move data_dir to a larger disk"
+    )
+    return RepositoryFullError(msg, repository=REPOSITORY, setting="data_dir")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from flowcore.clock import ManualClock
-from flowcore.errors import CommitFailedError
+from flowcore.errors import CommitFailedError, RepositoryFullError
 from flowcore.model import ContentClaim, FlowFile, ProvenanceEvent, ResourceClaim
 from flowcore.repository import FlowFileRepository, QueuedFlowFile, RepositoryUpdate
 from flowcore.repository.flowfile import MAX_KEYED_STATE_KEY
@@ -254,3 +254,33 @@ def test_keyed_state_of_a_failed_commit_is_not_written(repo_factory: RepoFactory
     with pytest.raises(CommitFailedError, match="full"):
         repo.commit(RepositoryUpdate(keyed_state={"proc": values}))
     assert repo.scan_keyed("proc", b"", None, 10) == []
+
+
+def test_a_full_map_is_a_full_error_naming_the_map_size_setting(
+    repo_factory: RepoFactory,
+) -> None:
+    repo = repo_factory(ff={"map_size": "1 MB"})
+    big = [QueuedFlowFile("q", i, flowfile(i, pad="x" * 2000)) for i in range(2000)]
+    with pytest.raises(RepositoryFullError) as raised:
+        repo.commit(RepositoryUpdate(puts=big))
+    assert (raised.value.repository, raised.value.setting) == (
+        "FlowFile",
+        "flowfile_repository.map_size",
+    )
+    assert "flowfile_repository.map_size" in str(raised.value)
+    with pytest.raises(RepositoryFullError, match="flowfile_repository.map_size"):
+        repo.swap_out("q", big)
+
+
+def test_a_full_disk_under_the_repository_is_a_full_error(
+    repo_factory: RepoFactory, small_disk: Any
+) -> None:
+    disk = small_disk("512k")
+    repo = repo_factory(data_dir=disk, ff={"map_size": "64 MB"})
+    repo.commit(RepositoryUpdate(puts=[QueuedFlowFile("q", 0, flowfile(0))]))
+    big = [QueuedFlowFile("q", i, flowfile(i, pad="x" * 2000)) for i in range(1, 1000)]
+    with pytest.raises(RepositoryFullError, match="free space under") as raised:
+        repo.commit(RepositoryUpdate(puts=big, events=[event("e")]))
+    assert raised.value.repository == "FlowFile"
+    assert [r.flowfile.id for r in repo.recover().queues["q"]] == [0]  # nothing half-written
+    assert repo.journal_size() == 0
