@@ -195,7 +195,7 @@ def test_fsync_reporting_no_room_is_a_full_error(
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(os, "fsync", no_room)
-    with pytest.raises(RepositoryFullError, match="content.containers") as raised:
+    with pytest.raises(RepositoryFullError, match=r"content\.containers") as raised:
         repo.flush([claim.resource], fsync=True)
     assert raised.value.repository == "content"
 

@@ -268,7 +268,7 @@ def test_a_full_map_is_a_full_error_naming_the_map_size_setting(
         "flowfile_repository.map_size",
     )
     assert "flowfile_repository.map_size" in str(raised.value)
-    with pytest.raises(RepositoryFullError, match="flowfile_repository.map_size"):
+    with pytest.raises(RepositoryFullError, match=r"flowfile_repository\.map_size"):
         repo.swap_out("q", big)
 
 
