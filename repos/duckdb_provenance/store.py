@@ -293,6 +293,8 @@ class ProvenanceStore:
             self._in_transaction = False
             try:
                 self._writer.rollback()
+            except duckdb.TransactionException as ended:
+                logger.debug("provenance transaction already ended by DuckDB: %s", ended)
             except duckdb.Error as rollback_error:
                 logger.warning("provenance rollback failed: %s", rollback_error)
         self._pending_through = self.indexed_through
@@ -312,7 +314,7 @@ class ProvenanceStore:
             f"the provenance repository cannot be read: {error}; if {self.path} is "
             "damaged, stop flowcore and move it aside (docs/failure-modes.md)"
         )
-        return RepositoryUnavailableError(msg, repository=REPOSITORY, setting=STORAGE_SETTING)
+        return RepositoryUnavailableError(msg, repository=REPOSITORY)
 
     def checkpoint(self) -> bool:
         """Write the WAL into the database file; False if DuckDB could not do it now.
