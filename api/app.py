@@ -11,7 +11,7 @@ import base64
 import binascii
 import hmac
 import json
-import logging
+import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
@@ -26,22 +26,29 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram,
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from pydantic import BaseModel, Field
+from starlette.requests import ClientDisconnect
 
 from api.settings import ApiSettings, Role
 from flowcore.engine.node import BackPressureError, EnqueueItem, Node, ReplayError
 from flowcore.engine.processor_node import RunState
+from flowcore.errors import ContentNotFoundError, RepositoryError, RepositoryFullError
+from flowcore.logsafe import safe_logger
 from flowcore.model.flowfile import ContentClaim, CoreAttribute, ResourceClaim
 from flowcore.model.provenance import ContentRef, ProvenanceEvent, ProvenanceEventType
 from flowcore.repository.provenance import ProvenanceQuery
 from flowcore.session.commit import CommitListener, SessionChanges
 
-log = logging.getLogger("flowcore.api")
+log = safe_logger("flowcore.api")
+
+_DIGITS = re.compile(r"[0-9]+")
+MAX_INT64 = 2**63 - 1
 
 API = "/api/v1"
 NDJSON = "application/x-ndjson"
 TERMINAL_EVENTS = frozenset({ProvenanceEventType.DROP.value, ProvenanceEventType.EXPIRE.value})
 
 
+EventId = Annotated[int, Path(ge=0, le=MAX_INT64, description="A provenance event id.")]
 WaitForIndex = Annotated[
     bool,
     Query(description="Index the journaled events first, so earlier writes are found."),
@@ -219,6 +226,31 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorBody} for code in codes}
 
 
+RETRY_AFTER = {
+    "Retry-After": {"description": "Seconds to wait before retrying.", "schema": {"type": "string"}}
+}
+
+
+def _unavailable() -> dict[int | str, dict[str, Any]]:
+    """503: a repository cannot serve now (or back pressure); retry after ``Retry-After``."""
+    return {503: {"model": ErrorBody, "headers": RETRY_AFTER}}
+
+
+def _full() -> dict[int | str, dict[str, Any]]:
+    """507: a repository is full; the message names the setting to change."""
+    return {507: {"model": ErrorBody}}
+
+
+def repository_detail(exc: RepositoryError) -> str:
+    """The error's message, with its repository and setting named if it does not."""
+    detail = str(exc)
+    if exc.repository and exc.repository.lower() not in detail.lower():
+        detail = f"the {exc.repository} repository: {detail}"
+    if exc.setting and exc.setting not in detail:
+        detail = f"{detail} (setting: {exc.setting})"
+    return detail
+
+
 # -- helpers --------------------------------------------------------------------------------
 
 
@@ -250,6 +282,8 @@ def parse_attribute_header(header: str | None) -> dict[str, str]:
         value = json.loads(header)
     except json.JSONDecodeError as exc:
         raise BadInput(400, f"X-FlowFile-Attributes is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise BadInput(400, "X-FlowFile-Attributes is nested too deeply") from None
     return check_attributes(value, "X-FlowFile-Attributes")
 
 
@@ -266,6 +300,8 @@ def parse_ndjson(body: bytes) -> list[EnqueueItem]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise BadInput(400, f"line {number}: not valid JSON: {exc}") from None
+        except RecursionError:
+            raise BadInput(400, f"line {number}: nested too deeply") from None
         if not isinstance(record, dict):
             raise BadInput(422, f"line {number}: each line must be a JSON object")
         unknown = set(record) - {"attributes", "content", "content_base64"}
@@ -296,11 +332,22 @@ def parse_ndjson(body: bytes) -> list[EnqueueItem]:
     return items
 
 
+def check_declared_size(request: Request, limit: int) -> None:
+    """Refuse (413) a body whose ``Content-Length`` passes ``limit``, before reading it;
+    a ``Content-Length`` that is not ASCII digits is a 400."""
+    declared = request.headers.get("content-length")
+    if declared is None:
+        return
+    size = parse_count(declared.strip())
+    if size is None:
+        raise BadInput(400, f"Content-Length must be a number of bytes, not '{declared}'")
+    if size > limit:
+        raise BadInput(413, f"the body exceeds the maximum size of {limit} bytes")
+
+
 async def read_body(request: Request, limit: int) -> bytes:
     """Read the body in chunks, refusing (413) as soon as it passes ``limit``."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise BadInput(413, f"the body exceeds the maximum size of {limit} bytes")
+    check_declared_size(request, limit)
     buffer = bytearray()
     async for chunk in request.stream():
         buffer += chunk
@@ -309,22 +356,49 @@ async def read_body(request: Request, limit: int) -> bytes:
     return bytes(buffer)
 
 
+def parse_count(text: str) -> int | None:
+    """A non-negative integer written in ASCII digits only, else None; above
+    ``MAX_INT64`` for any longer than the largest 64-bit integer.
+
+    ``str.isdigit`` also accepts other scripts' digits and superscripts (``"²"``), which
+    ``int`` then refuses or reads differently: every number from a client goes through
+    here instead.
+    """
+    if not _DIGITS.fullmatch(text):
+        return None
+    if len(text) > len(str(MAX_INT64)):
+        return MAX_INT64 + 1  # too large for anything here (and for ``int``'s digit limit)
+    return int(text)
+
+
+def parse_bounded(text: str, name: str, what: str) -> int:
+    """A query value that must be an integer from 0 to the largest event id or time."""
+    number = parse_count(text)
+    if number is None or number > MAX_INT64:
+        raise BadInput(422, f"'{name}' must be {what}, not '{text}'")
+    return number
+
+
 def parse_time(value: str | None, name: str) -> int | None:
     """Epoch milliseconds, or an ISO 8601 time (UTC when it names no zone)."""
     if value is None:
         return None
     text = value.strip()
-    if text.lstrip("-").isdigit():
-        return int(text)
+    problem = f"'{name}' must be epoch milliseconds or an ISO 8601 time, not '{value}'"
+    millis = parse_count(text.removeprefix("-"))
+    if millis is not None:
+        if millis > MAX_INT64:
+            raise BadInput(422, problem)
+        return -millis if text.startswith("-") else millis
+    if not text.isascii():
+        raise BadInput(422, problem)
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise BadInput(
-            422, f"'{name}' must be epoch milliseconds or an ISO 8601 time, not '{value}'"
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return int(moment.timestamp() * 1000)
+    except (ValueError, OverflowError):
+        raise BadInput(422, problem) from None
 
 
 def _ref(ref: ContentRef | None) -> ContentRefModel | None:
@@ -518,6 +592,35 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
             )
         return JSONResponse({"detail": "; ".join(problems) or "invalid request"}, status_code=422)
 
+    @app.exception_handler(RepositoryError)
+    async def repository_failure(request: Request, exc: RepositoryError) -> JSONResponse:
+        """507 when a repository is full, else 503 with ``Retry-After``: never a 500.
+
+        The message names the repository and the setting that mends it.
+        """
+        detail = repository_detail(exc)
+        log.warning("%s %s failed: %s", request.method, request.url.path, detail)
+        if isinstance(exc, RepositoryFullError):
+            return JSONResponse(
+                {"detail": detail}, status_code=507, headers={"Connection": "close"}
+            )
+        return JSONResponse(
+            {"detail": detail},
+            status_code=503,
+            headers={"Retry-After": str(settings.retry_after_seconds)},
+        )
+
+    @app.exception_handler(ClientDisconnect)
+    async def client_gone(request: Request, _exc: ClientDisconnect) -> Response:
+        """The client went away before its body arrived: nothing was enqueued. Not an
+        error of the server: one warning line, no traceback."""
+        log.warning(
+            "client disconnected during %s %s before the body arrived; nothing was enqueued",
+            request.method,
+            request.url.path,
+        )
+        return JSONResponse({"detail": "the client disconnected"}, status_code=400)
+
     @app.exception_handler(BackPressureError)
     async def back_pressure(_request: Request, exc: BackPressureError) -> JSONResponse:
         return JSONResponse(
@@ -543,7 +646,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         dependencies=secured,
         tags=["ports"],
         summary="Enqueue one FlowFile: the body is its content",
-        responses={**auth_errors, **_errors(400, 404, 413, 422, 503)},
+        responses={**auth_errors, **_errors(400, 404, 413, 422), **_unavailable(), **_full()},
         openapi_extra={
             "requestBody": {
                 "required": False,
@@ -562,9 +665,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         attributes = parse_attribute_header(x_flowfile_attributes)
         if port not in node.input_ports:
             raise HTTPException(404, f"no input port named '{port}'")
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise BadInput(413, f"the body exceeds the maximum size of {limit} bytes")
+        check_declared_size(request, limit)
         try:
             upload = await run_in_threadpool(node.open_upload, port, attributes)
         except ValueError as exc:
@@ -589,7 +690,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         dependencies=secured,
         tags=["ports"],
         summary="Enqueue FlowFiles from NDJSON, all or none, in one session",
-        responses={**auth_errors, **_errors(400, 404, 413, 422, 503)},
+        responses={**auth_errors, **_errors(400, 404, 413, 422), **_unavailable(), **_full()},
         openapi_extra={
             "requestBody": {
                 "required": True,
@@ -688,7 +789,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         response_model=FlowFileInfo,
         dependencies=secured,
         tags=["flowfiles"],
-        responses={**auth_errors, **_errors(404)},
+        responses={**auth_errors, **_errors(404), **_unavailable()},
     )
     def get_flowfile(uuid: str) -> FlowFileInfo:
         found = node.locate(uuid)
@@ -726,11 +827,11 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         response_model=QueueListing,
         dependencies=secured,
         tags=["flowfiles"],
-        responses={**auth_errors, **_errors(404)},
+        responses={**auth_errors, **_errors(404), **_unavailable()},
     )
     def list_queue(
         name: str,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: Annotated[int, Query(ge=0, le=MAX_INT64)] = 0,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> QueueListing:
         connection = node.connections.get(name)
@@ -768,7 +869,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         response_model=ProvenanceSearchResult,
         dependencies=secured,
         tags=["provenance"],
-        responses={**auth_errors, **_errors(422)},
+        responses={**auth_errors, **_errors(422), **_unavailable()},
         openapi_extra={
             "parameters": [
                 {
@@ -805,9 +906,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         }
         before: int | None = None
         if cursor is not None:
-            if not cursor.isdigit():
-                raise BadInput(422, f"'cursor' is not a cursor this API gave out: '{cursor}'")
-            before = int(cursor)
+            before = parse_bounded(cursor, "cursor", "a `next_cursor` this API gave out")
         if event_type is not None:
             event_type = event_type.upper()
             if event_type not in ProvenanceEventType.__members__:
@@ -850,9 +949,9 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         response_model=ProvenanceEventModel,
         dependencies=secured,
         tags=["provenance"],
-        responses={**auth_errors, **_errors(404)},
+        responses={**auth_errors, **_errors(404), **_unavailable()},
     )
-    def get_event(event_id: int, wait_for_index: WaitForIndex = False) -> ProvenanceEventModel:
+    def get_event(event_id: EventId, wait_for_index: WaitForIndex = False) -> ProvenanceEventModel:
         event = _event(event_id, wait_for_index)
         model = event_model(event)
         model.input_content_available = _available(event.previous_content)
@@ -869,7 +968,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
             raise HTTPException(410, f"the {which} content of event {event_id} has aged off")
         try:
             data = node.content.read(claim, 0, ref.size)
-        except (FileNotFoundError, OSError):
+        except (ContentNotFoundError, OSError):
             raise HTTPException(
                 410, f"the {which} content of event {event_id} has aged off"
             ) from None
@@ -886,6 +985,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         200: {"content": {"application/octet-stream": {"schema": {"type": "string"}}}},
         **auth_errors,
         **_errors(404, 410),
+        **_unavailable(),
     }
 
     @app.get(
@@ -895,7 +995,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         tags=["provenance"],
         responses=content_responses,
     )
-    def get_input_content(event_id: int) -> Response:
+    def get_input_content(event_id: EventId) -> Response:
         return _content(event_id, "input")
 
     @app.get(
@@ -905,7 +1005,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         tags=["provenance"],
         responses=content_responses,
     )
-    def get_output_content(event_id: int) -> Response:
+    def get_output_content(event_id: EventId) -> Response:
         return _content(event_id, "output")
 
     @app.post(
@@ -914,9 +1014,9 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         response_model=UuidResult,
         dependencies=secured,
         tags=["provenance"],
-        responses={**auth_errors, **_errors(404, 409, 410)},
+        responses={**auth_errors, **_errors(404, 409, 410), **_unavailable(), **_full()},
     )
-    def replay(event_id: int) -> UuidResult:
+    def replay(event_id: EventId) -> UuidResult:
         try:
             return UuidResult(uuid=node.replay(event_id))
         except KeyError:
@@ -930,7 +1030,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         response_model=LineageResult,
         dependencies=secured,
         tags=["provenance"],
-        responses={**auth_errors, **_errors(404)},
+        responses={**auth_errors, **_errors(404), **_unavailable()},
     )
     def lineage(uuid: str, wait_for_index: WaitForIndex = False) -> LineageResult:
         if wait_for_index:
@@ -972,7 +1072,10 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         response_class=Response,
         dependencies=secured,
         tags=["operations"],
-        responses={200: {"content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}}}},
+        responses={
+            200: {"content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}}},
+            **auth_errors,
+        },
     )
     def metrics() -> Response:
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -62,3 +63,35 @@ def spark_compute(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     compute.spark_session()
     yield compute
     SparkProvider.stop_all()
+
+
+SmallDisk = Callable[[str], Path]
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[SmallDisk]:
+    """Mount a tmpfs of a given size (``"1m"``) under tmp_path: a real disk that fills up.
+
+    Writes past its size fail with ENOSPC from the kernel, as on a full disk. Mounting
+    needs root (CAP_SYS_ADMIN), which the test environment has; each mount is lazily
+    unmounted after the test.
+    """
+    mounts: list[Path] = []
+
+    def mount(size: str) -> Path:
+        point = tmp_path / f"small-disk-{len(mounts)}"
+        point.mkdir()
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(point)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            pytest.fail(f"cannot mount a {size} tmpfs (needs root): {done.stderr.strip()}")
+        mounts.append(point)
+        return point
+
+    yield mount
+    for point in reversed(mounts):
+        subprocess.run(["umount", "-l", str(point)], check=False)

@@ -9,7 +9,6 @@ provenance indexing, queries and replay.
 
 from __future__ import annotations
 
-import logging
 import threading
 import uuid as uuid_module
 from collections.abc import Iterable, Mapping, Sequence
@@ -22,6 +21,7 @@ from flowcore.engine.processor_node import ProcessorNode, RunState, ScheduleConf
 from flowcore.engine.validation import validate_properties
 from flowcore.errors import ConfigurationError, FlowCoreError, RepositoryError
 from flowcore.flow.definition import FlowDefinition, FlowDefinitionError
+from flowcore.logsafe import safe_logger
 from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent, ProvenanceEventType
 from flowcore.offload import ComputeServices
@@ -41,7 +41,7 @@ from flowcore.session.session import OpenContent, ProcessSession
 from flowcore.settings import EngineSettings
 from flowcore.units import parse_data_size, parse_time_period_ms
 
-log = logging.getLogger("flowcore.engine")
+log = safe_logger("flowcore.engine")
 
 PORT_RELATIONSHIP = "success"
 REPLAY_COMPONENT = "flowcore-replay"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import collections
-import logging
 import threading
 import traceback
 from collections.abc import Mapping
@@ -13,6 +12,7 @@ from enum import StrEnum
 from flowcore.clock import Clock
 from flowcore.engine.validation import validate_properties
 from flowcore.errors import ProcessException
+from flowcore.logsafe import safe_logger
 from flowcore.offload import ComputeServices
 from flowcore.processor.context import ProcessContext
 from flowcore.processor.descriptors import PropertyDescriptor
@@ -23,7 +23,7 @@ from flowcore.session.binding import ComponentBinding, SessionServices
 from flowcore.session.session import ProcessSession
 from flowcore.settings import EngineSettings
 
-log = logging.getLogger("flowcore.engine")
+log = safe_logger("flowcore.engine")
 
 
 class RunState(StrEnum):

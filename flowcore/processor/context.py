@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from flowcore.clock import Clock
 from flowcore.errors import ConfigurationError
+from flowcore.logsafe import safe_logger
 from flowcore.model.flowfile import FlowFile
 from flowcore.processor.descriptors import ExpressionLanguageScope, PropertyDescriptor
 from flowcore.units import parse_data_size, parse_time_period
@@ -124,7 +124,7 @@ class ProcessContext:
         self.available_relationships = available_relationships
         self._settings = settings
         self._compute = compute
-        self.logger = logging.getLogger(f"flowcore.processor.{name}")
+        self.logger = safe_logger(f"flowcore.processor.{name}")
 
     @property
     def settings(self) -> EngineSettings:

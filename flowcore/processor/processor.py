@@ -9,10 +9,10 @@ sessions.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
+from flowcore.logsafe import safe_logger
 from flowcore.processor.context import ProcessContext
 from flowcore.processor.descriptors import (
     ExpressionLanguageScope,
@@ -42,7 +42,7 @@ class Processor:
     supports_dynamic_properties: ClassVar[bool] = False
 
     def __init__(self) -> None:
-        self.logger = logging.getLogger(f"flowcore.processor.{type(self).__name__}")
+        self.logger = safe_logger(f"flowcore.processor.{type(self).__name__}")
 
     # -- declaration ----------------------------------------------------------------------
 

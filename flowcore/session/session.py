@@ -14,7 +14,6 @@ released only after the commit that let them go (step 4 of the commit path).
 
 from __future__ import annotations
 
-import logging
 import uuid as uuid_module
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from enum import Enum
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from flowcore.errors import ContentNotFoundError, FlowFileHandlingError, SessionStateError
+from flowcore.logsafe import safe_logger
 from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent, ProvenanceEventType
 from flowcore.processor.descriptors import Relationship
@@ -35,7 +35,7 @@ from flowcore.session.keyed_state import KeyedState
 from flowcore.session.records import SessionRecord
 from flowcore.session.reporter import ProvenanceReporter, ReportedEvent
 
-log = logging.getLogger("flowcore.session")
+log = safe_logger("flowcore.session")
 
 T = ProvenanceEventType
 _CHUNK = 1 << 20

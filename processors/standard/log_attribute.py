@@ -13,6 +13,8 @@ Follows NiFi's LogAttribute. Choices made here:
   bytes replaced).
 * Dates of the FlowFile properties are rendered in ISO 8601 UTC.
 * FlowFiles are not modified (no provenance event) and are logged in batches of 1000.
+* Control characters in attribute names and values and in the prefix are escaped
+  (``\x00``, ``\n``); in the payload all but newlines and tabs. NiFi logs them raw.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import logging
 import re
 from datetime import UTC, datetime
 
+from flowcore.logsafe import PREFORMATTED, escape_control, escape_control_keep_lines
 from flowcore.model import FlowFile
 from flowcore.processor import (
     AllowableValue,
@@ -208,7 +211,8 @@ class LogAttribute(Processor):
         enabled = logger.isEnabledFor(level)
         for flowfile in flowfiles:
             if enabled:
-                logger.log(level, "%s", self.message(context, session, flowfile))
+                text = self.message(context, session, flowfile)
+                logger.log(level, "%s", text, extra={PREFORMATTED: True})
             session.transfer(flowfile, SUCCESS)
 
     def message(self, context: ProcessContext, session: ProcessSession, flowfile: FlowFile) -> str:
@@ -220,7 +224,7 @@ class LogAttribute(Processor):
             _csv(context.get_property(ATTRIBUTES_TO_IGNORE).value),
             context.get_property(ATTRIBUTES_TO_IGNORE_REGEX).value,
         )
-        prefix = context.get_property(LOG_PREFIX).evaluate(flowfile).as_str()
+        prefix = escape_control(context.get_property(LOG_PREFIX).evaluate(flowfile).as_str())
         if prefix.strip():
             if len(prefix) > 40:
                 prefix = prefix[:37] + "..."
@@ -228,7 +232,12 @@ class LogAttribute(Processor):
         else:
             dashed = "-" * 50
         properties = context.get_property(LOG_FLOWFILE_PROPERTIES).as_bool()
-        values = {key: flowfile.attributes.get(key, "null") for key in keys}
+        # Names and values are the FlowFile's: control characters in them are escaped, so
+        # a value can neither forge log lines nor put a NUL in the log.
+        values = {
+            escape_control(key): escape_control(flowfile.attributes.get(key, "null"))
+            for key in keys
+        }
         lines: list[str] = []
         if context.get_property(OUTPUT_FORMAT).as_str() == SINGLE_LINE:
             text = f"logging for flow file {flowfile.uuid}\n{dashed}\n"
@@ -262,7 +271,8 @@ class LogAttribute(Processor):
         if context.get_property(LOG_PAYLOAD).as_bool():
             if flowfile.size < ONE_MB:
                 charset = context.get_property(CHARSET).as_str().strip()
-                lines.append(session.read(flowfile).decode(charset, errors="replace"))
+                payload = session.read(flowfile).decode(charset, errors="replace")
+                lines.append(escape_control_keep_lines(payload))
             else:
                 lines.append("\n Not including payload since it is larger than one mb.")
         return "\n".join(lines).strip()

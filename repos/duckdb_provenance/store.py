@@ -32,7 +32,7 @@ from typing import Any
 
 import duckdb
 
-from flowcore.errors import RepositoryError
+from flowcore.errors import RepositoryError, RepositoryUnavailableError
 from repos.duckdb_provenance.arrow_batch import EventBatch
 from repos.duckdb_provenance.schema import (
     CATALOG,
@@ -62,6 +62,21 @@ _WAL_BACKSTOP = "1GB"
 _WRITE_BUFFER_ROW_GROUPS = 1
 _PROBE_KEY = uuid_key_sql(repr(UUID_KEY_PROBE_TEXT))
 _SELECT_PENDING_UUID_KEYS = f"SELECT {uuid_key_sql('uuid')}, event_id FROM pending_uuids"
+REPOSITORY = "provenance"
+STORAGE_SETTING = "provenance.max_storage_size"
+# DuckDB errors that come from the file rather than the statement: a file that cannot be
+# written or read, a block that fails its checksum (DuckDB raises the base class).
+_STORAGE_ERRORS = (
+    duckdb.IOException,
+    duckdb.FatalException,
+    duckdb.InternalException,
+    duckdb.OutOfMemoryException,
+)
+
+
+def _storage_failure(error: duckdb.Error) -> bool:
+    """True when ``error`` says the database file failed, not the SQL or its values."""
+    return type(error) is duckdb.Error or isinstance(error, _STORAGE_ERRORS)
 
 
 class ProvenanceStore:
@@ -278,20 +293,44 @@ class ProvenanceStore:
             self._in_transaction = False
             try:
                 self._writer.rollback()
+            except duckdb.TransactionException as ended:
+                logger.debug("provenance transaction already ended by DuckDB: %s", ended)
             except duckdb.Error as rollback_error:
                 logger.warning("provenance rollback failed: %s", rollback_error)
         self._pending_through = self.indexed_through
         self._pending_rows = 0
 
     def _failure(self, error: duckdb.Error) -> RepositoryError:
-        return RepositoryError(f"indexing provenance events into {self.path} failed: {error}")
+        """Indexing could not write: nothing was indexed, the events wait in the journal."""
+        msg = (
+            f"the provenance repository cannot index: writing {self.path} (or its WAL) "
+            f"failed: {error}; the events wait in the journal and are indexed once "
+            f"{self.path.parent} is writable and has free space (or lower {STORAGE_SETTING})"
+        )
+        return RepositoryUnavailableError(msg, repository=REPOSITORY, setting=STORAGE_SETTING)
+
+    def _read_failure(self, error: duckdb.Error) -> RepositoryError:
+        msg = (
+            f"the provenance repository cannot be read: {error}; if {self.path} is "
+            "damaged, stop flowcore and move it aside (docs/failure-modes.md)"
+        )
+        return RepositoryUnavailableError(msg, repository=REPOSITORY)
 
     def checkpoint(self) -> bool:
-        """Write the WAL into the database file; False if DuckDB could not do it now."""
+        """Write the WAL into the database file; False if DuckDB could not do it now.
+
+        A checkpoint that cannot write (a full disk) is only logged: the rows it would
+        have moved are committed in the WAL already, and the next checkpoint retries.
+        """
         try:
             self._writer.execute(f"CHECKPOINT {CATALOG}")
         except duckdb.TransactionException as error:
             logger.debug("provenance checkpoint postponed: %s", error)
+            return False
+        except duckdb.Error as error:
+            if not _storage_failure(error):
+                raise
+            logger.warning("provenance checkpoint of %s failed: %s", self.path, error)
             return False
         self._rows_since_checkpoint = 0
         return True
@@ -323,6 +362,10 @@ class ProvenanceStore:
             cursor = self._database.cursor()
         try:
             yield cursor
+        except duckdb.Error as error:
+            if _storage_failure(error):
+                raise self._read_failure(error) from error
+            raise
         finally:
             cursor.close()
 

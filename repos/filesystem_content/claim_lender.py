@@ -23,7 +23,7 @@ import os
 import threading
 
 from flowcore.clock import Clock
-from flowcore.errors import RepositoryError
+from flowcore.errors import RepositoryError, RepositoryFullError, RepositoryUnavailableError
 from flowcore.model.flowfile import ContentClaim
 from repos.filesystem_content.appendable import AppendableClaim, AppendablePool
 from repos.filesystem_content.claimant_counts import ClaimantCounts
@@ -33,6 +33,9 @@ from repos.filesystem_content.layout import ARCHIVE_DIR, ContainerLayout
 
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
 _NAME_ATTEMPTS = 10_000
+# A write failing with one of these found no room: the repository is full.
+FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+CONTAINERS_SETTING = "content.containers"
 # New files kept created ahead (a writer of 1 KB contents needs one every 50 contents).
 FILE_STOCK_SIZE = 4
 
@@ -103,7 +106,7 @@ class ClaimLender:
                     claim.write_rest(data, written)
             except OSError as exc:
                 self.freeze(claim)
-                raise RepositoryError(write_failure(claim.path, exc)) from exc
+                raise write_failure(claim.path, exc) from exc
             except BaseException:
                 self.freeze(claim)
                 raise
@@ -136,7 +139,7 @@ class ClaimLender:
             claim.append(data, size)
         except OSError as exc:
             self.freeze(claim)
-            raise RepositoryError(write_failure(claim.path, exc)) from exc
+            raise write_failure(claim.path, exc) from exc
         except BaseException:
             self.freeze(claim)
             raise
@@ -228,7 +231,7 @@ class ClaimLender:
             except FileExistsError:
                 continue
             except OSError as exc:
-                raise RepositoryError(write_failure(path, exc)) from exc
+                raise write_failure(path, exc) from exc
             self._counts.mark_writable(resource)
             return AppendableClaim(resource, path, fd)
         msg = f"could not find an unused resource-claim name after {_NAME_ATTEMPTS} tries"
@@ -267,10 +270,30 @@ class ClaimLender:
             pass  # made meanwhile by someone else, who makes its entry durable
 
 
-def write_failure(path: str, exc: OSError) -> str:
-    """A clear message for an OS error while writing content."""
-    if exc.errno == errno.ENOSPC:
-        return f"content repository is out of disk space writing {path} (ENOSPC)"
+def write_failure(path: str, exc: OSError) -> RepositoryError:
+    """The error for an OS error while writing content: a full disk is
+    ``RepositoryFullError``, naming where to free space and the setting to change."""
+    if exc.errno in FULL_ERRNOS:
+        return content_full(path, exc)
     if exc.errno == errno.EMFILE:
-        return f"content repository has too many open files writing {path} (EMFILE)"
-    return f"content repository could not write {path}: {exc.strerror or exc}"
+        msg = f"content repository has too many open files writing {path} (EMFILE)"
+        return RepositoryUnavailableError(msg, repository="content")
+    msg = f"content repository could not write {path}: {exc.strerror or exc}"
+    return RepositoryError(msg, repository="content")
+
+
+def content_full(path: str, exc: OSError) -> RepositoryFullError:
+    """``path`` (a claim file or directory) could not be written for lack of space."""
+    code = errno.errorcode.get(exc.errno or 0, "ENOSPC")
+    container = _container_of(path)
+    msg = (
+        f"the content repository is full (out of disk space, {code}) writing {path}; "
+        f"nothing was stored: free space under {container} or add a container "
+        f"({CONTAINERS_SETTING})"
+    )
+    return RepositoryFullError(msg, repository="content", setting=CONTAINERS_SETTING)
+
+
+def _container_of(path: str) -> str:
+    """The container directory of a claim file (``<container>/<section>/<id>``)."""
+    return os.path.dirname(os.path.dirname(path)) or path

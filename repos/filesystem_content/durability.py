@@ -15,13 +15,15 @@ reached the OS.
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 
-from flowcore.errors import RepositoryError
+from flowcore.errors import RepositoryError, RepositoryFullError, RepositoryUnavailableError
 from flowcore.model.flowfile import ResourceClaim
 from repos.filesystem_content.whole_fs_sync import WholeFileSystemSync
 
@@ -89,10 +91,9 @@ class SyncTracker:
                 outcomes = list(self._pool().map(_call, jobs))
             else:
                 outcomes = [job() for job in jobs]
-        failures = [failure for failure in outcomes if failure]
+        failures = [failure for failure in outcomes if failure is not None]
         if failures:
-            msg = f"could not make content durable: {'; '.join(failures)}"
-            raise RepositoryError(msg)
+            raise _sync_failure(failures)
 
     def close(self) -> None:
         with self._lock:
@@ -106,15 +107,22 @@ class SyncTracker:
                 self._executor = ThreadPoolExecutor(_THREADS, thread_name_prefix="content-fsync")
             return self._executor
 
-    def _sync_resource(self, resource: ResourceClaim) -> str | None:
+    def _sync_resource(self, resource: ResourceClaim) -> _Failure | None:
         try:
             self._fsync_resource(resource)
         except OSError as exc:
             self.wrote(resource)  # still owed
-            return f"resource claim {resource}: {exc}"
+            return _Failure(f"resource claim {resource}: {exc}", self._where(resource), exc.errno)
         return None
 
-    def _sync_dir(self, directory: str) -> str | None:
+    def _where(self, resource: ResourceClaim) -> str:
+        """The directory of a claim's file, for messages."""
+        try:
+            return self._locate(resource) if self._locate is not None else str(resource)
+        except RepositoryError:
+            return str(resource)
+
+    def _sync_dir(self, directory: str) -> _Failure | None:
         try:
             fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             try:
@@ -123,11 +131,36 @@ class SyncTracker:
                 os.close(fd)
         except OSError as exc:
             self.new_entry_in(directory)  # still owed
-            return f"directory {directory}: {exc}"
+            return _Failure(f"directory {directory}: {exc}", directory, exc.errno)
         return None
 
 
-def _call(job: Callable[[], str | None]) -> str | None:
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    """One file or directory that could not be synced: what, where, and the OS error."""
+
+    message: str
+    where: str
+    errno: int | None
+
+
+def _sync_failure(failures: list[_Failure]) -> RepositoryError:
+    """One error for a failed pass: ``RepositoryFullError`` when the disk had no room
+    (fsync can report ENOSPC for writes the file system had deferred)."""
+    detail = "; ".join(failure.message for failure in failures)
+    full = [failure for failure in failures if failure.errno in (errno.ENOSPC, errno.EDQUOT)]
+    if full:
+        msg = (
+            f"the content repository is full (out of disk space) making content durable: "
+            f"{detail}; nothing was committed: free space under {full[0].where} or add a "
+            "container (content.containers)"
+        )
+        return RepositoryFullError(msg, repository="content", setting="content.containers")
+    msg = f"could not make content durable: {detail}"
+    return RepositoryUnavailableError(msg, repository="content")
+
+
+def _call(job: Callable[[], _Failure | None]) -> _Failure | None:
     return job()
 
 

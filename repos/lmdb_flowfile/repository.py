@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import operator
+import os
 import threading
 import uuid
 from collections import Counter
@@ -72,6 +73,7 @@ _MAX_PLAIN_COMPONENT_ID = 64
 
 
 _NEXT_FLOWFILE_ID = b"next_flowfile_id"
+REPOSITORY = "FlowFile"
 # Newest committed events kept in memory for the indexer (see recent_events.py): a few
 # index batches' worth.
 RECENT_EVENTS = 50_000
@@ -525,15 +527,10 @@ class _MapSize:
                 # Another process grew the map: adopt its size.
                 self._resize(0)
             except lmdb.Error as exc:
+                if _no_room(self._env.path(), exc):
+                    raise _disk_full(self._env.path(), what, exc) from exc
                 msg = f"cannot {what} in the FlowFile repository: {exc}; nothing was written"
-                if "No space left" in str(exc):
-                    raise RepositoryFullError(
-                        f"cannot {what}: the disk holding the FlowFile repository is full; "
-                        "nothing was written",
-                        repository="FlowFile",
-                        setting="data_dir",
-                    ) from exc
-                raise CommitFailedError(msg, repository="FlowFile") from exc
+                raise CommitFailedError(msg, repository=REPOSITORY) from exc
 
     def _grow(self, removal_only: bool) -> bool:
         current = int(self._env.info()["map_size"])
@@ -565,6 +562,31 @@ class _MapSize:
             f"the most flowfile_repository.max_map_size allows less its removal reserve); "
             "nothing was written. Raise flowfile_repository.max_map_size or let the flow "
             "drain",
-            repository="FlowFile",
+            repository=REPOSITORY,
             setting="flowfile_repository.max_map_size",
         )
+
+
+# Less free space than this under the repository after a failed write: the disk is full.
+_NO_ROOM_BYTES = 1024 * 1024
+
+
+def _no_room(path: str, error: lmdb.Error) -> bool:
+    """True when a failed LMDB write is a full disk: ENOSPC, or the I/O error LMDB gives
+    for a write the disk cut short, with (next to) no space left under ``path``."""
+    if isinstance(error, lmdb.DiskError):
+        return True
+    try:
+        stats = os.statvfs(path)
+    except OSError:
+        return False
+    return stats.f_bavail * stats.f_frsize < _NO_ROOM_BYTES
+
+
+def _disk_full(path: object, what: str, error: lmdb.Error) -> RepositoryFullError:
+    """LMDB could not write its file: the disk under the repository is full (ENOSPC)."""
+    msg = (
+        f"cannot {what}: the FlowFile repository is full (out of disk space: {error}); "
+        f"nothing was committed: free space under {path} or move data_dir to a larger disk"
+    )
+    return RepositoryFullError(msg, repository=REPOSITORY, setting="data_dir")

@@ -125,3 +125,16 @@ def test_validation(make_runner: RunnerFactory) -> None:
         "'Character Set' validated against 'klingon' is invalid because Character Set is "
         "not supported by this runtime." in errors
     )
+
+
+def test_control_characters_in_attributes_and_payload_are_escaped(
+    make_runner: RunnerFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    runner = make_runner("LogAttribute", properties={"Log Payload": "true"})
+    runner.enqueue("line 1\nline 2\x00\x1b[31m", {"evil": "a\x00b\nKey: 'forged'"})
+    runner.run()
+    text = _logged(caplog)
+    assert "\x00" not in text and "\x1b" not in text
+    assert "Key: 'evil'\n\tValue: 'a\\x00b\\nKey: 'forged''" in text  # one line, visible
+    assert text.endswith("line 1\nline 2\\x00\\x1b[31m")  # the payload keeps its lines

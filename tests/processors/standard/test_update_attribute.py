@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
+from typing import Any
+
+import pytest
 
 from flowcore.model import ProvenanceEventType
 from flowcore.testing import TestRunner
@@ -165,3 +169,16 @@ def test_an_attribute_can_be_set_to_the_empty_string(make_runner: RunnerFactory)
     runner.enqueue("", {"blank": "full"})
     runner.run()
     runner.get_flowfiles_for_relationship("success")[0].assert_attribute_equals("blank", "")
+
+
+def test_user_text_in_an_error_log_has_its_control_characters_escaped(
+    make_runner: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR)
+    runner = make_runner("UpdateAttribute", properties={"Delete Attributes Expression": "${bad}"})
+    runner.enqueue("", {"filename": "name\x00\nERROR forged line", "bad": "["})
+    runner.run()
+    [record] = [r for r in caplog.records if r.name.startswith("flowcore.processor.")]
+    message = record.getMessage()
+    assert "\x00" not in message and "\n" not in message
+    assert "name\\x00\\nERROR forged line" in message

@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
-from flowcore.errors import RepositoryError
+from flowcore.errors import RepositoryError, RepositoryFullError
 from flowcore.model.flowfile import ResourceClaim
+from flowcore.settings import ContentRepositorySettings, EngineSettings
+from repos.filesystem_content import FileSystemContentRepository
 
 KB = 1024
 
@@ -156,3 +158,65 @@ def test_fsync_failure_fails_the_flush_and_is_retried(
     monkeypatch.setattr(os, "fsync", lambda fd: synced.append(os.readlink(f"/proc/self/fd/{fd}")))
     repo.flush(resources, fsync=True)
     assert synced == [bad]  # only the one that failed is still owed
+
+
+# -- a full disk is RepositoryFullError, naming the container and the setting -------------
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EDQUOT])
+def test_no_room_is_a_full_error_naming_where_and_what_to_change(
+    content_repo_factory: Any, monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    repo = content_repo_factory()
+    real_write = os.write
+
+    def no_room(fd: int, data: Any) -> int:
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(os, "write", no_room)
+    with pytest.raises(RepositoryFullError) as raised:
+        repo.write(b"x" * KB)
+    monkeypatch.setattr(os, "write", real_write)
+    error = raised.value
+    assert (error.repository, error.setting) == ("content", "content.containers")
+    container = str(content_repo_factory.containers(1)[0])
+    assert f"free space under {container}" in str(error)
+    assert "content.containers" in str(error)
+    assert repo.read(repo.write(b"y")) == b"y"  # room again: writes go on
+
+
+def test_fsync_reporting_no_room_is_a_full_error(
+    content_repo_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = content_repo_factory(durability="power")
+    claim = repo.write(b"z" * KB)
+
+    def no_room(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", no_room)
+    with pytest.raises(RepositoryFullError, match=r"content\.containers") as raised:
+        repo.flush([claim.resource], fsync=True)
+    assert raised.value.repository == "content"
+
+
+def test_a_real_full_disk_refuses_the_content_whole(
+    content_repo_factory: Any, small_disk: Any
+) -> None:
+    disk = small_disk("256k")
+    settings = EngineSettings(
+        data_dir=content_repo_factory.root / "data",
+        content=ContentRepositorySettings(containers=[disk], archive_enabled=False),
+    )
+    repo = FileSystemContentRepository(settings, content_repo_factory.clock, file_stock_size=0)
+    try:
+        kept = repo.write(b"k" * KB)
+        with pytest.raises(RepositoryFullError, match=f"free space under {disk}"):
+            repo.write(b"x" * (512 * KB))
+        partial = [r for r in repo.take_release_candidates() if r != kept.resource]
+        assert all(repo.claimant_count(r) == 0 for r in partial)
+        repo.release(partial)  # the partial file goes: the room is back
+        assert repo.read(kept) == b"k" * KB
+        assert repo.read(repo.write(b"y" * KB)) == b"y" * KB
+    finally:
+        repo.close()

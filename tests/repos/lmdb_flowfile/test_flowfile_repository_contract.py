@@ -304,3 +304,17 @@ def test_keyed_state_of_a_failed_commit_is_not_written(repo_factory: RepoFactory
     with pytest.raises(CommitFailedError, match="full"):
         repo.commit(RepositoryUpdate(keyed_state={"proc": values}))
     assert repo.scan_keyed("proc", b"", None, 10) == []
+
+
+def test_a_full_disk_under_the_repository_is_a_full_error(
+    repo_factory: RepoFactory, small_disk: Any
+) -> None:
+    disk = small_disk("512k")
+    repo = repo_factory(data_dir=disk, ff={"map_size": "64 MB"})
+    repo.commit(RepositoryUpdate(puts=[QueuedFlowFile("q", 0, flowfile(0))]))
+    big = [QueuedFlowFile("q", i, flowfile(i, pad="x" * 2000)) for i in range(1, 1000)]
+    with pytest.raises(RepositoryFullError, match="free space under") as raised:
+        repo.commit(RepositoryUpdate(puts=big, events=[event("e")]))
+    assert raised.value.repository == "FlowFile"
+    assert [r.flowfile.id for r in repo.recover().queues["q"]] == [0]  # nothing half-written
+    assert repo.journal_size() == 0
