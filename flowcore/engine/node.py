@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from flowcore.clock import Clock, SystemClock
+from flowcore.engine import data_identity
 from flowcore.engine.connection import Connection
 from flowcore.engine.processor_node import ProcessorNode, RunState, ScheduleConfig
 from flowcore.engine.validation import validate_properties
@@ -94,6 +95,9 @@ class Node:
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
         settings.data_dir.mkdir(parents=True, exist_ok=True)
+        # Missing, damaged or foreign repositories are refused before anything changes.
+        start_up = data_identity.check(settings)
+        start_up.begin()
         self.flowfiles: FlowFileRepository = load_repository_class(
             settings.flowfile_repository.implementation
         )(settings, self.clock)
@@ -103,6 +107,13 @@ class Node:
         self.provenance: ProvenanceRepository = load_repository_class(
             settings.provenance.implementation
         )(settings, self.clock, self.flowfiles)
+        start_up.mark(
+            [
+                ("FlowFile", self.flowfiles),
+                ("content", self.content),
+                ("provenance", self.provenance),
+            ]
+        )
         self.committer = SessionCommitter(self.flowfiles, self.content)
         self.ids = IdGenerator()
         self.services = SessionServices(self.clock, self.content, self.ids, self.committer)
