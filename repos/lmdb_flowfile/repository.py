@@ -115,13 +115,17 @@ class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
                 readahead=False,
                 lock=True,
             )
-            self._flowfiles = self._env.open_db(b"flowfiles")
-            self._swap = self._env.open_db(b"swap")
-            self._swap_summary = self._env.open_db(b"swap_summary")
-            self._journal = self._env.open_db(b"journal")
-            self._state = self._env.open_db(b"state")
-            self._keyed = self._env.open_db(b"keyed_state")
-            self._meta = self._env.open_db(b"meta")
+            try:
+                self._flowfiles = self._env.open_db(b"flowfiles")
+                self._swap = self._env.open_db(b"swap")
+                self._swap_summary = self._env.open_db(b"swap_summary")
+                self._journal = self._env.open_db(b"journal")
+                self._state = self._env.open_db(b"state")
+                self._keyed = self._env.open_db(b"keyed_state")
+                self._meta = self._env.open_db(b"meta")
+            except BaseException:
+                self._env.close()  # a damaged file must not stay open in this process
+                raise
         self._write_lock = threading.Lock()
         self._pending_lock = threading.Lock()
         self._pending: list[_Request] = []
