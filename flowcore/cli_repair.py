@@ -13,8 +13,8 @@ from flowcore.errors import FlowCoreError, RepositoryDamagedError
 from flowcore.settings import EngineSettings
 
 DAMAGED_EXIT_CODE = 3
-console = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+console = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def repair(
@@ -48,6 +48,8 @@ def repair(
 
 
 def damaged_exit(exc: RepositoryDamagedError) -> typer.Exit:
-    """Print a refused start as one message (it names the repair command); exit code 3."""
+    """Print a refused start as one message (it names the repair command); exit code 3.
+
+    Not folded: the command in it stays whole for copying."""
     err.print(f"[bold red]error:[/] {exc}")
     return typer.Exit(code=DAMAGED_EXIT_CODE)
