@@ -363,9 +363,7 @@ def test_repair_says_what_it_would_do_then_does_it_with_yes(
     done = invoke(runner, "repair", "--data-dir", data, "--yes")
     assert done.exit_code == 0, done.output
     assert "done:" in done.stdout
-    assert invoke(runner, "repair", "--data-dir", data).stdout.strip().endswith(
-        "nothing to repair"
-    )
+    assert invoke(runner, "repair", "--data-dir", data).stdout.strip().endswith("nothing to repair")
     again = invoke(runner, "run", flow, "--data-dir", data, "--until-idle")
     assert again.exit_code == 0, again.output
     assert table_row(again.stdout, "tagged")[1] == "6"  # the 3 queued before and 3 new

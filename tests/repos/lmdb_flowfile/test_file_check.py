@@ -131,7 +131,7 @@ def test_a_map_size_below_the_file_is_refused_naming_the_setting(
     filled: Path, settings_factory: Callable[..., EngineSettings]
 ) -> None:
     small = settings_factory(flowfile_repository={"map_size": "100 KB"})
-    with pytest.raises(RepositoryFullError, match="raise flowfile_repository.map_size") as full:
+    with pytest.raises(RepositoryFullError, match=r"raise flowfile_repository\.map_size") as full:
         LmdbFlowFileRepository(small, ManualClock())
     assert full.value.setting == "flowfile_repository.map_size"
 
