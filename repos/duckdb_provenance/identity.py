@@ -17,6 +17,7 @@ import duckdb
 from flowcore.errors import (
     RepositoryDamagedError,
     RepositoryError,
+    RepositoryFullError,
     RepositoryUnavailableError,
 )
 from flowcore.repository.identity import RepositoryIdentity, RepositoryProbe
@@ -41,6 +42,12 @@ def open_failure(path: Path, error: duckdb.Error, data_dir: Path) -> RepositoryE
         return RepositoryUnavailableError(
             f"cannot open the provenance database {path}: it is in use by another "
             f"process or node ({text})",
+            repository="provenance",
+        )
+    if "No space left" in text:
+        return RepositoryFullError(
+            f"cannot open the provenance database {path}: the disk is full ({text}); "
+            "free space on it",
             repository="provenance",
         )
     return RepositoryDamagedError(

@@ -135,6 +135,11 @@ def garble_duckdb(settings: EngineSettings, _: Path) -> None:
         handle.write(b"\xa5" * 512)
 
 
+def truncate_duckdb(settings: EngineSettings, _: Path) -> None:
+    path = duckdb_file(settings)
+    os.truncate(path, path.stat().st_size // 2)
+
+
 def foreign_data_mdb(settings: EngineSettings, other: Path) -> None:
     shutil.copy(other / "flowfile_repository" / "data.mdb", data_mdb(settings))
 
@@ -154,6 +159,7 @@ DAMAGE: dict[str, tuple[Callable[[EngineSettings, Path], None], str, tuple[str, 
     "data.mdb truncated": (truncate_data_mdb, "FlowFile", ("damaged", "truncated")),
     "provenance.duckdb deleted": (delete_duckdb, "provenance", ("provenance.duckdb is missing",)),
     "DuckDB block garbled": (garble_duckdb, "provenance", ("damaged", "Corrupt")),
+    "provenance.duckdb truncated": (truncate_duckdb, "provenance", ("damaged",)),
     "another node's data.mdb": (foreign_data_mdb, "FlowFile", ("another data directory",)),
     "another node's provenance": (foreign_duckdb, "provenance", ("another data directory",)),
     "another node's container": (foreign_container, "content", ("another data directory",)),

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from flowcore.errors import RepositoryDamagedError, RepositoryError
+from flowcore.errors import RepositoryDamagedError, RepositoryError, RepositoryUnavailableError
 from flowcore.repository.identity import RepositoryIdentity
 from flowcore.settings import EngineSettings
 from repos.duckdb_provenance.repository import DuckDbProvenanceRepository
@@ -80,3 +80,11 @@ def test_restart_at_refuses_a_database_holding_events(
     repository.close()
     with pytest.raises(RepositoryError, match="holds 1 events"):
         DuckDbProvenanceRepository.restart_at(settings, 40)
+
+
+def test_a_database_in_use_is_unavailable_not_damaged(
+    provenance_factory: Any, settings: EngineSettings
+) -> None:
+    provenance_factory()  # still open in this process
+    with pytest.raises(RepositoryUnavailableError, match="in use"):
+        DuckDbProvenanceRepository.probe(settings)
