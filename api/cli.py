@@ -57,7 +57,7 @@ def serve(
     try:
         node = Node.from_flow(_settings(data_dir), load_flow(flow))
     except FlowCoreError as exc:
-        raise _fail(str(exc)) from None
+        raise _fail(exc) from None
     scheduler: ThreadedScheduler | None = None
     try:
         application = create_app(node, api_settings)

@@ -16,9 +16,11 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.table import Table
 from rich.tree import Tree
 
+from flowcore.cli_repair import damaged_exit, repair
+from flowcore.engine import data_identity
 from flowcore.engine.node import Node
 from flowcore.engine.scheduler import DeterministicScheduler, ThreadedScheduler
-from flowcore.errors import FlowCoreError
+from flowcore.errors import FlowCoreError, RepositoryDamagedError
 from flowcore.flow.definition import load_flow
 from flowcore.repository.flowfile import FlowFileRepository
 from flowcore.repository.provenance import LineageGraph, ProvenanceQuery, ProvenanceRepository
@@ -32,6 +34,7 @@ app = typer.Typer(
 )
 provenance_app = typer.Typer(help="Query the provenance repository.", no_args_is_help=True)
 app.add_typer(provenance_app, name="provenance")
+app.command()(repair)
 console = Console()
 err = Console(stderr=True)
 
@@ -48,7 +51,9 @@ def _settings(data_dir: Path | None) -> EngineSettings:
     return settings
 
 
-def _fail(message: str) -> typer.Exit:
+def _fail(message: str | FlowCoreError) -> typer.Exit:
+    if isinstance(message, RepositoryDamagedError):
+        return damaged_exit(message)
     err.print(f"[bold red]error:[/] {message}")
     return typer.Exit(code=2)
 
@@ -84,7 +89,7 @@ def run(
     try:
         node = Node.from_flow(_settings(data_dir), load_flow(flow))
     except FlowCoreError as exc:
-        raise _fail(str(exc)) from None
+        raise _fail(exc) from None
     recovery = node.recovery
     if recovery is not None and (recovery.flowfiles or recovery.swapped):
         console.print(
@@ -179,6 +184,7 @@ class _Repositories:
             raise _fail(f"no flowcore data directory at {settings.data_dir}")
         clock = SystemClock()
         try:
+            data_identity.check(settings)
             self.flowfiles: FlowFileRepository = load_repository_class(
                 settings.flowfile_repository.implementation
             )(settings, clock)
@@ -187,7 +193,7 @@ class _Repositories:
             )(settings, clock, self.flowfiles)
             self.provenance.index_pending()
         except FlowCoreError as exc:
-            raise _fail(str(exc)) from None
+            raise _fail(exc) from None
         except Exception as exc:  # DuckDB refuses a second process with a clear message
             raise _fail(
                 f"cannot open the repositories in {settings.data_dir} "
@@ -328,8 +334,7 @@ def main() -> None:
     try:
         app()
     except FlowCoreError as exc:
-        err.print(f"[bold red]error:[/] {exc}")
-        sys.exit(2)
+        sys.exit(_fail(exc).exit_code)
 
 
 if __name__ == "__main__":

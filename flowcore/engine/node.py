@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from flowcore.clock import Clock, SystemClock
+from flowcore.engine import data_identity
 from flowcore.engine.connection import Connection
 from flowcore.engine.processor_node import ProcessorNode, RunState, ScheduleConfig
 from flowcore.engine.validation import validate_properties
@@ -94,15 +95,24 @@ class Node:
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.flowfiles: FlowFileRepository = load_repository_class(
-            settings.flowfile_repository.implementation
-        )(settings, self.clock)
-        self.content: ContentRepository = load_repository_class(settings.content.implementation)(
-            settings, self.clock
-        )
-        self.provenance: ProvenanceRepository = load_repository_class(
-            settings.provenance.implementation
-        )(settings, self.clock, self.flowfiles)
+        # Missing, damaged or foreign repositories are refused before anything changes.
+        start_up = data_identity.check(settings)
+        start_up.begin()
+        self.flowfiles: FlowFileRepository
+        self.content: ContentRepository
+        self.provenance: ProvenanceRepository
+        self.flowfiles, self.content, self.provenance = _open_repositories(settings, self.clock)
+        try:
+            start_up.mark(
+                [
+                    ("FlowFile", self.flowfiles),
+                    ("content", self.content),
+                    ("provenance", self.provenance),
+                ]
+            )
+        except BaseException:
+            _close_quietly([self.provenance, self.content, self.flowfiles])
+            raise
         self.committer = SessionCommitter(self.flowfiles, self.content)
         self.committer.make_room = self._make_room
         self.ids = IdGenerator()
@@ -628,6 +638,37 @@ class Node:
                 repository.close()
             except Exception:
                 log.exception("error closing a repository")
+
+
+def _open_repositories(
+    settings: EngineSettings, clock: Clock
+) -> tuple[FlowFileRepository, ContentRepository, ProvenanceRepository]:
+    """The three repositories named by the settings; none is left open if one fails."""
+    opened: list[Any] = []
+    try:
+        flowfiles: FlowFileRepository = load_repository_class(
+            settings.flowfile_repository.implementation
+        )(settings, clock)
+        opened.append(flowfiles)
+        content: ContentRepository = load_repository_class(settings.content.implementation)(
+            settings, clock
+        )
+        opened.append(content)
+        provenance: ProvenanceRepository = load_repository_class(
+            settings.provenance.implementation
+        )(settings, clock, flowfiles)
+    except BaseException:
+        _close_quietly(reversed(opened))
+        raise
+    return flowfiles, content, provenance
+
+
+def _close_quietly(repositories: Iterable[Any]) -> None:
+    for repository in repositories:
+        try:
+            repository.close()
+        except Exception:
+            log.exception("error closing a repository")
 
 
 class BackPressureError(FlowCoreError):

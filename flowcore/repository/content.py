@@ -12,8 +12,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from flowcore.model.flowfile import ContentClaim, ResourceClaim
+from flowcore.repository.identity import RepositoryIdentity, RepositoryProbe
+
+if TYPE_CHECKING:
+    from flowcore.settings import EngineSettings
 
 
 class ContentWriter(ABC):
@@ -36,6 +41,16 @@ class ContentWriter(ABC):
 
 class ContentRepository(ABC):
     """Resource claims in containers and sections, with claimant counts and an archive."""
+
+    @classmethod
+    def probe(cls, settings: EngineSettings) -> list[RepositoryProbe]:
+        """Each container as found on disk, read without opening it for writing (nothing is
+        created or changed); empty if the implementation cannot tell (then unchecked)."""
+        return []
+
+    @abstractmethod
+    def write_identity(self, identity: RepositoryIdentity, *, durable: bool) -> None:
+        """Record the data directory's identity; on disk at return, fsynced if ``durable``."""
 
     @abstractmethod
     def create_writer(self) -> ContentWriter: ...

@@ -13,12 +13,16 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
 from flowcore.model.flowfile import FlowFile, ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent
+from flowcore.repository.identity import RepositoryIdentity, RepositoryProbe
+
+if TYPE_CHECKING:
+    from flowcore.settings import EngineSettings
 
 
 class QueuedFlowFile(msgspec.Struct, frozen=True, array_like=True, gc=False):
@@ -116,6 +120,22 @@ class RecoveredState:
 
 class FlowFileRepository(ABC):
     """Durable FlowFile state, processor state and the provenance journal."""
+
+    @classmethod
+    def probe(cls, settings: EngineSettings) -> list[RepositoryProbe]:
+        """The repository as found on disk, read without opening it for writing (nothing is
+        created or changed); empty if the implementation cannot tell (then unchecked)."""
+        return []
+
+    @abstractmethod
+    def write_identity(self, identity: RepositoryIdentity, *, durable: bool) -> None:
+        """Record the data directory's identity; on disk at return, fsynced if ``durable``."""
+
+    @classmethod
+    def restart_event_ids(cls, settings: EngineSettings, next_event_id: int) -> int:
+        """For ``flowcore repair``, on the closed repository: the next event gets
+        ``next_event_id``; journaled events below it are dropped. Returns how many."""
+        raise NotImplementedError
 
     @property
     @abstractmethod

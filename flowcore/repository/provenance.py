@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from flowcore.model.provenance import ProvenanceEvent
+from flowcore.repository.identity import RepositoryIdentity, RepositoryProbe
+
+if TYPE_CHECKING:
+    from flowcore.settings import EngineSettings
 
 
 class ProvenanceJournal(Protocol):
@@ -70,6 +74,23 @@ class LineageGraph:
 
 class ProvenanceRepository(ABC):
     """Stores provenance events and answers search, lineage and event look-ups."""
+
+    @classmethod
+    def probe(cls, settings: EngineSettings) -> list[RepositoryProbe]:
+        """The repository as found on disk, read without opening it for writing (nothing is
+        created or changed); empty if the implementation cannot tell (then unchecked)."""
+        return []
+
+    @abstractmethod
+    def write_identity(self, identity: RepositoryIdentity, *, durable: bool) -> None:
+        """Record the data directory's identity; on disk at return, fsynced if ``durable``."""
+
+    @classmethod
+    def restart_at(cls, settings: EngineSettings, event_id: int) -> None:
+        """For ``flowcore repair``, on the closed repository: a repository holding no
+        events (created if absent) continues after ``event_id - 1`` (its
+        ``indexed_through``), the events before having been lost."""
+        raise NotImplementedError
 
     @abstractmethod
     def index_pending(self) -> int:

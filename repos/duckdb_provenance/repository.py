@@ -39,6 +39,7 @@ from flowcore.repository.provenance import (
 from flowcore.settings import EngineSettings
 from flowcore.units import parse_data_size, parse_time_period_ms
 from repos.duckdb_provenance.age_off import age_off_by_size, age_off_by_time
+from repos.duckdb_provenance.identity import DuckDbIdentity, open_store
 from repos.duckdb_provenance.indexing import IndexingPlan, IndexRun
 from repos.duckdb_provenance.lineage import LineageEvent, build_graph, collect_lineage
 from repos.duckdb_provenance.query import compile_search
@@ -49,11 +50,9 @@ from repos.duckdb_provenance.schema import (
     UUIDS_TABLE,
     uuid_key_sql,
 )
-from repos.duckdb_provenance.store import ROW_GROUP_ROWS, ProvenanceStore
+from repos.duckdb_provenance.store import ROW_GROUP_ROWS
 
 logger = logging.getLogger(__name__)
-
-DATABASE_FILE = "provenance.duckdb"
 
 # Most uuids sent to DuckDB in one lineage look-up (each becomes one parameter).
 _LINEAGE_CHUNK = 1000
@@ -61,7 +60,7 @@ _LINEAGE_CHUNK = 1000
 BULK_ROW_GROUPS = 2
 
 
-class DuckDbProvenanceRepository(ProvenanceRepository):
+class DuckDbProvenanceRepository(DuckDbIdentity, ProvenanceRepository):
     """Provenance events in ``settings.provenance_dir / "provenance.duckdb"``."""
 
     #: Rows per DuckDB row group for new databases: the unit in which deleted events
@@ -77,7 +76,7 @@ class DuckDbProvenanceRepository(ProvenanceRepository):
         directory = settings.provenance_dir
         directory.mkdir(parents=True, exist_ok=True)
         self._write_lock = threading.Lock()
-        self._store = ProvenanceStore(directory / DATABASE_FILE, self.row_group_rows)
+        self._store = open_store(settings, self.row_group_rows)
         self._plan = IndexingPlan(
             batch_size=provenance.index_batch_size,
             max_attribute_length=provenance.max_attribute_length,

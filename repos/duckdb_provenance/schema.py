@@ -144,7 +144,8 @@ CREATE_STATEMENTS: tuple[str, ...] = (
     indexed_through BIGINT NOT NULL,
     uuid_key_probe UBIGINT
 )""",
-    f"INSERT INTO {META_TABLE} VALUES (0, {SCHEMA_VERSION}, -1, "
+    f"INSERT INTO {META_TABLE} (singleton, schema_version, indexed_through, uuid_key_probe) "
+    f"VALUES (0, {SCHEMA_VERSION}, -1, "
     f"{uuid_key_sql(repr(UUID_KEY_PROBE_TEXT))}) ON CONFLICT DO NOTHING",
 )
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -194,6 +194,13 @@ class ProvenanceStore:
             raise
 
     # -- writing -------------------------------------------------------------------
+
+    def run_in_transaction(self, statements: Sequence[tuple[str, list[Any]]]) -> None:
+        """Run fixed SQL statements in one transaction (the identity, a repair)."""
+        self.ensure_open()
+        with self._transaction():
+            for sql, parameters in statements:
+                self._writer.execute(sql, parameters)
 
     def insert(self, batch: EventBatch) -> None:
         """Store a batch and move ``indexed_through`` to its highest id, atomically."""

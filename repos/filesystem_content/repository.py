@@ -22,6 +22,7 @@ from repos.filesystem_content.archive import Archive
 from repos.filesystem_content.claim_lender import FILE_STOCK_SIZE, ClaimLender
 from repos.filesystem_content.claimant_counts import ClaimantCounts
 from repos.filesystem_content.durability import SyncTracker
+from repos.filesystem_content.identity import ContentIdentity
 from repos.filesystem_content.layout import ContainerLayout
 from repos.filesystem_content.read_handles import ReadHandle, ReadHandleCache
 from repos.filesystem_content.whole_fs_sync import WholeFileSystemSync
@@ -30,7 +31,7 @@ from repos.filesystem_content.writer import FileSystemContentWriter
 _READ_FLAGS = os.O_RDONLY | os.O_CLOEXEC
 
 
-class FileSystemContentRepository(ContentRepository):
+class FileSystemContentRepository(ContentIdentity, ContentRepository):
     """Resource claims as files in ``<container>/<section>/<id>``, appended, never rewritten.
 
     Thread-safe. Call ``recover`` once at startup, before any write, with the claimant

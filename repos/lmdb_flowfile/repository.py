@@ -48,7 +48,8 @@ from flowcore.repository.flowfile import (
 )
 from flowcore.settings import EngineSettings
 from flowcore.units import parse_data_size
-from repos.lmdb_flowfile import codec
+from repos.lmdb_flowfile import codec, file_check
+from repos.lmdb_flowfile.identity import LmdbIdentity
 from repos.lmdb_flowfile.recent_events import RecentEvents
 
 log = logging.getLogger("flowcore.repository.flowfile")
@@ -110,7 +111,7 @@ class _Request:
     error: BaseException | None = None
 
 
-class LmdbFlowFileRepository(FlowFileRepository):
+class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
     """The write-ahead log of FlowFile state, in LMDB."""
 
     def __init__(self, settings: EngineSettings, clock: Clock) -> None:
@@ -120,36 +121,42 @@ class LmdbFlowFileRepository(FlowFileRepository):
         path = settings.flowfile_repository_dir
         path.mkdir(parents=True, exist_ok=True)
         power = self._durability == "power"
-        try:
+        max_map_size = parse_data_size(settings.flowfile_repository.max_map_size)
+        # A truncated data.mdb would be mapped and kill the process with SIGBUS.
+        found = file_check.check_before_open(path, max_map_size, settings.data_dir)
+        # The map may have grown past map_size before: open at least as large as the data.
+        map_size = max(parse_data_size(settings.flowfile_repository.map_size), found.used_bytes)
+        with file_check.open_errors(path, settings.data_dir):
             self._env = lmdb.open(
                 str(path),
-                map_size=parse_data_size(settings.flowfile_repository.map_size),
+                map_size=map_size,
                 max_dbs=8,
                 sync=power,
                 metasync=power,
                 readahead=False,
                 lock=True,
             )
-        except lmdb.Error as exc:
-            msg = f"cannot open the FlowFile repository at {path}: {exc}"
-            raise RepositoryError(msg) from exc
-        self._flowfiles = self._env.open_db(b"flowfiles")
-        self._swap = self._env.open_db(b"swap")
-        self._swap_summary = self._env.open_db(b"swap_summary")
-        self._journal = self._env.open_db(b"journal")
-        self._state = self._env.open_db(b"state")
-        self._keyed = self._env.open_db(b"keyed_state")
-        self._meta = self._env.open_db(b"meta")
+            try:
+                self._flowfiles = self._env.open_db(b"flowfiles")
+                self._swap = self._env.open_db(b"swap")
+                self._swap_summary = self._env.open_db(b"swap_summary")
+                self._journal = self._env.open_db(b"journal")
+                self._state = self._env.open_db(b"state")
+                self._keyed = self._env.open_db(b"keyed_state")
+                self._meta = self._env.open_db(b"meta")
+            except BaseException:
+                self._env.close()  # a damaged file must not stay open in this process
+                raise
         self._map = _MapSize(
             self._env,
-            parse_data_size(settings.flowfile_repository.max_map_size),
+            max_map_size,
             parse_data_size(settings.flowfile_repository.removal_reserve),
         )
         self._write_lock = threading.Lock()
         self._pending_lock = threading.Lock()
         self._pending: list[_Request] = []
         self._recent = RecentEvents(RECENT_EVENTS)
-        with self._env.begin() as txn:
+        with file_check.open_errors(path, settings.data_dir), self._env.begin() as txn:
             self._next_event_id = self._read_counter(txn, _NEXT_EVENT_ID)
             self._next_flowfile_id = self._read_counter(txn, _NEXT_FLOWFILE_ID)
             last_event = txn.cursor(db=self._journal)
@@ -282,6 +289,7 @@ class LmdbFlowFileRepository(FlowFileRepository):
 
     # -- recovery -------------------------------------------------------------------------
 
+    @file_check.damage_as_error
     def recover(self) -> RecoveredState:
         queues: dict[str, list[QueuedFlowFile]] = {}
         swapped: dict[str, list[SwapSummary]] = {}

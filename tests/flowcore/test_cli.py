@@ -318,3 +318,52 @@ def test_provenance_search_bad_attribute_filter(runner: CliRunner, tmp_path: Pat
     assert good.exit_code == 0, good.output
     assert "1 provenance events" in good.stdout
     assert UUID.findall(good.stdout) == [created.flowfile_uuid]
+
+
+# -- damaged repositories and repair ----------------------------------------------------------
+
+
+def test_a_refused_start_is_one_message_naming_the_repair_command_with_exit_code_3(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    flow = write_flow(tmp_path / "flow.yaml", generate_to_put(out, put_state="STOPPED"))
+    data = tmp_path / "data"
+    assert invoke(runner, "run", flow, "--data-dir", data, "--until-idle").exit_code == 0
+    (data / "flowfile_repository" / "data.mdb").unlink()
+
+    for args in (("run", flow, "--data-dir", data, "--until-idle"), ("status", "--data-dir", data)):
+        result = invoke(runner, *args)
+        assert result.exit_code == 3, result.output
+        assert "data.mdb is missing" in result.stderr
+        assert f"run 'flowcore repair --data-dir {data}'" in result.stderr
+        assert "Traceback" not in result.output
+        assert not (data / "flowfile_repository" / "data.mdb").exists()
+
+
+def test_repair_says_what_it_would_do_then_does_it_with_yes(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    flow = write_flow(tmp_path / "flow.yaml", generate_to_put(out, put_state="STOPPED"))
+    data = tmp_path / "data"
+    assert invoke(runner, "run", flow, "--data-dir", data, "--until-idle").exit_code == 0
+    duckdb_file = data / "provenance_repository" / "provenance.duckdb"
+    duckdb_file.unlink()
+
+    dry = invoke(runner, "repair", "--data-dir", data)
+    assert dry.exit_code == 0, dry.output
+    assert "provenance.duckdb is missing" in dry.stdout
+    assert "run again with --yes" in dry.stdout
+    assert "start a new, empty provenance repository that indexes from event 6" in dry.stdout
+    assert not duckdb_file.exists()
+
+    done = invoke(runner, "repair", "--data-dir", data, "--yes")
+    assert done.exit_code == 0, done.output
+    assert "done:" in done.stdout
+    assert invoke(runner, "repair", "--data-dir", data).stdout.strip().endswith("nothing to repair")
+    again = invoke(runner, "run", flow, "--data-dir", data, "--until-idle")
+    assert again.exit_code == 0, again.output
+    assert table_row(again.stdout, "tagged")[1] == "6"  # the 3 queued before and 3 new
