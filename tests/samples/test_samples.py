@@ -178,3 +178,18 @@ def test_cdc_upsert_merges_each_region_by_key_and_sends_the_big_bin_to_spark(
             assert events[region].details == "Records Merged due to: Bin has reached Max Bin Age"
     finally:
         node.close()
+
+
+def test_every_put_file_of_the_samples_is_confined_to_out_dir() -> None:
+    puts = {
+        (flow.parent.name, name): spec.get("properties", {})
+        for flow in sorted(SAMPLES.glob("*/flow.yaml"))
+        for name, spec in yaml.safe_load(flow.read_text(encoding="utf-8"))["flow"][
+            "processors"
+        ].items()
+        if spec["type"] == "PutFile"
+    }
+    assert len(puts) >= 7
+    for where, properties in puts.items():
+        assert properties.get("Base Directory") == "#{out_dir}", where
+        assert properties["Directory"].startswith("#{out_dir}"), where
