@@ -64,6 +64,7 @@ from flowcore.processor import (
     PropertyDescriptor,
     PropertyValue,
     Relationship,
+    ValidationResult,
     processor,
     validators,
 )
@@ -208,6 +209,25 @@ class PutFile(Processor):
         super().__init__()
         # Target directories whose file system keeps no extended attributes (no marker).
         self._unmarked: set[str] = set()
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        """A Directory without Expression Language must lie under the Base Directory."""
+        directory = context.get_property(DIRECTORY).value
+        base = context.get_property(BASE_DIRECTORY).value
+        if not directory or not base or "$" in directory + base:
+            return []
+        resolved_base = Path(base).absolute().resolve()
+        resolved = Path(directory).absolute().resolve()
+        if not _escapes(resolved_base, resolved):
+            return []
+        return [
+            ValidationResult(
+                DIRECTORY.label,
+                False,
+                directory,
+                f"it resolves to '{resolved}', outside the Base Directory '{resolved_base}'",
+            )
+        ]
 
     def on_scheduled(self, context: ProcessContext) -> None:
         """Sweep stale temporary files from the Directory when it is known already."""

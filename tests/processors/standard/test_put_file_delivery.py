@@ -220,9 +220,13 @@ def test_no_sweep_outside_the_base_directory(
     stale.write_text("left by a crash")
     base = tmp_path / "base"
     base.mkdir()
-    runner = _put(make_runner, outbox, **{"Base Directory": str(base)})
+    (base / "link").symlink_to(base, target_is_directory=True)
+    runner = _put(make_runner, base / "link", **{"Base Directory": str(base)})
+    runner.assert_valid()
+    (base / "link").unlink()  # swapped for a link out of the base after validation
+    (base / "link").symlink_to(outbox, target_is_directory=True)
     _age_past_staleness(runner, stale)
-    runner.run()
+    runner.processor.on_scheduled(runner._node.context())
     assert stale.exists()
 
 
@@ -335,3 +339,21 @@ def test_base_directory_takes_no_flowfile_attributes(make_runner: RunnerFactory)
     assert descriptor.display_name == "Base Directory"
     assert descriptor.expression_language_scope.value == "ENVIRONMENT"
     assert not descriptor.required
+
+
+def test_a_fixed_directory_outside_the_base_is_invalid(
+    make_runner: RunnerFactory, tmp_path: Path
+) -> None:
+    base = tmp_path / "out"
+    runner = make_runner(
+        "PutFile",
+        properties={"Directory": f"{base}/../elsewhere", "Base Directory": str(base)},
+    )
+    assert runner.validation_errors() == [
+        f"'Directory' validated against '{base}/../elsewhere' is invalid because it "
+        f"resolves to '{tmp_path / 'elsewhere'}', outside the Base Directory '{base}'"
+    ]
+    inside = make_runner(
+        "PutFile", properties={"Directory": f"{base}/a/../b", "Base Directory": str(base)}
+    )
+    inside.assert_valid()
