@@ -9,7 +9,8 @@ Follows NiFi's PutFile. Choices made here:
   missing directories are created when Create Missing Directories is true. With a Base
   Directory set (a flowcore property), the evaluated Directory, symbolic links resolved,
   must be that directory or lie under it; one that does not (``${storeId}`` being
-  ``../../x``) is routed to failure before any directory is created.
+  ``../../x``) is routed to failure before any directory is created; a Directory without
+  Expression Language outside it makes the processor invalid.
 * Every failure sets the attribute ``putfile.failure.reason`` with the reason and
   penalizes the FlowFile; a FlowFile that later succeeds has the attribute removed.
 * Atomicity: the content goes to a hidden temporary file in the target directory
