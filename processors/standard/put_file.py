@@ -6,33 +6,48 @@ Follows NiFi's PutFile. Choices made here:
   that is absolute, contains a ``..`` component, is empty or ".", or resolves (through
   symbolic links) outside the resolved Directory is routed to failure without writing
   anything. A relative ``filename`` with sub-directories ("a/b.txt") is allowed and its
-  missing directories are created when Create Missing Directories is true.
+  missing directories are created when Create Missing Directories is true. With a Base
+  Directory set (a flowcore property), the evaluated Directory, symbolic links resolved,
+  must be that directory or lie under it; one that does not (``${storeId}`` being
+  ``../../x``) is routed to failure before any directory is created; a Directory without
+  Expression Language outside it makes the processor invalid.
 * Every failure sets the attribute ``putfile.failure.reason`` with the reason and
   penalizes the FlowFile; a FlowFile that later succeeds has the attribute removed.
 * Atomicity: the content goes to a hidden temporary file in the target directory
-  (``.putfile-<random>-<n>.tmp``, which GetFile's default filter ignores) and is then moved
+  (``.putfile-<uuid>.tmp``, which GetFile's default filter ignores) and is then moved
   into place: ``os.replace`` for the replace strategy, and an atomic no-clobber
   ``os.link`` for fail and ignore, so a file created concurrently is never overwritten.
   Readers never see a partly written file.
+* Delivery is idempotent for a FlowFile: a crash after the file is in place but before
+  the session commits delivers the FlowFile again. With fail and ignore, an existing file
+  that is this FlowFile's own earlier delivery (same size and bytes and, where the file
+  system has extended attributes, the marker ``user.flowcore.uuid`` naming the FlowFile)
+  counts as delivered: SEND and success. Any other existing file is a conflict handled by
+  the Conflict Resolution Strategy as before; replace simply writes the file again.
+* Temporary files: one left by a crash is taken over when its FlowFile is delivered again
+  (its name is the FlowFile's); stale ones (unchanged for 10 minutes) are removed from the
+  Directory when the processor is scheduled, if the Directory does not depend on FlowFile
+  attributes, and from a target directory after a write to it fails.
 * Maximum File Count counts the entries in the target directory other than the target's
   own name (as NiFi does, so a replace is not refused for the file it replaces).
 * Last Modified Time uses NiFi's ``yyyy-MM-dd'T'HH:mm:ssZ`` format; Permissions accept
   ``rw-r--r--`` or ``644``; Owner and Group change ownership. Any of them that cannot be
   applied is logged as a warning and the file is still delivered, as in NiFi.
 * A SEND event with the file's ``file://`` URI is reported for each file written; a
-  FlowFile that is ignored because the file exists is routed to success without a SEND.
+  FlowFile that is ignored because a different file exists is routed to success without
+  a SEND.
 * FlowFiles are taken in batches of 50; each one's errors are handled on its own. The
   properties are read once per batch: a value without Expression Language is not
   evaluated again for each FlowFile (one with it is, and an error in it fails only that
   FlowFile), and with the replace strategy a plain file name in a directory already
   resolved in the batch costs one ``lstat`` (the symbolic-link check), one ``open``, one
-  ``write``, one ``close`` and one ``rename`` (fail and ignore: an ``lstat`` and a hard
-  link in place of the rename, and the ``unlink`` of the temporary file).
+  ``write``, one ``close`` and one ``rename`` (fail and ignore: a second ``lstat`` for the
+  conflict check, an ``fsetxattr`` for the marker, and a hard link in place of the
+  rename followed by the ``unlink`` of the temporary file).
 """
 
 from __future__ import annotations
 
-import itertools
 import os
 import shutil
 from dataclasses import dataclass
@@ -50,10 +65,19 @@ from flowcore.processor import (
     PropertyDescriptor,
     PropertyValue,
     Relationship,
+    ValidationResult,
     processor,
     validators,
 )
 from flowcore.session import ProcessSession
+from processors.standard._file_delivery import (
+    delivered_before,
+    open_temporary,
+    remove_quietly,
+    set_marker,
+    sweep_stale_temporaries,
+    temporary_name,
+)
 from processors.standard._support import parse_file_date, parse_permissions, permissions
 
 FAILURE_REASON = "putfile.failure.reason"
@@ -61,11 +85,6 @@ _BATCH = 50
 # A content up to this size is read whole and written with ``os.write``; a larger one is
 # streamed in chunks.
 _WHOLE_CONTENT = 1024 * 1024
-# Temporary names: a random prefix per process, then a counter (O_EXCL still guards
-# against any clash, e.g. with a file left by a crash).
-_TEMP_PREFIX = f".putfile-{os.urandom(6).hex()}-"
-_TEMP_NUMBERS = itertools.count()
-_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
 
 REPLACE = "replace"
 IGNORE = "ignore"
@@ -79,6 +98,16 @@ DIRECTORY = PropertyDescriptor(
     required=True,
     validators=[validators.non_empty],
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+)
+BASE_DIRECTORY = PropertyDescriptor(
+    name="Base Directory",
+    display_name="Base Directory",
+    description="The directory that every evaluated Directory must be or lie under, after "
+    "symbolic links are resolved. A FlowFile whose Directory resolves outside of it is "
+    "penalized and sent to failure. If not set, the Directory is not confined. Supports "
+    "parameters and environment variables, but not FlowFile attributes.",
+    validators=[validators.non_empty],
+    expression_language_scope=ExpressionLanguageScope.ENVIRONMENT,
 )
 CONFLICT_RESOLUTION = PropertyDescriptor(
     name="Conflict Resolution Strategy",
@@ -166,6 +195,7 @@ class PutFile(Processor):
     tags = ("put", "local", "copy", "archive", "files", "filesystem")
     property_descriptors = (
         DIRECTORY,
+        BASE_DIRECTORY,
         CONFLICT_RESOLUTION,
         CREATE_DIRS,
         MAX_FILE_COUNT,
@@ -175,6 +205,40 @@ class PutFile(Processor):
         GROUP,
     )
     relationships = (SUCCESS, FAILURE)
+
+    def __init__(self) -> None:
+        super().__init__()
+        # Target directories whose file system keeps no extended attributes (no marker).
+        self._unmarked: set[str] = set()
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        """A Directory without Expression Language must lie under the Base Directory."""
+        directory = context.get_property(DIRECTORY).value
+        base = context.get_property(BASE_DIRECTORY).value
+        if not directory or not base or "$" in directory + base:
+            return []
+        resolved_base = Path(base).absolute().resolve()
+        resolved = Path(directory).absolute().resolve()
+        if not _escapes(resolved_base, resolved):
+            return []
+        return [
+            ValidationResult(
+                DIRECTORY.label,
+                False,
+                directory,
+                f"it resolves to '{resolved}', outside the Base Directory '{resolved_base}'",
+            )
+        ]
+
+    def on_scheduled(self, context: ProcessContext) -> None:
+        """Sweep stale temporary files from the Directory when it is known already."""
+        options = _Options.read(context)
+        if not isinstance(options.directory, str) or not options.directory.strip():
+            return  # it depends on FlowFile attributes
+        root = Path(options.directory).absolute()
+        if options.base is not None and _escapes(options.base, root.resolve()):
+            return  # never touch a directory outside the Base Directory
+        sweep_stale_temporaries(str(root), context.now_ms(), self.logger)
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
         options = _Options.read(context)
@@ -192,7 +256,7 @@ class PutFile(Processor):
     ) -> None:
         started = context.now_ms()
         try:
-            target = self._deliver(options, session, flowfile, checked)
+            target = self._deliver(options, session, flowfile, checked, started)
         except _Failed as failed:
             reason = str(failed)
         except (OSError, ValueError, RuntimeError, FlowCoreError) as exc:
@@ -221,6 +285,7 @@ class PutFile(Processor):
         session: ProcessSession,
         flowfile: FlowFile,
         checked: dict[str, str],
+        now_ms: int,
     ) -> str | None:
         """Write the file; its absolute path, or None when an existing file is kept.
 
@@ -239,17 +304,21 @@ class PutFile(Processor):
                 _check_inside(Path(known), Path(target), filename)
         else:
             relative = _check_filename(filename)
-            resolved = self._prepare_target(directory, relative, filename, options.create)
+            resolved = self._prepare_target(directory, relative, filename, options)
             target = str(resolved)
             if len(relative.parts) == 1:
                 checked[directory] = str(resolved.parent)
-        return self._write_target(options, session, flowfile, target)
+        return self._write_target(options, session, flowfile, target, now_ms)
 
     def _prepare_target(
-        self, directory: str, relative: PurePosixPath, filename: str, create: bool
+        self, directory: str, relative: PurePosixPath, filename: str, options: _Options
     ) -> Path:
         """Resolve, confine and create the target's directory; the target path."""
         root = Path(directory).absolute()
+        base = options.base
+        if base is not None:
+            _check_under_base(base, root, directory)
+        create = options.create
         target = root.joinpath(*relative.parts)
         _check_inside(root, target, filename)
         if not root.is_dir():
@@ -269,11 +338,19 @@ class PutFile(Processor):
                     "Directories is false"
                 )
             parent.mkdir(parents=True, exist_ok=True)
-            _check_inside(root, target, filename)  # nothing was swapped in meanwhile
+            # nothing was swapped in meanwhile
+            if base is not None:
+                _check_under_base(base, root, directory)
+            _check_inside(root, target, filename)
         return target
 
     def _write_target(
-        self, options: _Options, session: ProcessSession, flowfile: FlowFile, target: str
+        self,
+        options: _Options,
+        session: ProcessSession,
+        flowfile: FlowFile,
+        target: str,
+        now_ms: int,
     ) -> str | None:
         parent, name = os.path.split(target)
         max_files = options.max_files
@@ -286,46 +363,83 @@ class PutFile(Processor):
                 )
 
         strategy = options.strategy
-        if strategy != REPLACE and os.path.lexists(target):
-            self._conflict(strategy, target)
-            return None
+        temporary = os.path.join(parent, temporary_name(flowfile.uuid))
+        if strategy != REPLACE:
+            try:
+                existing = os.lstat(target)
+            except FileNotFoundError:
+                pass
+            else:
+                return self._existing(strategy, session, flowfile, target, existing, temporary)
 
-        temporary = os.path.join(parent, f"{_TEMP_PREFIX}{next(_TEMP_NUMBERS)}.tmp")
-        renamed = False
-        descriptor = os.open(temporary, _TEMP_FLAGS, 0o666)
+        placed = False
         try:
+            descriptor = open_temporary(temporary)
             try:
                 if flowfile.size <= _WHOLE_CONTENT:
                     _write_all(descriptor, session.read(flowfile))
                 else:
                     with os.fdopen(descriptor, "wb", closefd=False) as out:
                         session.export_to(flowfile, out)
+                if (
+                    strategy != REPLACE
+                    and parent not in self._unmarked
+                    and not set_marker(descriptor, flowfile.uuid)
+                ):
+                    self._unmarked.add(parent)
             finally:
                 os.close(descriptor)
             if options.sets_file_attributes:
                 self._apply_file_attributes(options, flowfile, temporary)
             if strategy == REPLACE:
                 os.replace(temporary, target)
-                renamed = True
+                placed = True
                 return target
             try:
                 os.link(temporary, target, follow_symlinks=False)
             except FileExistsError:
-                self._conflict(strategy, target)
-                return None
+                existing = os.lstat(target)
+                return self._existing(strategy, session, flowfile, target, existing, temporary)
             except OSError:  # no hard links on this file system: check, then rename
-                if os.path.lexists(target):
-                    self._conflict(strategy, target)
-                    return None
-                os.replace(temporary, target)
-                renamed = True
-            return target
-        finally:
-            if not renamed:
                 try:
-                    os.unlink(temporary)
+                    existing = os.lstat(target)
                 except FileNotFoundError:
-                    pass
+                    os.replace(temporary, target)
+                    placed = True
+                    return target
+                return self._existing(strategy, session, flowfile, target, existing, temporary)
+            return target
+        except OSError:
+            # A failed write (a full disk, say): stale temporary files may be why.
+            sweep_stale_temporaries(parent, now_ms, self.logger)
+            raise
+        finally:
+            if not placed:
+                remove_quietly(temporary)
+
+    def _existing(
+        self,
+        strategy: str,
+        session: ProcessSession,
+        flowfile: FlowFile,
+        target: str,
+        existing: os.stat_result,
+        temporary: str,
+    ) -> str | None:
+        """The target exists (fail or ignore): this FlowFile's own earlier delivery counts
+        as delivered (its path); any other file is a conflict (None for ignore)."""
+        if delivered_before(
+            target, existing, flowfile.uuid, flowfile.size, session.stream(flowfile)
+        ):
+            self.logger.info(
+                "%s holds this FlowFile's content already (delivered before a restart); "
+                "routing to success",
+                target,
+            )
+            remove_quietly(temporary)  # left if the crash came between link and unlink
+            return target
+        self._conflict(strategy, target)
+        return None
 
     def _conflict(self, strategy: str, target: str) -> None:
         """Log for ignore (the FlowFile goes to success unwritten); _Failed for fail."""
@@ -379,6 +493,7 @@ class _Options:
     kept as its ``PropertyValue`` and evaluated per FlowFile; one without, as its text."""
 
     directory: PropertyValue | str
+    base: Path | None  # the Base Directory, resolved
     create: bool
     max_files: int | None
     strategy: str
@@ -402,8 +517,10 @@ class _Options:
         attributes = [
             flowfile_dependent(d) for d in (LAST_MODIFIED_TIME, PERMISSIONS, OWNER, GROUP)
         ]
+        base = context.get_property(BASE_DIRECTORY).evaluate().as_str()
         return cls(
             directory=flowfile_dependent(DIRECTORY),
+            base=Path(base).absolute().resolve() if base.strip() else None,
             create=context.get_property(CREATE_DIRS).as_bool(),
             max_files=context.get_property(MAX_FILE_COUNT).as_int(),
             strategy=context.get_property(CONFLICT_RESOLUTION).as_str(),
@@ -473,4 +590,18 @@ def _check_inside(root: Path, target: Path, filename: str) -> None:
         raise _Failed(
             f"the filename '{filename}' resolves to '{real_target}', outside the "
             f"Directory '{real_root}' (through a symbolic link)"
+        )
+
+
+def _escapes(base: Path, resolved: Path) -> bool:
+    return resolved != base and not resolved.is_relative_to(base)
+
+
+def _check_under_base(base: Path, root: Path, directory: str) -> None:
+    """_Failed unless the Directory resolves (through symbolic links) under ``base``."""
+    resolved = root.resolve()
+    if _escapes(base, resolved):
+        raise _Failed(
+            f"the Directory '{directory}' resolves to '{resolved}', outside the Base "
+            f"Directory '{base}'"
         )

@@ -210,3 +210,18 @@ def test_nifi_import_runs_the_nifi_flow_definition_and_merges_per_store(
                                              "1002": ["6", "7", "8", "9"]}  # fmt: skip
     assert nifi_show.merged(out_dir) == nifi_show.expected(input_dir)
     assert sorted(p.name for p in (out_dir / "other").iterdir()) == ["returns-1001-mon.csv"]
+
+
+def test_every_put_file_of_the_samples_is_confined_to_out_dir() -> None:
+    puts = {
+        (flow.parent.name, name): spec.get("properties", {})
+        for flow in sorted(SAMPLES.glob("*/flow.yaml"))
+        for name, spec in yaml.safe_load(flow.read_text(encoding="utf-8"))["flow"][
+            "processors"
+        ].items()
+        if spec["type"] == "PutFile"
+    }
+    assert len(puts) >= 7
+    for where, properties in puts.items():
+        assert properties.get("Base Directory") == "#{out_dir}", where
+        assert properties["Directory"].startswith("#{out_dir}"), where
