@@ -36,7 +36,16 @@ from flowcore.el.values import (
     to_whole,
 )
 
-__all__ = ["FUNCTIONS", "NOT_LITERAL", "Evaluator", "FunctionSpec"]
+__all__ = [
+    "FUNCTIONS",
+    "NOT_LITERAL",
+    "Evaluator",
+    "FunctionSpec",
+    "Impl",
+    "check_regex",
+    "function",
+    "string_arg",
+]
 
 Evaluator = Callable[[EvalContext], Value]
 Impl = Callable[[EvalContext, Value, Sequence[Evaluator]], Value]
@@ -55,6 +64,8 @@ class FunctionSpec:
     varargs: bool  # the last parameter repeats
     returns: Kind
     check: Check | None  # validates literal arguments at compile time
+    optional_subject: bool = False  # both ${fn(...)} and ${x:fn(...)} (``math``)
+    exact_subject: bool = False  # the subject must have exactly the ``subject`` type
 
     def accepts(self, count: int) -> bool:
         if count < self.required:
@@ -86,6 +97,8 @@ def _function(
     required: int | None = None,
     varargs: bool = False,
     check: Check | None = None,
+    optional_subject: bool = False,
+    exact_subject: bool = False,
 ) -> Callable[[Impl], Impl]:
     def register(impl: Impl) -> Impl:
         FUNCTIONS[name] = FunctionSpec(
@@ -97,10 +110,48 @@ def _function(
             varargs=varargs,
             returns=returns,
             check=check,
+            optional_subject=optional_subject,
+            exact_subject=exact_subject,
         )
         return impl
 
     return register
+
+
+def function(
+    name: str,
+    *,
+    subject: Kind | None,
+    returns: Kind,
+    params: tuple[Kind, ...] = (),
+    required: int | None = None,
+    varargs: bool = False,
+    check: Check | None = None,
+    optional_subject: bool = False,
+    exact_subject: bool = False,
+) -> Callable[[Impl], Impl]:
+    """Register an EL function (see ``FunctionSpec``); used as a decorator."""
+    return _function(
+        name,
+        subject=subject,
+        returns=returns,
+        params=params,
+        required=required,
+        varargs=varargs,
+        check=check,
+        optional_subject=optional_subject,
+        exact_subject=exact_subject,
+    )
+
+
+def string_arg(ctx: EvalContext, args: Sequence[Evaluator], index: int) -> str | None:
+    """Argument ``index`` evaluated and converted to a string."""
+    return to_str(args[index](ctx))
+
+
+def check_regex(literals: tuple[object, ...]) -> None:
+    """Compile-time check that a literal first argument is a valid Java regex."""
+    _check_regex(literals)
 
 
 def _string_arg(ctx: EvalContext, args: Sequence[Evaluator], index: int) -> str | None:
@@ -155,7 +206,7 @@ def _substring(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> V
     if start is None or end is None:
         raise EvaluationFailure("substring index is null")
     if start < 0 or end > len(text) or start > end:
-        raise EvaluationFailure(f"index out of range: begin {start}, end {end}, length {len(text)}")
+        return ""  # NiFi turns Java's IndexOutOfBoundsException into the empty string
     return text[start:end]
 
 

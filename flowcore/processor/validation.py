@@ -94,5 +94,20 @@ def regular_expression(subject: str, value: str) -> ValidationResult:
     return _result(subject, value, True, "")
 
 
+def boolean_expression(subject: str, value: str) -> ValidationResult:
+    """A single Expression Language expression returning a Boolean (RouteOnAttribute's rules).
+
+    Unlike the other validators it also runs on values that contain ``${``: that is what
+    it checks.
+    """
+    from flowcore.el import validate_expression
+
+    error = validate_expression(value, single=True, result_type="BOOLEAN")
+    return _result(subject, value, error is None, error or "")
+
+
+boolean_expression.checks_expression_language = True  # type: ignore[attr-defined]
+
+
 def attribute_name(subject: str, value: str) -> ValidationResult:
     return non_empty(subject, value)

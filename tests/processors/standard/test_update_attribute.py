@@ -118,12 +118,12 @@ def test_alternate_identifier_reports_addinfo(make_runner: RunnerFactory) -> Non
 
 
 def test_run_time_failure_returns_only_that_flowfile(make_runner: RunnerFactory) -> None:
-    runner = make_runner("UpdateAttribute", properties={"first": "${word:substring(0, 3)}"})
-    runner.enqueue("", {"word": "abcdef"})
-    runner.enqueue("", {"word": "ab"})  # substring out of range
+    runner = make_runner("UpdateAttribute", properties={"first": "${word:fromRadix(16)}"})
+    runner.enqueue("", {"word": "ff"})
+    runner.enqueue("", {"word": "xyz"})  # not a hexadecimal number
     runner.run()
     [out] = runner.get_flowfiles_for_relationship("success")
-    out.assert_attribute_equals("first", "abc")
+    out.assert_attribute_equals("first", "255")
     assert runner.queue_size == 1  # penalized and back in its queue
 
 
