@@ -1,7 +1,6 @@
 """UpdateAttribute: sets and deletes FlowFile attributes with Expression Language.
 
-Follows NiFi's UpdateAttribute (without its advanced rules and its stateful mode).
-Choices made here:
+Follows NiFi's UpdateAttribute (without its advanced rules). Choices made here:
 
 * Each dynamic property is an attribute name whose value is EL evaluated against the
   FlowFile. Expressions are compiled once per schedule and kept in a cache keyed by the
@@ -17,6 +16,15 @@ Choices made here:
 * FlowFiles are processed in batches of 1000 per trigger. A FlowFile whose expressions
   fail at run time is penalized and returned to its queue (logged as an error) instead of
   rolling back the whole batch; the others proceed.
+* Store State = "Store state locally" keeps each dynamic property's last value in the
+  processor's LOCAL state, which expressions read with ``getStateValue('name')`` (as in
+  NiFi, the value the state had before the FlowFile: ``${getStateValue('count'):plus(1)}``
+  counts). Names missing from the state start as "Stateful Variables Initial Value"
+  (required then). FlowFiles of a batch are evaluated in order, each seeing the state the
+  previous one left; the state is committed with the session, in the same repository
+  transaction as the FlowFiles, so a restart resumes from it. A FlowFile that fails leaves
+  the state as it was. The "set state fail" relationship exists in this mode, as in NiFi,
+  but nothing is routed to it: the commit cannot lose a state update to another thread.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from flowcore.processor import (
     Processor,
     PropertyDescriptor,
     Relationship,
+    ValidationResult,
     processor,
     validators,
 )
@@ -55,7 +64,36 @@ DELETE_ATTRIBUTES = PropertyDescriptor(
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 
+DO_NOT_STORE_STATE = "Do not store state"
+STORE_STATE_LOCALLY = "Store state locally"
+
+STORE_STATE = PropertyDescriptor(
+    name="Store State",
+    display_name="Store State",
+    description="Select whether or not state will be stored. Selecting 'Stateless' will offer the "
+    "default functionality of purely updating the attributes on a FlowFile in a stateless "
+    "manner. Selecting a stateful option will not only store the attributes on the FlowFile "
+    "but also in the Processors state.",
+    required=True,
+    default=DO_NOT_STORE_STATE,
+    allowable_values=[DO_NOT_STORE_STATE, STORE_STATE_LOCALLY],
+)
+
+STATEFUL_VARIABLES_INITIAL_VALUE = PropertyDescriptor(
+    name="Stateful Variables Initial Value",
+    display_name="Stateful Variables Initial Value",
+    description="If using state to set/reference variables then this value is used to set the "
+    "initial value of the stateful variable. This will only be used when state does not "
+    "contain a value for the variable. This is required if running statefully but can be "
+    "empty if needed.",
+)
+
 SUCCESS = Relationship("success", "All successful FlowFiles are routed to this relationship")
+SET_STATE_FAIL = Relationship(
+    "set state fail",
+    "A failure to set the state after adding the attributes to the FlowFile will route the "
+    "FlowFile here.",
+)
 
 
 @processor("UpdateAttribute")
@@ -64,8 +102,15 @@ class UpdateAttribute(Processor):
         "Updates the Attributes for a FlowFile by using the Attribute Expression "
         "Language and/or deletes the attributes based on a regular expression"
     )
-    tags = ("attributes", "modification", "update", "delete", "Attribute Expression Language")
-    property_descriptors = (DELETE_ATTRIBUTES,)
+    tags = (
+        "attributes",
+        "modification",
+        "update",
+        "delete",
+        "Attribute Expression Language",
+        "state",
+    )
+    property_descriptors = (DELETE_ATTRIBUTES, STORE_STATE, STATEFUL_VARIABLES_INITIAL_VALUE)
     relationships = (SUCCESS,)
     supports_dynamic_properties = True
 
@@ -75,6 +120,27 @@ class UpdateAttribute(Processor):
         self._patterns: OrderedDict[str, re.Pattern[str]] = OrderedDict()
         self._actions: list[tuple[str, Expression]] = []
         self._delete: Expression | None = None
+        self._stateful = False
+        self._initial_value = ""
+
+    def get_relationships(self, properties: dict[str, str]) -> list[Relationship]:
+        if properties.get(STORE_STATE.name) == STORE_STATE_LOCALLY:
+            return [SUCCESS, SET_STATE_FAIL]
+        return [SUCCESS]
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        stateful = context.get_property(STORE_STATE).value == STORE_STATE_LOCALLY
+        if stateful and context.get_property(STATEFUL_VARIABLES_INITIAL_VALUE).value is None:
+            return [
+                ValidationResult(
+                    STATEFUL_VARIABLES_INITIAL_VALUE.label,
+                    False,
+                    None,
+                    "initial state value must be set if the processor is configured to store "
+                    "state.",
+                )
+            ]
+        return []
 
     def get_dynamic_property_descriptor(self, name: str) -> PropertyDescriptor | None:
         return PropertyDescriptor(
@@ -99,6 +165,8 @@ class UpdateAttribute(Processor):
         ]
         delete = context.get_property(DELETE_ATTRIBUTES).value
         self._delete = self._compile(delete) if delete else None
+        self._stateful = context.get_property(STORE_STATE).value == STORE_STATE_LOCALLY
+        self._initial_value = context.get_property(STATEFUL_VARIABLES_INITIAL_VALUE).value or ""
         # Keep the cache to what is configured now.
         live = {expression.text for _, expression in self._actions}
         if self._delete is not None:
@@ -117,6 +185,9 @@ class UpdateAttribute(Processor):
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
         flowfiles = session.get_batch(BATCH_SIZE)
         if not flowfiles:
+            return
+        if self._stateful:
+            self._trigger_stateful(context, session, flowfiles)
             return
         actions = self._actions
         delete = self._delete
@@ -157,6 +228,55 @@ class UpdateAttribute(Processor):
             if identifier:
                 self._associate(session, flowfile, identifier)
             session.transfer(flowfile, SUCCESS)
+
+    def _trigger_stateful(
+        self, context: ProcessContext, session: ProcessSession, flowfiles: list[FlowFile]
+    ) -> None:
+        """Evaluate with ``getStateValue`` reading the state each previous FlowFile left."""
+        committed = session.get_state()
+        state = dict(committed)
+        for name, _ in self._actions:
+            state.setdefault(name, self._initial_value)
+        delete = self._delete
+        env = os.environ
+        now = context.now_ms()
+        for flowfile in flowfiles:
+            attributes = flowfile.attributes
+            try:
+                values = {
+                    name: expression.evaluate(attributes, env=env, now_ms=now, state=state)
+                    for name, expression in self._actions
+                }
+                doomed: list[str] = []
+                if delete is not None:
+                    regex = delete.evaluate(attributes, env=env, now_ms=now, state=state)
+                    if regex:
+                        pattern = self._pattern(regex)
+                        doomed = [
+                            key for key in attributes if key != _UUID and pattern.fullmatch(key)
+                        ]
+            except (ExpressionError, re.error) as exc:
+                self.logger.error(
+                    "Could not update the attributes of %s (uuid %s); "
+                    "penalizing it and returning it to its queue: %s",
+                    attributes.get("filename"),
+                    attributes.get(_UUID),
+                    exc,
+                )
+                session.transfer(session.penalize(flowfile))
+                continue
+            state.update(values)  # deleted attributes still set their state, as in NiFi
+            updates = {key: value for key, value in values.items() if key not in doomed}
+            if any(attributes.get(key) != value for key, value in updates.items()):
+                flowfile = session.put_all_attributes(flowfile, updates)
+            if doomed:
+                flowfile = session.remove_all_attributes(flowfile, doomed)
+            identifier = updates.get(_ALTERNATE_IDENTIFIER)
+            if identifier:
+                self._associate(session, flowfile, identifier)
+            session.transfer(flowfile, SUCCESS)
+        if state != committed:
+            session.set_state(state)
 
     @staticmethod
     def _associate(session: ProcessSession, flowfile: FlowFile, identifier: str) -> None:

@@ -1,10 +1,12 @@
-"""UpdateAttribute: EL values, deletes, batches, provenance, run-time errors."""
+"""UpdateAttribute: EL values, deletes, batches, provenance, run-time errors, Store State."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from flowcore.model import ProvenanceEventType
+from flowcore.settings import EngineSettings
 from flowcore.testing import TestRunner
 
 RunnerFactory = Callable[..., TestRunner]
@@ -165,3 +167,89 @@ def test_an_attribute_can_be_set_to_the_empty_string(make_runner: RunnerFactory)
     runner.enqueue("", {"blank": "full"})
     runner.run()
     runner.get_flowfiles_for_relationship("success")[0].assert_attribute_equals("blank", "")
+
+
+def _counter(runner: TestRunner) -> None:
+    runner.set_property("Store State", "Store state locally")
+    runner.set_property("Stateful Variables Initial Value", "0")
+    runner.set_property("count", "${getStateValue('count'):plus(1)}")
+    runner.set_property("sum", "${getStateValue('sum'):plus(${amount})}")
+
+
+def test_store_state_counts_across_flowfiles_and_triggers(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute")
+    _counter(runner)
+    for amount in ("5", "7", "10"):
+        runner.enqueue("", {"amount": amount})
+    runner.run()
+    out = runner.get_flowfiles_for_relationship("success")
+    assert [f.attributes["count"] for f in out] == ["1", "2", "3"]
+    assert [f.attributes["sum"] for f in out] == ["5", "12", "22"]
+    assert runner.state == {"count": "3", "sum": "22"}
+    runner.enqueue("", {"amount": "1"})
+    runner.run()
+    assert runner.get_flowfiles_for_relationship("success")[-1].attributes["count"] == "4"
+    assert runner.state == {"count": "4", "sum": "23"}
+
+
+def test_store_state_survives_a_restart(tmp_path: Path) -> None:
+    settings = EngineSettings(data_dir=tmp_path / "node")
+    first = TestRunner("UpdateAttribute", settings=settings)
+    _counter(first)
+    first.enqueue("", {"amount": "2"})
+    first.enqueue("", {"amount": "3"})
+    first.run()
+    first.close()
+
+    second = TestRunner("UpdateAttribute", settings=settings)
+    try:
+        _counter(second)
+        assert second.state == {"count": "2", "sum": "5"}
+        second.enqueue("", {"amount": "4"})
+        second.run()
+        # The first run's output was recovered into the capture queue too.
+        [out] = [
+            f
+            for f in second.get_flowfiles_for_relationship("success")
+            if f.attributes["amount"] == "4"
+        ]
+        out.assert_attribute_equals("count", "3")
+        out.assert_attribute_equals("sum", "9")
+        assert second.state == {"count": "3", "sum": "9"}
+    finally:
+        second.close()
+
+
+def test_store_state_skips_a_failing_flowfile(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute")
+    runner.set_property("Store State", "Store state locally")
+    runner.set_property("Stateful Variables Initial Value", "")
+    runner.set_property("last", "${word:fromRadix(16)}")
+    runner.enqueue("", {"word": "a"})
+    runner.enqueue("", {"word": "zz"})  # fails: penalized, state untouched
+    runner.run()
+    runner.assert_transfer_count("success", 1)
+    assert runner.queue_size == 1
+    assert runner.state == {"last": "10"}
+
+
+def test_store_state_needs_an_initial_value_and_adds_a_relationship(
+    make_runner: RunnerFactory,
+) -> None:
+    runner = make_runner("UpdateAttribute", properties={"Store State": "Store state locally"})
+    assert runner.validation_errors() == [
+        "'Stateful Variables Initial Value' is invalid because initial state value must be set "
+        "if the processor is configured to store state."
+    ]
+    properties = {"Store State": "Store state locally"}
+    names = [r.name for r in runner.processor.get_relationships(properties)]
+    assert names == ["success", "set state fail"]
+
+
+def test_get_state_value_is_null_without_store_state(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute", properties={"s": "${getStateValue('s'):isNull()}"})
+    runner.enqueue("")
+    runner.run()
+    [out] = runner.get_flowfiles_for_relationship("success")
+    out.assert_attribute_equals("s", "true")
+    assert runner.state == {}
