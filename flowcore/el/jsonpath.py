@@ -34,8 +34,10 @@ class _Path:
     def __init__(self, text: str) -> None:
         self.text = text
         self.definite = _INDEFINITE.search(text) is None
+        # Jayway's length() function is jsonpath-ng's `len` extension.
+        translated = text[: -len(".length()")] + ".`len`" if text.endswith(".length()") else text
         try:
-            self.expression = parse_path(text)
+            self.expression = parse_path(translated)
         except (JsonPathParserError, JsonPathLexerError, Exception) as exc:
             raise ExpressionError(f"Invalid JSON Path expression: {text} ({exc})") from None
 

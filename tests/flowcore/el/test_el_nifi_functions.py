@@ -104,6 +104,12 @@ MULTI: list[Case] = [
     ("${allMatchingAttributes('[ax].*'):toNumber():lt(99999)}", ALL, "true"),
     ("${allMatchingAttributes('hell.'):length():gt(3)}", ALL, "true"),
     ("${allMatchingAttributes('123\\.cba'):equals('no')}", ALL, "false"),
+    ("${allMatchingAttributes('a.*'):contains('2')}", {"a1": "123", "a2": "2"}, "true"),
+    (
+        "${allMatchingAttributes('a.*'):contains('2'):toUpper():equals('TRUE')}",
+        {"a1": "123", "a2": "2"},
+        "true",
+    ),
     # nested in a larger expression
     (
         "${anyMatchingAttribute('filename.*'):contains('abc'):and( ${filename2:equals('yabc')} )}",
@@ -132,6 +138,7 @@ JSON_CASES: list[Case] = [
     ("${json:jsonPath(\"$.phoneNumbers[?(@.type=='home')].number\")}", BOOK, "212 555-1234"),
     ("${json:jsonPath('$.phoneNumbers[*].type')}", BOOK, '["home","office"]'),
     ("${json:jsonPath('$.nicknames')}", BOOK, "[]"),
+    ("${json:jsonPath('$.phoneNumbers.length()')}", BOOK, "2"),
     (
         "${json:jsonPath('$.address')}",
         BOOK,
@@ -399,6 +406,29 @@ NUMBERS_AND_TIME: list[Case] = [
         ":formatInstant('HH:mm:ss.SSSSSSSSS', 'UTC')}",
         {"d": "2023-11-14 22:13:20.123456"},
         "22:13:20.123456000",
+    ),
+    (
+        "${d:toInstant('yyyy/MM/dd HH:mm:ss.SSSSSSSSS', 'America/New_York'):toNanos()}",
+        {"d": "2022/03/18 10:22:27.678234567"},
+        "1647613347678234567",
+    ),
+    (
+        "${d:toInstant('yyyy/MM/dd HH:mm:ss.SSSSSSSSS', 'America/New_York'):toMicros()}",
+        {"d": "2022/03/18 10:22:27.678234567"},
+        "1647613347678234",
+    ),
+    (
+        "${d:toInstant('yyyy/MM/dd HH:mm:ss.SSS', 'America/New_York'):toNumber():plus(86400000)"
+        ":toInstant('yyyy/MM/dd HH:mm:ss.SSS', 'America/New_York')"
+        ":formatInstant('yyyy/MM/dd HH:mm:ss.SSS', 'America/New_York')}",
+        {"d": "2013/11/18 10:22:27.678"},
+        "2013/11/19 10:22:27.678",
+    ),
+    (
+        "${d:toInstant('yyyy/MM/dd HH:mm:ss.SSS', 'America/New_York'):plus(86400000)"
+        ":format('yyyy/MM/dd HH:mm:ss.SSS', 'America/New_York')}",
+        {"d": "2013/11/18 10:22:27.678"},
+        "2013/11/19 10:22:27.678",
     ),
     ("${i:toInstant():plusInstantDuration('2 hours')}", {"i": "0"}, "1970-01-01T02:00:00Z"),
     ("${i:plusInstantDuration('1 month')}", {"i": "2024-01-31T10:00:00Z"}, "2024-02-29T10:00:00Z"),
