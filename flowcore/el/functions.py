@@ -118,42 +118,6 @@ def _function(
     return register
 
 
-def function(
-    name: str,
-    *,
-    subject: Kind | None,
-    returns: Kind,
-    params: tuple[Kind, ...] = (),
-    required: int | None = None,
-    varargs: bool = False,
-    check: Check | None = None,
-    optional_subject: bool = False,
-    exact_subject: bool = False,
-) -> Callable[[Impl], Impl]:
-    """Register an EL function (see ``FunctionSpec``); used as a decorator."""
-    return _function(
-        name,
-        subject=subject,
-        returns=returns,
-        params=params,
-        required=required,
-        varargs=varargs,
-        check=check,
-        optional_subject=optional_subject,
-        exact_subject=exact_subject,
-    )
-
-
-def string_arg(ctx: EvalContext, args: Sequence[Evaluator], index: int) -> str | None:
-    """Argument ``index`` evaluated and converted to a string."""
-    return to_str(args[index](ctx))
-
-
-def check_regex(literals: tuple[object, ...]) -> None:
-    """Compile-time check that a literal first argument is a valid Java regex."""
-    _check_regex(literals)
-
-
 def _string_arg(ctx: EvalContext, args: Sequence[Evaluator], index: int) -> str | None:
     return to_str(args[index](ctx))
 
@@ -570,3 +534,9 @@ def _replace_empty(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) 
 @_function("toString", subject=A, returns=S)
 def _to_string(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
     return to_str(subject)
+
+
+# The registration helpers, for the modules that add functions (``functions_more``).
+function = _function
+string_arg = _string_arg
+check_regex = _check_regex

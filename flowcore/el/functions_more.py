@@ -33,8 +33,8 @@ from flowcore.el.dates import (
 )
 from flowcore.el.functions import Evaluator, check_regex, function, string_arg
 from flowcore.el.java_math import call_math
-from flowcore.el.jsonpath import JsonDocument, compile_path
-from flowcore.el.regex import java_regex, java_replacer
+from flowcore.el.jsonpath import JsonDocument, JsonPath, compile_path
+from flowcore.el.regex import Pattern, java_regex, java_replacer
 from flowcore.el.values import (
     ELDate,
     ELInstant,
@@ -162,8 +162,8 @@ def _replace_first(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) 
     return pattern.sub(java_replacer(pattern, replacement), text, count=1)
 
 
-def _pattern_mappings(argument: str | None) -> list[tuple[object, str]]:
-    mappings: list[tuple[object, str]] = []
+def _pattern_mappings(argument: str | None) -> list[tuple[Pattern, str]]:
+    mappings: list[tuple[Pattern, str]] = []
     if argument is None or not argument.strip():
         return mappings
     for mapping in argument.split(","):
@@ -183,7 +183,7 @@ def _replace_by_pattern(ctx: EvalContext, subject: Value, args: Sequence[Evaluat
     if text is None:
         return None
     for pattern, replacement in _pattern_mappings(string_arg(ctx, args, 0)):
-        if pattern.fullmatch(text) is not None:  # type: ignore[attr-defined]
+        if pattern.fullmatch(text) is not None:
             return replacement
     return text
 
@@ -210,10 +210,6 @@ def _repeat(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Valu
     return text * random.randint(low, high)
 
 
-def _split_literal(text: str, separator: str) -> list[str]:
-    return text.split(separator)
-
-
 @function("unique", subject=S, returns=S, params=(S,))
 def _unique(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
     text = to_str(subject)
@@ -222,7 +218,7 @@ def _unique(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Valu
     separator = string_arg(ctx, args, 0)
     if not separator:
         return text
-    return separator.join(dict.fromkeys(_split_literal(text, separator)))
+    return separator.join(dict.fromkeys(text.split(separator)))
 
 
 @function("compactDelimitedList", subject=S, returns=S, params=(S,))
@@ -233,7 +229,7 @@ def _compact(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Val
     separator = string_arg(ctx, args, 0)
     if not separator:
         return text
-    return separator.join(piece for piece in _split_literal(text, separator) if piece)
+    return separator.join(piece for piece in text.split(separator) if piece)
 
 
 @function("trimDelimitedList", subject=S, returns=S, params=(S,))
@@ -244,7 +240,7 @@ def _trim_list(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> V
     separator = string_arg(ctx, args, 0)
     if not separator:
         return text
-    pieces = _split_literal(text, separator)
+    pieces = text.split(separator)
     start, end = 0, len(pieces)
     while start < end and not pieces[start]:
         start += 1
@@ -383,7 +379,7 @@ def _check_json_path(literals: tuple[object, ...]) -> None:
         compile_path(literals[0])
 
 
-def _path_arg(ctx: EvalContext, args: Sequence[Evaluator]) -> object:
+def _path_arg(ctx: EvalContext, args: Sequence[Evaluator]) -> JsonPath:
     text = string_arg(ctx, args, 0)
     if text is None:
         raise EvaluationFailure("Invalid JSON Path expression: null")
@@ -402,27 +398,27 @@ def _json_value(value: Value) -> object:
 @function("jsonPath", subject=S, returns=S, params=(S,), check=_check_json_path)
 def _json_path(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
     document = JsonDocument(to_str(subject))
-    return document.read(_path_arg(ctx, args))  # type: ignore[arg-type]
+    return document.read(_path_arg(ctx, args))
 
 
 @function("jsonPathDelete", subject=S, returns=S, params=(S,), check=_check_json_path)
 def _json_path_delete(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
     document = JsonDocument(to_str(subject))
-    return document.delete(_path_arg(ctx, args))  # type: ignore[arg-type]
+    return document.delete(_path_arg(ctx, args))
 
 
 @function("jsonPathSet", subject=S, returns=S, params=(S, A), check=_check_json_path)
 def _json_path_set(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
     document = JsonDocument(to_str(subject))
     path = _path_arg(ctx, args)
-    return document.set(path, _json_value(args[1](ctx)))  # type: ignore[arg-type]
+    return document.set(path, _json_value(args[1](ctx)))
 
 
 @function("jsonPathAdd", subject=S, returns=S, params=(S, A), check=_check_json_path)
 def _json_path_add(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
     document = JsonDocument(to_str(subject))
     path = _path_arg(ctx, args)
-    return document.add(path, _json_value(args[1](ctx)))  # type: ignore[arg-type]
+    return document.add(path, _json_value(args[1](ctx)))
 
 
 @function("jsonPathPut", subject=S, returns=S, params=(S, A, A), check=_check_json_path)
@@ -432,7 +428,7 @@ def _json_path_put(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) 
     key = to_str(args[1](ctx))
     if key is None:
         raise EvaluationFailure("the key to put is null")
-    return document.put(path, key, to_str(args[2](ctx)))  # type: ignore[arg-type]
+    return document.put(path, key, to_str(args[2](ctx)))
 
 
 @function("isJson", subject=S, returns=B)

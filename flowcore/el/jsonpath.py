@@ -23,12 +23,14 @@ from jsonpath_ng.ext.parser import parse as parse_path
 from flowcore.el.values import java_double_str
 from flowcore.errors import ExpressionError
 
-__all__ = ["JsonDocument", "compile_path", "to_json_text"]
+__all__ = ["JsonDocument", "JsonPath", "PathFailed", "compile_path", "to_json_text"]
 
 _INDEFINITE = re.compile(r"\.\.|\*|\?\(|\[[^\]]*[,:][^\]]*\]")
 
 
-class _Path:
+class JsonPath:
+    """A parsed path and whether it is definite (one match at most, in Jayway's terms)."""
+
     __slots__ = ("definite", "expression", "text")
 
     def __init__(self, text: str) -> None:
@@ -38,19 +40,28 @@ class _Path:
         translated = text[: -len(".length()")] + ".`len`" if text.endswith(".length()") else text
         try:
             self.expression = parse_path(translated)
-        except (JsonPathParserError, JsonPathLexerError, Exception) as exc:
+        except (JsonPathParserError, JsonPathLexerError, ValueError, TypeError) as exc:
             raise ExpressionError(f"Invalid JSON Path expression: {text} ({exc})") from None
 
     def matches(self, document: Any) -> list[Any]:
-        return list(self.expression.find(document))
+        """The matches in ``document``; raises ``PathFailed`` when the path cannot be
+        applied (a filter comparing a number with a string, say)."""
+        try:
+            return list(self.expression.find(document))
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+            raise PathFailed(str(exc)) from None
+
+
+class PathFailed(Exception):
+    """Applying a path failed; NiFi logs it and the function's result is empty."""
 
 
 @functools.lru_cache(maxsize=256)
-def compile_path(text: str) -> _Path:
+def compile_path(text: str) -> JsonPath:
     """A parsed JSONPath; raises ExpressionError when ``text`` is not one."""
     if not text or not text.strip():
         raise ExpressionError("Invalid JSON Path expression: the path is empty")
-    return _Path(text)
+    return JsonPath(text)
 
 
 def _java_scalar(value: Any) -> str:
@@ -100,24 +111,36 @@ class JsonDocument:
         except ValueError:
             raise ExpressionError(f"Subject contains invalid JSON: {text}") from None
 
-    def read(self, path: _Path) -> str:
-        matches = path.matches(self.data)
+    def read(self, path: JsonPath) -> str:
+        try:
+            matches = path.matches(self.data)
+        except PathFailed:
+            return ""
         if path.definite:
             return "" if not matches else _representation(matches[0].value)
         return _representation([match.value for match in matches])
 
-    def delete(self, path: _Path) -> str:
-        if path.matches(self.data):
-            self.data = path.expression.filter(lambda _value: True, self.data)
+    def delete(self, path: JsonPath) -> str:
+        try:
+            if path.matches(self.data):
+                self.data = path.expression.filter(lambda _value: True, self.data)
+        except (PathFailed, TypeError, ValueError, KeyError, IndexError):
+            return ""
         return to_json_text(self.data)
 
-    def set(self, path: _Path, value: Any) -> str:
-        if path.matches(self.data):
-            self.data = path.expression.update(self.data, value)
+    def set(self, path: JsonPath, value: Any) -> str:
+        try:
+            if path.matches(self.data):
+                self.data = path.expression.update(self.data, value)
+        except (PathFailed, TypeError, ValueError, KeyError, IndexError):
+            return ""
         return to_json_text(self.data)
 
-    def add(self, path: _Path, value: Any) -> str:
-        matches = path.matches(self.data)
+    def add(self, path: JsonPath, value: Any) -> str:
+        try:
+            matches = path.matches(self.data)
+        except PathFailed:
+            return ""
         for match in matches:
             if not isinstance(match.value, list):
                 return ""  # Jayway: "Can only add to an array"
@@ -125,8 +148,11 @@ class JsonDocument:
             match.value.append(value)
         return to_json_text(self.data)
 
-    def put(self, path: _Path, key: str, value: Any) -> str:
-        matches = path.matches(self.data)
+    def put(self, path: JsonPath, key: str, value: Any) -> str:
+        try:
+            matches = path.matches(self.data)
+        except PathFailed:
+            return ""
         for match in matches:
             if not isinstance(match.value, dict):
                 return ""  # Jayway: "Can only add properties to a map"

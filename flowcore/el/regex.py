@@ -19,7 +19,7 @@ import regex
 
 from flowcore.errors import ExpressionError
 
-__all__ = ["java_regex", "java_replacer", "java_split"]
+__all__ = ["Match", "Pattern", "java_regex", "java_replacer", "java_split"]
 
 Pattern = regex.Pattern[str]
 Match = regex.Match[str]
