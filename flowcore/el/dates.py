@@ -250,12 +250,23 @@ class DatePattern:
         """Epoch milliseconds for ``text``; a zone in the text wins over ``zone``."""
         return self.parse_ns(text, zone) // 1_000_000
 
-    def parse_ns(self, text: str, zone: tzinfo | None = None) -> int:
-        """Epoch nanoseconds for ``text``; a zone in the text wins over ``zone``."""
+    def parse_ns(
+        self,
+        text: str,
+        zone: tzinfo | None = None,
+        *,
+        default_year: int = 1970,
+        reject_gap: bool = False,
+    ) -> int:
+        """Epoch nanoseconds for ``text``; a zone in the text wins over ``zone``.
+
+        ``default_year`` is the year when the pattern has none; ``reject_gap`` refuses a
+        local time that a daylight-saving change skips in ``zone`` (``isValidDate``).
+        """
         match = self._regex.fullmatch(text)
         if match is None:
             raise ExpressionError(f"Cannot parse '{text}' as a date with format '{self.pattern}'")
-        year, month, day, hour, minute, second, nanos = 1970, 1, 1, 0, 0, 0, 0
+        year, month, day, hour, minute, second, nanos = default_year, 1, 1, 0, 0, 0, 0
         day_of_year: int | None = None
         hour12: int | None = None
         pm: bool | None = None
@@ -324,6 +335,10 @@ class DatePattern:
             raise ExpressionError(
                 f"Cannot parse '{text}' as a date with format '{self.pattern}': {exc}"
             ) from None
+        if reject_gap and parsed_zone is None and zone is not None:
+            local = moment.replace(tzinfo=None)
+            if moment.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != local:
+                raise ExpressionError(f"'{text}' does not exist in time zone {zone}")
         if parsed_zone is None and zone is None:
             # Local wall-clock time: mktime applies the process's zone and DST rules.
             try:

@@ -652,7 +652,8 @@ def _is_valid_date(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) 
         pattern = compile_java_time_pattern(pattern_text)
         zone_name = string_arg(ctx, args, 1) if len(args) > 1 else None
         zone = resolve_zone(zone_name) if zone_name is not None else resolve_zone("UTC")
-        pattern.parse_ns(text.strip(), zone)
+        # As NiFi: a pattern without a year is checked against the leap year 2000.
+        pattern.parse_ns(text.strip(), zone, default_year=2000, reject_gap=True)
     except ExpressionError:
         return False
     return True

@@ -452,6 +452,22 @@ NUMBERS_AND_TIME: list[Case] = [
     ("${d:isValidDate('dd-MM-yyyy')}", {"d": "29-02-2001"}, "false"),
     ("${d:isValidDate('yyyy-MM-dd HH:mm:ss', 'UTC')}", {"d": "2026-08-04 10:15:30"}, "true"),
     ("${d:isValidDate('dd-MM-yyyy')}", {"d": "  04-08-2026  "}, "true"),
+    ("${d:isValidDate('dd-MM')}", {"d": "29-02"}, "true"),
+    (
+        "${d:isValidDate('yyyy-MM-dd HH:mm:ss', 'Australia/Sydney')}",
+        {"d": "2024-10-06 02:30:00"},
+        "false",
+    ),
+    (
+        "${d:isValidDate('yyyy-MM-dd HH:mm:ss', 'Australia/Sydney')}",
+        {"d": "2024-10-06 03:30:00"},
+        "true",
+    ),
+    (
+        "${d:isValidDate('yyyy-MM-dd hh:mm:ss a', 'Australia/Sydney')}",
+        {"d": "2024-10-06 02:30:00 AM"},
+        "false",
+    ),
     ("${missing:isValidDate('dd-MM-yyyy')}", {}, "false"),
     # testPlusDuration / testMinusDuration (dates in the local zone, as NiFi's default)
     (
