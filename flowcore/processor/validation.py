@@ -94,6 +94,18 @@ def regular_expression(subject: str, value: str) -> ValidationResult:
     return _result(subject, value, True, "")
 
 
+def java_regular_expression(subject: str, value: str) -> ValidationResult:
+    """A Java regular expression, as the EL matches them (see ``flowcore.el.regex``)."""
+    from flowcore.el.regex import java_regex
+    from flowcore.errors import ExpressionError
+
+    try:
+        java_regex(value)
+    except ExpressionError as exc:
+        return _result(subject, value, False, f"Specified expression is not valid: {exc}")
+    return _result(subject, value, True, "")
+
+
 def boolean_expression(subject: str, value: str) -> ValidationResult:
     """A single Expression Language expression returning a Boolean (RouteOnAttribute's rules).
 

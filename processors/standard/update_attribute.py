@@ -7,8 +7,8 @@ Follows NiFi's UpdateAttribute (without its advanced rules). Choices made here:
   property value, so reconfiguring and restarting reuses them. All dynamic properties are
   evaluated against the FlowFile's attributes as they were on arrival (as NiFi does),
   and then applied together.
-* Delete Attributes Expression is a regular expression (EL allowed) matched against the
-  whole name of each attribute the FlowFile had on arrival; matching attributes are
+* Delete Attributes Expression is a Java regular expression (EL allowed) matched against
+  the whole name of each attribute the FlowFile had on arrival; matching attributes are
   deleted even if a dynamic property sets them, as NiFi documents. ``uuid`` is never
   deleted. Compiled patterns are cached by their evaluated text.
 * Setting ``alternate.identifier`` to a URI-like "namespace:identifier" reports an
@@ -34,6 +34,7 @@ import re
 from collections import OrderedDict
 
 from flowcore.el import Expression, compile_expression
+from flowcore.el.regex import Pattern, java_regex
 from flowcore.errors import ExpressionError
 from flowcore.model import FlowFile
 from flowcore.processor import (
@@ -60,7 +61,7 @@ DELETE_ATTRIBUTES = PropertyDescriptor(
     description="Regular expression for attributes to be deleted from FlowFiles. Existing "
     "attributes that match will be deleted regardless of whether they are updated by this "
     "processor.",
-    validators=[validators.regular_expression],
+    validators=[validators.java_regular_expression],
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 
@@ -117,7 +118,7 @@ class UpdateAttribute(Processor):
     def __init__(self) -> None:
         super().__init__()
         self._expressions: dict[str, Expression] = {}
-        self._patterns: OrderedDict[str, re.Pattern[str]] = OrderedDict()
+        self._patterns: OrderedDict[str, Pattern] = OrderedDict()
         self._actions: list[tuple[str, Expression]] = []
         self._delete: Expression | None = None
         self._stateful = False
@@ -173,10 +174,10 @@ class UpdateAttribute(Processor):
             live.add(self._delete.text)
         self._expressions = {k: v for k, v in self._expressions.items() if k in live}
 
-    def _pattern(self, text: str) -> re.Pattern[str]:
+    def _pattern(self, text: str) -> Pattern:
         pattern = self._patterns.get(text)
         if pattern is None:
-            pattern = re.compile(text)
+            pattern = java_regex(text)
             self._patterns[text] = pattern
             if len(self._patterns) > _PATTERN_CACHE_SIZE:
                 self._patterns.popitem(last=False)
@@ -208,7 +209,7 @@ class UpdateAttribute(Processor):
                         doomed = [
                             key for key in attributes if key != _UUID and pattern.fullmatch(key)
                         ]
-            except (ExpressionError, re.error) as exc:
+            except ExpressionError as exc:
                 self.logger.error(
                     "Could not update the attributes of %s (uuid %s); "
                     "penalizing it and returning it to its queue: %s",
@@ -255,7 +256,7 @@ class UpdateAttribute(Processor):
                         doomed = [
                             key for key in attributes if key != _UUID and pattern.fullmatch(key)
                         ]
-            except (ExpressionError, re.error) as exc:
+            except ExpressionError as exc:
                 self.logger.error(
                     "Could not update the attributes of %s (uuid %s); "
                     "penalizing it and returning it to its queue: %s",
