@@ -2,7 +2,8 @@
 
 Compile once with ``compile_expression`` (cached) and call ``Expression.evaluate`` per
 FlowFile; ``evaluate`` is the one-shot convenience and ``validate_expression`` returns the
-error message a property validator needs. Unknown functions and syntax errors raise
+error message a property validator needs. All of NiFi 2's functions are supported; see
+docs/expression-language.md for the list and the few deviations. Unknown functions and syntax errors raise
 ``flowcore.errors.ExpressionError`` at compile time.
 """
 

@@ -1,4 +1,6 @@
-"""The EL function library (NiFi's Tier 1 functions) and its registry.
+"""The EL function registry and the everyday functions (strings, logic, numbers, dates).
+
+The rest of NiFi's functions are in ``functions_more``, registered into the same table.
 
 Each function is registered with its arity and the data types NiFi declares for its
 subject, arguments and result; the compiler uses these to reject unknown functions, wrong
