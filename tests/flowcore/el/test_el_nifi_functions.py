@@ -552,6 +552,9 @@ MISC: list[Case] = [
     ("${s:matches('\\p{javaLowerCase}+')}", {"s": "éa"}, "true"),
     ("${s:matches('[\\p{Upper}\\s]+')}", {"s": "AB C"}, "true"),
     ("${s:matches('a++b')}", {"s": "aab"}, "true"),
+    ("${s:matches('a++a')}", {"s": "aaa"}, "false"),  # possessive: gives nothing back
+    ("${s:replaceAll('\\P{Alnum}', '')}", {"s": "a-b_1!"}, "ab1"),
+    ("${s:matches('\\p{javaSpaceChar}+')}", {"s": "\u00a0 "}, "true"),
     ("${s:matches('(?>a+)b')}", {"s": "aab"}, "true"),
     ("${s:replaceAll('(?<y>\\d{4})-(?<m>\\d{2})', '$${m}/$${y}')}", {"s": "2024-05"}, "05/2024"),
     ("${s:matches('(?<c>.)\\k<c>')}", {"s": "aa"}, "true"),
