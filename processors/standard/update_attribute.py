@@ -23,14 +23,17 @@ Follows NiFi's UpdateAttribute (without its advanced rules). Choices made here:
   (required then). FlowFiles of a batch are evaluated in order, each seeing the state the
   previous one left; the state is committed with the session, in the same repository
   transaction as the FlowFiles, so a restart resumes from it. A FlowFile that fails leaves
-  the state as it was. The "set state fail" relationship exists in this mode, as in NiFi,
-  but nothing is routed to it: the commit cannot lose a state update to another thread.
+  the state as it was. With several concurrent tasks, stateful triggers take turns: each
+  reads the state, evaluates and commits its session before the next one reads, so no
+  update is lost. The "set state fail" relationship exists in this mode, as in NiFi, but
+  nothing is routed to it, since a state update cannot be lost to another thread.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import threading
 from collections import OrderedDict
 
 from flowcore.el import Expression, compile_expression
@@ -123,6 +126,7 @@ class UpdateAttribute(Processor):
         self._delete: Expression | None = None
         self._stateful = False
         self._initial_value = ""
+        self._state_turn = threading.Lock()
 
     def get_relationships(self, properties: dict[str, str]) -> list[Relationship]:
         if properties.get(STORE_STATE.name) == STORE_STATE_LOCALLY:
@@ -188,7 +192,9 @@ class UpdateAttribute(Processor):
         if not flowfiles:
             return
         if self._stateful:
-            self._trigger_stateful(context, session, flowfiles)
+            with self._state_turn:  # read, evaluate and commit before the next task reads
+                self._trigger_stateful(context, session, flowfiles)
+                session.commit()
             return
         actions = self._actions
         delete = self._delete

@@ -8,6 +8,7 @@ from pathlib import Path
 from flowcore.model import ProvenanceEventType
 from flowcore.settings import EngineSettings
 from flowcore.testing import TestRunner
+from flowcore.testing.runner import UNDER_TEST
 
 RunnerFactory = Callable[..., TestRunner]
 
@@ -264,3 +265,35 @@ def test_delete_attributes_expression_is_a_java_regex(make_runner: RunnerFactory
     [out] = runner.get_flowfiles_for_relationship("success")
     assert "tmp1" not in out.attributes and "tmp22" not in out.attributes
     out.assert_attribute_equals("tmpx", "z")
+
+
+def test_delete_attributes_expression_is_a_java_regex(make_runner: RunnerFactory) -> None:
+    runner = make_runner(
+        "UpdateAttribute", properties={"Delete Attributes Expression": "tmp\\p{Digit}++"}
+    )
+    runner.enqueue("", {"tmp1": "x", "tmp22": "y", "tmpx": "z"})
+    runner.run()
+    [out] = runner.get_flowfiles_for_relationship("success")
+    assert "tmp1" not in out.attributes and "tmp22" not in out.attributes
+    out.assert_attribute_equals("tmpx", "z")
+
+
+def test_store_state_loses_no_update_between_overlapping_sessions(
+    make_runner: RunnerFactory,
+) -> None:
+    """Two tasks' triggers overlap: the second must read the state the first wrote."""
+    runner = make_runner("UpdateAttribute")
+    _counter(runner)
+    runner.run()  # schedules the processor (nothing queued yet)
+    work = runner.node.processors[UNDER_TEST]
+    context = work.context()
+    assert work.binding is not None
+    sessions = []
+    for amount in ("1", "2"):
+        runner.enqueue("", {"amount": amount})
+        session = runner.node.session_for(work.binding)
+        runner.processor.on_trigger(context, session)  # the other task has not returned yet
+        sessions.append(session)
+    for session in sessions:
+        session.commit()
+    assert runner.state == {"count": "2", "sum": "3"}
