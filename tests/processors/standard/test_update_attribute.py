@@ -267,17 +267,6 @@ def test_delete_attributes_expression_is_a_java_regex(make_runner: RunnerFactory
     out.assert_attribute_equals("tmpx", "z")
 
 
-def test_delete_attributes_expression_is_a_java_regex(make_runner: RunnerFactory) -> None:
-    runner = make_runner(
-        "UpdateAttribute", properties={"Delete Attributes Expression": "tmp\\p{Digit}++"}
-    )
-    runner.enqueue("", {"tmp1": "x", "tmp22": "y", "tmpx": "z"})
-    runner.run()
-    [out] = runner.get_flowfiles_for_relationship("success")
-    assert "tmp1" not in out.attributes and "tmp22" not in out.attributes
-    out.assert_attribute_equals("tmpx", "z")
-
-
 def test_store_state_loses_no_update_between_overlapping_sessions(
     make_runner: RunnerFactory,
 ) -> None:
