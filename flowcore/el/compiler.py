@@ -29,7 +29,6 @@ from flowcore.el.nodes import (
     MultiAttribute,
     Node,
     ParameterRef,
-    ParameterText,
     Template,
     Text,
 )
@@ -119,10 +118,8 @@ def _compile_template(node: Template) -> Evaluator:
     for part in node.parts:
         if isinstance(part, Text):
             pieces.append(part.value)
-        elif isinstance(part, Embedded):
+        elif isinstance(part, Embedded):  # quoted strings are parsed without #{...}
             pieces.append(compile_node(part.node)[0])
-        elif isinstance(part, ParameterText):  # not produced: templates ignore #{...}
-            pieces.append(f"#{{{part.name}}}")
     fixed = tuple(pieces)
 
     def template(ctx: EvalContext) -> Value:
@@ -224,7 +221,8 @@ def _compile_multi(node: Node, root: MultiAttribute) -> tuple[Evaluator, Kind]:
                     ctx.current = value
                     item = to_str(item_of(ctx))
                     if index:
-                        out.append(to_str(delimiter_of(ctx)) or "null")
+                        delimiter = to_str(delimiter_of(ctx))
+                        out.append("null" if delimiter is None else delimiter)  # StringBuilder
                     out.append(item or "")
             finally:
                 ctx.current = saved

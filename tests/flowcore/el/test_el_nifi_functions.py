@@ -56,6 +56,8 @@ MULTI: list[Case] = [
     ("${x:join(', ')}", {}, ""),
     ("${a.a:join(', ')}", {"a.a": "a"}, "a"),
     ("${allAttributes( 'x', 'y' ):join(',')}", {}, ","),
+    ("${allAttributes('a', 'b'):join('')}", {"a": "1", "b": "2"}, "12"),
+    ("${allAttributes('a', 'b'):join(${missing})}", {"a": "1", "b": "2"}, "1null2"),
     # testCount
     ("${allMatchingAttributes( '.*' ):count()}", COUNT, "6"),
     ("${allMatchingAttributes( '.*' ):length():gt(2):count()}", COUNT, "5"),
