@@ -336,6 +336,8 @@ def _call(
     spec: FunctionSpec, subject: Evaluator | None, args: tuple[Evaluator, ...], pos: int
 ) -> Evaluator:
     impl, name = spec.impl, spec.name
+    if subject is None and spec.subjectless_impl is not None:
+        impl = spec.subjectless_impl
 
     def fail(exc: Exception) -> LocatedExpressionError:
         return LocatedExpressionError(f"Function '{name}' at position {pos} failed: {exc}")

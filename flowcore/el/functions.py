@@ -67,6 +67,7 @@ class FunctionSpec:
     returns: Kind
     check: Check | None  # validates literal arguments at compile time
     optional_subject: bool = False  # both ${fn(...)} and ${x:fn(...)} (``math``)
+    subjectless_impl: Impl | None = None  # the ${fn(...)} form of an optional subject
     exact_subject: bool = False  # the subject must have exactly the ``subject`` type
 
     def accepts(self, count: int) -> bool:

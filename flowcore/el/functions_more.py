@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import hashlib
 import json
 import random
@@ -31,7 +32,7 @@ from flowcore.el.dates import (
     parse_instant,
     resolve_zone,
 )
-from flowcore.el.functions import Evaluator, check_regex, function, string_arg
+from flowcore.el.functions import FUNCTIONS, Evaluator, check_regex, function, string_arg
 from flowcore.el.java_math import call_math
 from flowcore.el.jsonpath import JsonDocument, JsonPath, compile_path
 from flowcore.el.regex import Pattern, java_regex, java_replacer
@@ -452,21 +453,28 @@ def _is_json(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Val
 @function("math", subject=N, returns=N, params=(S, N), required=1, optional_subject=True)
 def _math(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
     name = string_arg(ctx, args, 0)
-    if name is None:
-        return None
-    number = None
-    if subject is not None:
-        number = to_number(subject)
-        if number is None:
-            return None
+    number = to_number(subject)
+    if name is None or number is None:
+        return None  # a null subject (a missing attribute) is null, as in NiFi
     argument = None
     if len(args) > 1:
         argument = to_number(args[1](ctx))
         if argument is None:
             return None
-    if subject is None and len(args) > 1:
-        raise EvaluationFailure("Call to math() as the subject must take exactly 1 parameter")
     return call_math(name, number, argument)
+
+
+def _math_subjectless(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
+    """``${math('random')}``: the no-argument ``Math`` methods."""
+    name = string_arg(ctx, args, 0)
+    if name is None:
+        return None
+    if len(args) > 1:
+        raise EvaluationFailure("Call to math() as the subject must take exactly 1 parameter")
+    return call_math(name, None, None)
+
+
+FUNCTIONS["math"] = dataclasses.replace(FUNCTIONS["math"], subjectless_impl=_math_subjectless)
 
 
 @function("toRadix", subject=W, returns=S, params=(W, W), required=1)

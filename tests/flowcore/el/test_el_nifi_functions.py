@@ -346,6 +346,8 @@ NUMBERS_AND_TIME: list[Case] = [
         "4.0",
     ),
     ("${math('random'):lt(1.0)}", {}, "true"),
+    ("${missing:math('abs'):isNull()}", {}, "true"),
+    ("${missing:math('max', 2):isNull()}", {}, "true"),
     ("${a:math('sqrt')}", {"a": "2.25"}, "1.5"),
     ("${a:math('round')}", {"a": "2.5"}, "3"),
     # testToRadix / testFromRadix
