@@ -756,7 +756,7 @@ def _build_uri(parts: list[str | None]) -> str:
         if port != -1:
             out.append(f":{port}")
     if path is not None:
-        if scheme is not None and host is not None and path and not path.startswith("/"):
+        if scheme is not None and path and not path.startswith("/"):
             raise EvaluationFailure(
                 f"Could not evaluate 'getUri' function with argument(s) {parts}: "
                 "Relative path in absolute URI"

@@ -656,6 +656,11 @@ def test_compile_errors(text: str, message: str) -> None:
             "Could not evaluate 'getUri' function with argument 'notANumber' which is not a number",
         ),
         ("${s:hash('NOPE')}", {"s": "x"}, "Invalid hash algorithm: NOPE"),
+        (
+            "${getUri('mailto', null, null, -1, 'dev@nifi.apache.org', null, null)}",
+            {},
+            "Relative path in absolute URI",
+        ),
         ("${s:base64Decode()}", {"s": "a b"}, "Illegal base64"),
         ("${s:urlDecode()}", {"s": "%zz"}, "Illegal hex characters"),
         ("${s:fromRadix(16)}", {"s": "xyz"}, 'For input string: "xyz"'),
