@@ -20,7 +20,8 @@ Follows NiFi's UpdateAttribute (without its advanced rules). Choices made here:
   processor's LOCAL state, which expressions read with ``getStateValue('name')`` (as in
   NiFi, the value the state had before the FlowFile: ``${getStateValue('count'):plus(1)}``
   counts). Names missing from the state start as "Stateful Variables Initial Value"
-  (required then). FlowFiles of a batch are evaluated in order, each seeing the state the
+  (required then); they are written with the first FlowFile, where NiFi writes them when
+  the processor is scheduled. FlowFiles of a batch are evaluated in order, each seeing the state the
   previous one left; the state is committed with the session, in the same repository
   transaction as the FlowFiles, so a restart resumes from it. A FlowFile that fails leaves
   the state as it was. With several concurrent tasks, stateful triggers take turns: each
