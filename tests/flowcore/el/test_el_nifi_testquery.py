@@ -4,11 +4,14 @@ the expressions it checks with the values NiFi expects.
 
 Generated from nifi-commons/nifi-expression-language TestQuery.java (Apache License 2.0),
 keeping the assertions whose expected value is a literal and whose result does not depend
-on the clock, the host, randomness or the local time zone (those are covered by
-``test_el_nifi_functions``).
+on the clock, the host or randomness (those are covered by ``test_el_nifi_functions``).
+Date assertions run with New York as the local zone.
 """
 
 from __future__ import annotations
+
+import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -1502,4 +1505,306 @@ CASES = [
 
 @pytest.mark.parametrize(("attributes", "text", "expected"), CASES)
 def test_nifi_assertion(attributes: dict[str, str], text: str, expected: str) -> None:
+    assert evaluate(text, attributes, env={}) == expected
+
+
+# Date and Instant assertions, with the local zone (the JVM default zone) set to New York.
+TIME_GROUPS: list[tuple[str, dict[str, str], list[tuple[str, str]]]] = [
+    (
+        "testAddOneDayToDate",
+        {"dateTime": "2013/11/18 10:22:27.678"},
+        [
+            (
+                "${dateTime:toDate('yyyy/MM/dd HH:mm:ss.SSS'):toNumber():plus(86400000):toDate():format('yyyy/MM/dd HH:mm:ss.SSS')}",
+                "2013/11/19 10:22:27.678",
+            ),
+            (
+                "${dateTime:toDate('yyyy/MM/dd HH:mm:ss.SSS'):plus(86400000):format('yyyy/MM/dd HH:mm:ss.SSS')}",
+                "2013/11/19 10:22:27.678",
+            ),
+        ],
+    ),
+    (
+        "testDateConversion",
+        {"date": "1403620278642"},
+        [
+            ("${date:format('yyyy')}", "2014"),
+            ("${date:toDate():format('yyyy')}", "2014"),
+            ("${date:toNumber():format('yyyy')}", "2014"),
+            ("${date:toNumber():toDate():format('yyyy')}", "2014"),
+            ("${date:toDate():toNumber():format('yyyy')}", "2014"),
+            (
+                "${date:toDate():toNumber():toDate():toNumber():toDate():toNumber():format('yyyy')}",
+                "2014",
+            ),
+        ],
+    ),
+    (
+        "testInstantConversion",
+        {"instant": "1403620278642"},
+        [
+            ("${instant:formatInstant('yyyy', 'America/New_York')}", "2014"),
+            ("${instant:toInstant():formatInstant('yyyy', 'America/New_York')}", "2014"),
+            ("${instant:toNumber():formatInstant('yyyy', 'America/New_York')}", "2014"),
+            ("${instant:toNumber():toInstant():formatInstant('yyyy', 'America/New_York')}", "2014"),
+            ("${instant:toInstant():toNumber():formatInstant('yyyy', 'America/New_York')}", "2014"),
+            (
+                "${instant:toInstant():toNumber():toInstant():toNumber():toInstant():toNumber():formatInstant('yyyy', 'America/New_York')}",
+                "2014",
+            ),
+        ],
+    ),
+    (
+        "testImplicitConversions",
+        {
+            "A": "0123456789",
+            "b": "true",
+            "c": "false",
+            "d": "Quick Brown Fox",
+            "F": "-48",
+            "n": "2014/04/04 00:00:00",
+        },
+        [
+            ("${n:format( 'yyyy' )}", "2014"),
+        ],
+    ),
+    (
+        "testImplicitConversions",
+        {
+            "A": "0123456789",
+            "b": "true",
+            "c": "false",
+            "d": "Quick Brown Fox",
+            "F": "-48",
+            "n": "2014/04/04 00:00:00.045",
+        },
+        [
+            ("${n:format( 'yyyy' ):append(','):append( ${n:format( 'SSS' )} )}", "2014,045"),
+        ],
+    ),
+    (
+        "testMathResultInterpretation",
+        {"ten": "10.1", "two": "2.2"},
+        [
+            ('${ten:divide(${two:plus(3)}):toDate():format("SSS")}', "001"),
+        ],
+    ),
+    (
+        "testDate",
+        {"month": "3", "day": "4", "year": "2013"},
+        [
+            (
+                "${year:append('/'):append(${month}):append('/'):append(${day}):toDate('yyyy/MM/dd'):format('D')}",
+                "63",
+            ),
+        ],
+    ),
+    (
+        "testDateFormatConversion",
+        {"blue": "20130917162643"},
+        [
+            (
+                "${blue:toDate('yyyyMMddHHmmss'):format(\"yyyy/MM/dd HH:mm:ss.SSS'Z'\")}",
+                "2013/09/17 16:26:43.000Z",
+            ),
+        ],
+    ),
+    (
+        "testDateFormatConversionIsCaseInsensitive",
+        {"blue": "10may2004"},
+        [
+            ("${blue:toDate('ddMMMyyyy'):format('yyyy/MM/dd')}", "2004/05/10"),
+        ],
+    ),
+    (
+        "testDateFormatConversionWithTimeZone",
+        {"blue": "20130917162643"},
+        [
+            (
+                "${blue:toDate('yyyyMMddHHmmss', 'GMT'):format(\"yyyy/MM/dd HH:mm:ss.SSS'Z'\", 'GMT')}",
+                "2013/09/17 16:26:43.000Z",
+            ),
+            (
+                "${blue:toDate('yyyyMMddHHmmss', 'GMT'):format(\"yyyy/MM/dd HH:mm:ss.SSS'Z'\", 'Europe/Paris')}",
+                "2013/09/17 18:26:43.000Z",
+            ),
+            (
+                "${blue:toDate('yyyyMMddHHmmss', 'GMT'):format(\"yyyy/MM/dd HH:mm:ss.SSS'Z'\", 'America/Los_Angeles')}",
+                "2013/09/17 09:26:43.000Z",
+            ),
+        ],
+    ),
+    (
+        "testInstantFormatConversion",
+        {"blue": "20130917162643"},
+        [
+            (
+                "${blue:toInstant('yyyyMMddHHmmss', 'GMT'):formatInstant(\"yyyy/MM/dd HH:mm:ss.SSS'Z'\", 'GMT')}",
+                "2013/09/17 16:26:43.000Z",
+            ),
+            (
+                "${blue:toInstant('yyyyMMddHHmmss', 'GMT'):formatInstant(\"yyyy/MM/dd HH:mm:ss.SSS'Z'\", 'Europe/Paris')}",
+                "2013/09/17 18:26:43.000Z",
+            ),
+            (
+                "${blue:toInstant('yyyyMMddHHmmss', 'GMT'):formatInstant(\"yyyy/MM/dd HH:mm:ss.SSS'Z'\", 'America/Los_Angeles')}",
+                "2013/09/17 09:26:43.000Z",
+            ),
+        ],
+    ),
+    (
+        "testIsValidDate",
+        {
+            "validDate": "04-08-2026",
+            "invalidCalendarDate": "31-02-2026",
+            "formatMismatch": "2026-08-04",
+            "notADate": "not-a-date",
+            "validDateWithTime": "2026-08-04 10:15:30",
+            "validDateUtc": "2026-08-04 10:15:30",
+            "leapDay": "29-02",
+            "leapDayInLeapYear": "29-02-2000",
+            "leapDayInNonLeapYear": "29-02-2001",
+        },
+        [
+            ("${validDate:isValidDate('dd-MM-yyyy')}", "true"),
+            ("${invalidCalendarDate:isValidDate('dd-MM-yyyy')}", "false"),
+            ("${formatMismatch:isValidDate('dd-MM-yyyy')}", "false"),
+            ("${notADate:isValidDate('dd-MM-yyyy')}", "false"),
+            ("${leapDay:isValidDate('dd-MM')}", "true"),
+            ("${leapDayInLeapYear:isValidDate('dd-MM-yyyy')}", "true"),
+            ("${leapDayInNonLeapYear:isValidDate('dd-MM-yyyy')}", "false"),
+            ("${validDateWithTime:isValidDate('yyyy-MM-dd HH:mm:ss', 'UTC')}", "true"),
+            ("${notADate:isValidDate('yyyy-MM-dd HH:mm:ss', 'UTC')}", "false"),
+        ],
+    ),
+    (
+        "testIsValidDate",
+        {
+            "validDate": "04-08-2026",
+            "invalidCalendarDate": "31-02-2026",
+            "formatMismatch": "2026-08-04",
+            "notADate": "not-a-date",
+            "validDateWithTime": "2026-08-04 10:15:30",
+            "validDateUtc": "2026-08-04 10:15:30",
+            "leapDay": "29-02",
+            "leapDayInLeapYear": "29-02-2000",
+            "leapDayInNonLeapYear": "29-02-2001",
+            "dstGapTime": "2024-10-06 02:30:00",
+            "dstValidTimeBefore": "2024-10-06 01:30:00",
+            "dstValidTimeAfter": "2024-10-06 03:30:00",
+        },
+        [
+            ("${dstGapTime:isValidDate('yyyy-MM-dd HH:mm:ss', 'Australia/Sydney')}", "false"),
+            (
+                "${dstValidTimeBefore:isValidDate('yyyy-MM-dd HH:mm:ss', 'Australia/Sydney')}",
+                "true",
+            ),
+            ("${dstValidTimeAfter:isValidDate('yyyy-MM-dd HH:mm:ss', 'Australia/Sydney')}", "true"),
+            ("${validDate:isValidDate('dd-MM-yyyy'):ifElse('valid', 'invalid')}", "valid"),
+            (
+                "${invalidCalendarDate:isValidDate('dd-MM-yyyy'):ifElse('valid', 'invalid')}",
+                "invalid",
+            ),
+            ("${nonExistentAttr:isValidDate('dd-MM-yyyy')}", "false"),
+        ],
+    ),
+    (
+        "testIsValidDate",
+        {
+            "validDate": "04-08-2026",
+            "invalidCalendarDate": "31-02-2026",
+            "formatMismatch": "2026-08-04",
+            "notADate": "not-a-date",
+            "validDateWithTime": "2026-08-04 10:15:30",
+            "validDateUtc": "2026-08-04 10:15:30",
+            "leapDay": "29-02",
+            "leapDayInLeapYear": "29-02-2000",
+            "leapDayInNonLeapYear": "29-02-2001",
+            "dstGapTime": "2024-10-06 02:30:00",
+            "dstValidTimeBefore": "2024-10-06 01:30:00",
+            "dstValidTimeAfter": "2024-10-06 03:30:00",
+            "paddedDate": "  04-08-2026  ",
+        },
+        [
+            ("${paddedDate:isValidDate('dd-MM-yyyy')}", "true"),
+        ],
+    ),
+    (
+        "testIsValidDate",
+        {
+            "validDate": "04-08-2026",
+            "invalidCalendarDate": "31-02-2026",
+            "formatMismatch": "2026-08-04",
+            "notADate": "not-a-date",
+            "validDateWithTime": "2026-08-04 10:15:30",
+            "validDateUtc": "2026-08-04 10:15:30",
+            "leapDay": "29-02",
+            "leapDayInLeapYear": "29-02-2000",
+            "leapDayInNonLeapYear": "29-02-2001",
+            "dstGapTime": "2024-10-06 02:30:00",
+            "dstValidTimeBefore": "2024-10-06 01:30:00",
+            "dstValidTimeAfter": "2024-10-06 03:30:00",
+            "paddedDate": "  04-08-2026  ",
+            "dstGapTime12h": "2024-10-06 02:30:00 AM",
+            "dstValidTimeBefore12h": "2024-10-06 01:30:00 AM",
+            "dstValidTimeAfter12h": "2024-10-06 03:30:00 AM",
+        },
+        [
+            ("${dstGapTime12h:isValidDate('yyyy-MM-dd hh:mm:ss a', 'Australia/Sydney')}", "false"),
+            (
+                "${dstValidTimeBefore12h:isValidDate('yyyy-MM-dd hh:mm:ss a', 'Australia/Sydney')}",
+                "true",
+            ),
+            (
+                "${dstValidTimeAfter12h:isValidDate('yyyy-MM-dd hh:mm:ss a', 'Australia/Sydney')}",
+                "true",
+            ),
+        ],
+    ),
+    (
+        "testIsValidInstant",
+        {
+            "isoInstant": "2026-08-04T10:15:30Z",
+            "isoOffsetDateTime": "2026-08-04T10:15:30+05:30",
+            "notAnInstant": "not-a-date",
+            "plainDate": "2026-08-04",
+        },
+        [
+            ("${isoInstant:isValidInstant()}", "true"),
+            ("${isoOffsetDateTime:isValidInstant()}", "true"),
+            ("${notAnInstant:isValidInstant()}", "false"),
+            ("${plainDate:isValidInstant()}", "false"),
+            (
+                "${isoInstant:isValidInstant():ifElse('valid-instant', 'invalid-instant')}",
+                "valid-instant",
+            ),
+            (
+                "${notAnInstant:isValidInstant():ifElse('valid-instant', 'invalid-instant')}",
+                "invalid-instant",
+            ),
+            ("${nonExistentAttr:isValidInstant()}", "false"),
+        ],
+    ),
+]
+
+TIME_CASES = [
+    pytest.param(attributes, text, expected, id=f"{method}-{index}")
+    for method, attributes, checks in TIME_GROUPS
+    for index, (text, expected) in enumerate(checks)
+]
+
+
+@pytest.fixture
+def new_york(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Make the process's local zone America/New_York, as a JVM default zone."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("new_york")
+@pytest.mark.parametrize(("attributes", "text", "expected"), TIME_CASES)
+def test_nifi_date_assertion(attributes: dict[str, str], text: str, expected: str) -> None:
     assert evaluate(text, attributes, env={}) == expected
