@@ -6,8 +6,9 @@ has: possessive quantifiers (``a++``), atomic groups (``(?>...)``) and ``(?<name
 What is still translated here is Java-only syntax: the POSIX and ``java.lang.Character``
 classes (``\\p{Punct}``, ``\\p{Alpha}``, ``\\p{javaLowerCase}``; the POSIX ones are ASCII-only
 in Java), ``\\Q...\\E``, ``\\k<name>``, ``\\z``, and ``$1`` / ``${name}`` group references in
-replacement strings. Patterns and replacers are cached, so literal patterns cost nothing
-after the first use. ``java_split`` is ``String.split``.
+replacement strings. Class unions and intersections (``[a-c[x-z]]``, ``[a-z&&[^e]]``) use
+the package's version 1 syntax, which has nested sets. Patterns and replacers are cached,
+so literal patterns cost nothing after the first use. ``java_split`` is ``String.split``.
 """
 
 from __future__ import annotations
@@ -62,8 +63,11 @@ _CLASSES = {
 }
 
 
-def _translate(pattern: str) -> str:
+def _translate(pattern: str) -> tuple[str, bool]:
+    """The pattern in the ``regex`` package's syntax, and whether it needs its version 1
+    (nested sets and ``&&``, for Java's class unions and intersections)."""
     out: list[str] = []
+    nested = False
     i, n = 0, len(pattern)
     in_class = 0  # depth of [...] sets
     while i < n:
@@ -92,11 +96,11 @@ def _translate(pattern: str) -> str:
                 body = _CLASSES.get(name)
                 if body is not None:
                     if in_class:
-                        if following == "P":
-                            raise ExpressionError(
-                                f"Negated class \\P{{{name}}} inside [...] is not supported"
-                            )
-                        out.append(body)
+                        if following == "P":  # a nested negated set, in version 1
+                            nested = True
+                            out.append("[^" + body + "]")
+                        else:
+                            out.append(body)
                     else:
                         out.append(("[^" if following == "P" else "[") + body + "]")
                     i = end + 1
@@ -105,10 +109,8 @@ def _translate(pattern: str) -> str:
             i += 2
             continue
         if char == "[":
-            if in_class and (i + 1 >= n or pattern[i + 1] != ":"):
-                raise ExpressionError(
-                    "Nested character classes ([a[b]]) and class intersections are not supported"
-                )
+            if in_class:  # Java's union [a-c[x-z]]: a nested set
+                nested = True
             in_class += 1
             out.append(char)
             i += 1
@@ -123,10 +125,10 @@ def _translate(pattern: str) -> str:
         if char == "]" and in_class:
             in_class -= 1
         elif char == "&" and in_class and pattern.startswith("&&", i):
-            raise ExpressionError("Character class intersections (&&) are not supported")
+            nested = True  # Java's intersection [a-z&&[^e]]
         out.append(char)
         i += 1
-    return "".join(out)
+    return "".join(out), nested
 
 
 def _escape_in_class(text: str) -> str:
@@ -136,8 +138,9 @@ def _escape_in_class(text: str) -> str:
 @functools.lru_cache(maxsize=512)
 def java_regex(pattern: str) -> Pattern:
     """The compiled form of a Java regular expression; raises ExpressionError if invalid."""
+    translated, nested = _translate(pattern)
     try:
-        return regex.compile(_translate(pattern))
+        return regex.compile(translated, regex.V1 if nested else regex.V0)
     except regex.error as exc:
         raise ExpressionError(f"Invalid regular expression '{pattern}': {exc}") from None
 

@@ -559,6 +559,11 @@ MISC: list[Case] = [
     ("${s:matches('a++a')}", {"s": "aaa"}, "false"),  # possessive: gives nothing back
     ("${s:replaceAll('\\P{Alnum}', '')}", {"s": "a-b_1!"}, "ab1"),
     ("${s:matches('\\p{javaSpaceChar}+')}", {"s": "\u00a0 "}, "true"),
+    # class union and intersection, as Java has them
+    ("${s:matches('[a-c[x-z]]+')}", {"s": "axy"}, "true"),
+    ("${s:matches('[a-z&&[^e]]+')}", {"s": "abcd"}, "true"),
+    ("${s:matches('[a-z&&[^e]]+')}", {"s": "abe"}, "false"),
+    ("${s:replaceAll('[\\P{Alpha}&&[^ ]]', '')}", {"s": "a1 b-2"}, "a b"),
     ("${s:matches('(?>a+)b')}", {"s": "aab"}, "true"),
     ("${s:replaceAll('(?<y>\\d{4})-(?<m>\\d{2})', '$${m}/$${y}')}", {"s": "2024-05"}, "05/2024"),
     ("${s:matches('(?<c>.)\\k<c>')}", {"s": "aa"}, "true"),
