@@ -1,9 +1,10 @@
-"""What one evaluation sees: attributes, environment, parameters and the current time.
+"""What one evaluation sees: attributes, environment, parameters, state and the time.
 
 A context is created per ``Expression.evaluate`` call, so compiled expressions stay
 immutable and can be shared between threads. ``EvaluationFailure`` is what function
 implementations raise; the compiler turns it into an ``ExpressionError`` naming the
-function and its position.
+function and its position. ``current`` is the value a multi-attribute expression
+(``anyAttribute(...)`` and the like) is iterating over.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
+from flowcore.el.values import Value
 from flowcore.errors import ExpressionError
 
 __all__ = ["EvalContext", "EvaluationFailure", "LocatedExpressionError"]
@@ -25,7 +27,7 @@ class LocatedExpressionError(ExpressionError):
 
 
 class EvalContext:
-    __slots__ = ("_now_ms", "attributes", "env", "parameters")
+    __slots__ = ("_now_ms", "attributes", "current", "env", "parameters", "state")
 
     def __init__(
         self,
@@ -33,11 +35,14 @@ class EvalContext:
         env: Mapping[str, str],
         parameters: Mapping[str, str] | None,
         now_ms: int | None,
+        state: Mapping[str, str] | None = None,
     ) -> None:
         self.attributes = attributes
         self.env = env
         self.parameters = parameters
         self._now_ms = now_ms
+        self.state = state
+        self.current: Value = None
 
     def lookup(self, name: str) -> str | None:
         """An attribute's value, else the environment variable's, else None."""

@@ -20,14 +20,19 @@ from flowcore.errors import ExpressionError
 
 __all__ = [
     "DatePattern",
+    "add_amount",
     "compile_date_pattern",
+    "compile_java_time_pattern",
     "date_to_string",
+    "instant_to_string",
+    "parse_amount",
     "parse_default_date",
+    "parse_instant",
     "resolve_zone",
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_ONE_MS = timedelta(milliseconds=1)
+_ONE_SECOND = timedelta(seconds=1)
 
 _MONTHS = (
     "January",
@@ -47,7 +52,7 @@ _DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Su
 
 # SimpleDateFormat's pattern letters; every other ASCII letter is illegal.
 _LETTERS = frozenset("GyYMLwWDdFEuaHkKhmsSzZX")
-_NUMERIC = frozenset("yYMLwWDdFuHkKhmsS")
+_NUMERIC = frozenset("yYMLwWDdFuHkKhmsSn")
 
 # Java's legacy three-letter time zone IDs that are not tz database names.
 _LEGACY_IDS = {
@@ -158,7 +163,7 @@ class _Field:
     count: int
 
 
-def _tokenize(pattern: str) -> tuple[_Field | str, ...]:
+def _tokenize(pattern: str, java_time: bool = False) -> tuple[_Field | str, ...]:
     tokens: list[_Field | str] = []
     literal: list[str] = []
     i, n = 0, len(pattern)
@@ -183,7 +188,7 @@ def _tokenize(pattern: str) -> tuple[_Field | str, ...]:
                 j += 1
             i = j + 1
         elif char.isascii() and char.isalpha():
-            if char not in _LETTERS:
+            if char not in _LETTERS and not (java_time and char == "n"):
                 raise ExpressionError(
                     f"Illegal pattern character '{char}' in date pattern '{pattern}'"
                 )
@@ -195,7 +200,8 @@ def _tokenize(pattern: str) -> tuple[_Field | str, ...]:
             if literal:
                 tokens.append("".join(literal))
                 literal.clear()
-            tokens.append(_Field(char, j - i))
+            # java.time's "u" is the proleptic year; SimpleDateFormat's is the day number.
+            tokens.append(_Field("y" if java_time and char == "u" else char, j - i))
             i = j
         else:
             literal.append(char)
@@ -216,27 +222,51 @@ _ZONE_TEXT = r"(?:GMT|UTC|UT)[+-]\d{1,2}(?::?\d{2})?|[+-]\d{4}|[A-Za-z][A-Za-z_]
 class DatePattern:
     """A compiled Java date pattern: formats epoch milliseconds and parses text back."""
 
-    __slots__ = ("_regex", "_tokens", "pattern")
+    __slots__ = ("_regex", "_tokens", "java_time", "pattern")
 
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, java_time: bool = False) -> None:
+        """``java_time`` reads the pattern as ``DateTimeFormatter`` does (``S`` is a fraction
+        of a second, ``n`` nanoseconds, ``u`` the year) instead of ``SimpleDateFormat``."""
         self.pattern = pattern
-        self._tokens = _tokenize(pattern)
+        self.java_time = java_time
+        self._tokens = _tokenize(pattern, java_time)
         self._regex = re.compile(self._parse_regex(), re.IGNORECASE)
 
     def format(self, epoch_ms: int, zone: tzinfo | None = None) -> str:
         """Render ``epoch_ms`` in ``zone`` (None: the local zone)."""
-        moment = _to_datetime(epoch_ms, zone)
+        return self.format_ns(epoch_ms * 1_000_000, zone)
+
+    def format_ns(self, epoch_ns: int, zone: tzinfo | None = None) -> str:
+        """Render ``epoch_ns`` (nanoseconds since the epoch) in ``zone``."""
+        seconds, fraction = divmod(epoch_ns, 1_000_000_000)
+        moment = _to_datetime(seconds * 1000 + fraction // 1_000_000, zone)
+        java_fraction = fraction if self.java_time else None
         return "".join(
-            token if isinstance(token, str) else _format_field(token, moment)
+            token if isinstance(token, str) else _format_field(token, moment, java_fraction)
             for token in self._tokens
         )
 
     def parse(self, text: str, zone: tzinfo | None = None) -> int:
         """Epoch milliseconds for ``text``; a zone in the text wins over ``zone``."""
+        return self.parse_ns(text, zone) // 1_000_000
+
+    def parse_ns(
+        self,
+        text: str,
+        zone: tzinfo | None = None,
+        *,
+        default_year: int = 1970,
+        reject_gap: bool = False,
+    ) -> int:
+        """Epoch nanoseconds for ``text``; a zone in the text wins over ``zone``.
+
+        ``default_year`` is the year when the pattern has none; ``reject_gap`` refuses a
+        local time that a daylight-saving change skips in ``zone`` (``isValidDate``).
+        """
         match = self._regex.fullmatch(text)
         if match is None:
             raise ExpressionError(f"Cannot parse '{text}' as a date with format '{self.pattern}'")
-        year, month, day, hour, minute, second, millis = 1970, 1, 1, 0, 0, 0, 0
+        year, month, day, hour, minute, second, nanos = default_year, 1, 1, 0, 0, 0, 0
         day_of_year: int | None = None
         hour12: int | None = None
         pm: bool | None = None
@@ -274,9 +304,14 @@ class DatePattern:
             elif letter == "s":
                 second = int(value)
             elif letter == "S":
-                # SimpleDateFormat reads S as a count of milliseconds; longer fields are
-                # read as a fraction of a second, as java.time does.
-                millis = int(value) if token.count <= 3 else int(value.ljust(3, "0")[:3])
+                # SimpleDateFormat reads S as a count of milliseconds; longer fields (and
+                # every java.time pattern) are read as a fraction of a second.
+                if token.count <= 3 and not self.java_time:
+                    nanos = int(value) * 1_000_000
+                else:
+                    nanos = int(value.ljust(9, "0")[:9])
+            elif letter == "n":
+                nanos = int(value)
             elif letter in "zZX":
                 parsed_zone = _parse_zone(value)
         if not has_year and week_year is not None:
@@ -294,21 +329,24 @@ class DatePattern:
                 hour,
                 minute,
                 second,
-                millis * 1000,
                 tzinfo=parsed_zone or zone or UTC,
             )
         except (ValueError, OverflowError) as exc:
             raise ExpressionError(
                 f"Cannot parse '{text}' as a date with format '{self.pattern}': {exc}"
             ) from None
+        if reject_gap and parsed_zone is None and zone is not None:
+            local = moment.replace(tzinfo=None)
+            if moment.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != local:
+                raise ExpressionError(f"'{text}' does not exist in time zone {zone}")
         if parsed_zone is None and zone is None:
             # Local wall-clock time: mktime applies the process's zone and DST rules.
             try:
                 seconds = time.mktime((year, month, day, hour, minute, second, 0, 0, -1))
             except (OverflowError, ValueError) as exc:
                 raise ExpressionError(f"Cannot convert '{text}' to a local time: {exc}") from None
-            return int(seconds) * 1000 + millis
-        return (moment - _EPOCH) // _ONE_MS
+            return int(seconds) * 1_000_000_000 + nanos
+        return (moment - _EPOCH) // _ONE_SECOND * 1_000_000_000 + nanos
 
     def _parse_regex(self) -> str:
         parts: list[str] = []
@@ -369,7 +407,7 @@ def _pad(value: int, count: int) -> str:
     return str(value).zfill(count)
 
 
-def _format_field(field: _Field, moment: datetime) -> str:
+def _format_field(field: _Field, moment: datetime, fraction_ns: int | None = None) -> str:
     letter, count = field.letter, field.count
     if letter == "y":
         return f"{moment.year % 100:02d}" if count == 2 else _pad(moment.year, count)
@@ -391,7 +429,11 @@ def _format_field(field: _Field, moment: datetime) -> str:
     if letter == "s":
         return _pad(moment.second, count)
     if letter == "S":
+        if fraction_ns is not None:  # java.time: the leading digits of the fraction
+            return f"{fraction_ns:09d}"[:count].ljust(count, "0")
         return _pad(moment.microsecond // 1000, count)
+    if letter == "n":
+        return _pad(fraction_ns or 0, count)
     if letter == "E":
         name = _DAYS[moment.weekday()]
         return name if count >= 4 else name[:3]
@@ -435,6 +477,12 @@ def compile_date_pattern(pattern: str) -> DatePattern:
     return DatePattern(pattern)
 
 
+@functools.lru_cache(maxsize=256)
+def compile_java_time_pattern(pattern: str) -> DatePattern:
+    """A ``DateTimeFormatter`` pattern (used by the Instant functions), compiled and cached."""
+    return DatePattern(pattern, java_time=True)
+
+
 _TO_STRING = compile_date_pattern("EEE MMM dd HH:mm:ss zzz yyyy")
 _TO_STRING_SHAPE = re.compile(r"(?:[a-zA-Z]{3} ){2}\d{2} \d{2}:\d{2}:\d{2} .*? \d{4}")
 _SLASHED = re.compile(r"\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(\.\d{3})?")
@@ -463,3 +511,138 @@ def parse_default_date(text: str) -> int:
         pattern = _SLASHED_PATTERN if slashed.group(1) is None else _SLASHED_MILLIS_PATTERN
         return pattern.parse(value)
     raise ExpressionError(f"Could not implicitly convert '{value}' to a date")
+
+
+def instant_to_string(epoch_ns: int) -> str:
+    """``Instant.toString()``: ISO-8601 in UTC, the fraction in groups of three digits."""
+    seconds, fraction = divmod(epoch_ns, 1_000_000_000)
+    moment = _EPOCH + timedelta(seconds=seconds)
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if fraction:
+        digits = f"{fraction:09d}"
+        while digits.endswith("000"):
+            digits = digits[:-3]
+        text += "." + digits
+    return text + "Z"
+
+
+_ISO_INSTANT = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?"
+    r"(Z|[+-]\d{2}:\d{2}(?::\d{2})?)"
+)
+_RFC_1123 = re.compile(
+    r"(?:(Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?(\d{1,2}) "
+    r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) "
+    r"(\d{2}):(\d{2})(?::(\d{2}))? (GMT|[+-]\d{4})"
+)
+
+
+def parse_instant(text: str) -> int:
+    """Epoch nanoseconds for ISO-8601 instant / offset date-time or RFC 1123 text.
+
+    These are the forms NiFi accepts when it converts a string to an Instant.
+    """
+    try:
+        iso = _ISO_INSTANT.fullmatch(text)
+        if iso is not None:
+            year, month, day, hour, minute = (int(iso.group(i)) for i in range(1, 6))
+            second = int(iso.group(6) or 0)
+            nanos = int((iso.group(7) or "").ljust(9, "0"))
+            offset = iso.group(8)
+            moment = datetime(year, month, day, hour, minute, second, tzinfo=UTC)
+            if offset != "Z":
+                sign = -1 if offset[0] == "-" else 1
+                parts = [int(part) for part in offset[1:].split(":")]
+                delta = timedelta(hours=parts[0], minutes=parts[1])
+                if len(parts) > 2:
+                    delta += timedelta(seconds=parts[2])
+                moment -= sign * delta
+            return (moment - _EPOCH) // _ONE_SECOND * 1_000_000_000 + nanos
+        rfc = _RFC_1123.fullmatch(text)
+        if rfc is not None:
+            month = _month_number(rfc.group(3))
+            moment = datetime(
+                int(rfc.group(4)),
+                month,
+                int(rfc.group(2)),
+                int(rfc.group(5)),
+                int(rfc.group(6)),
+                int(rfc.group(7) or 0),
+                tzinfo=UTC,
+            )
+            if rfc.group(1) is not None and _DAYS[moment.weekday()][:3] != rfc.group(1):
+                raise ValueError("the day of the week does not match the date")
+            zone = rfc.group(8)
+            if zone != "GMT":
+                sign = -1 if zone[0] == "-" else 1
+                moment -= sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[3:5]))
+            return (moment - _EPOCH) // _ONE_SECOND * 1_000_000_000
+    except ValueError:
+        pass
+    raise ExpressionError(f"Could not implicitly convert input to INSTANT: {text}")
+
+
+_AMOUNT = re.compile(
+    r"\s*(\d+)\s+(nanoseconds?|seconds?|minutes?|hours?|days?|weeks?|months?|years?)\s*",
+    re.IGNORECASE,
+)
+_AMOUNT_FORMAT = (
+    "Expected format: '<integer> <unit>' (e.g. '2 weeks', '1 month'). Supported units: "
+    "nanosecond(s), second(s), minute(s), hour(s), day(s), week(s), month(s), year(s)"
+)
+_FIXED_NANOS = {
+    "nanosecond": 1,
+    "second": 1_000_000_000,
+    "minute": 60_000_000_000,
+    "hour": 3_600_000_000_000,
+}
+
+
+def parse_amount(text: str | None) -> tuple[int, str]:
+    """``(amount, unit)`` of a duration such as "2 weeks"; raises ExpressionError otherwise."""
+    if text is None or not text.strip():
+        raise ExpressionError(f"Amount expression cannot be null or empty. {_AMOUNT_FORMAT}")
+    match = _AMOUNT.fullmatch(text)
+    if match is None:
+        raise ExpressionError(f"Invalid amount expression: '{text}'. {_AMOUNT_FORMAT}")
+    amount = int(match.group(1))
+    if amount > 2**63 - 1:
+        raise ExpressionError(f"Numeric overflow in expression: '{text}'. {_AMOUNT_FORMAT}")
+    unit = match.group(2).lower()
+    return amount, unit[:-1] if unit.endswith("s") else unit
+
+
+def _plus_months(moment: datetime, months: int) -> datetime:
+    total = moment.year * 12 + moment.month - 1 + months
+    year, month = divmod(total, 12)
+    month += 1
+    following = date(year + (month == 12), month % 12 + 1, 1)
+    last_day = (following - timedelta(days=1)).day
+    return moment.replace(year=year, month=month, day=min(moment.day, last_day))
+
+
+def add_amount(epoch_ns: int, text: str | None, zone: tzinfo | None, sign: int) -> int:
+    """``ZonedDateTime.plus`` (``sign`` 1) or ``minus`` (-1) of an amount such as "1 month".
+
+    Nanoseconds to hours are exact durations; days, weeks, months and years move the
+    local date in ``zone`` (None: the local zone) and keep the local time of day.
+    """
+    amount, unit = parse_amount(text)
+    fixed = _FIXED_NANOS.get(unit)
+    if fixed is not None:
+        return epoch_ns + sign * amount * fixed
+    seconds, fraction = divmod(epoch_ns, 1_000_000_000)
+    moment = _to_datetime(seconds * 1000, zone)
+    local = moment.replace(tzinfo=None)
+    try:
+        if unit in ("day", "week"):
+            local += timedelta(days=sign * amount * (7 if unit == "week" else 1))
+        else:
+            local = _plus_months(local, sign * amount * (12 if unit == "year" else 1))
+    except (OverflowError, ValueError) as exc:
+        raise ExpressionError(f"Cannot add '{text}': {exc}") from None
+    if zone is None:
+        result = int(time.mktime(local.timetuple()))
+    else:
+        result = (local.replace(tzinfo=zone) - _EPOCH) // _ONE_SECOND
+    return result * 1_000_000_000 + fraction

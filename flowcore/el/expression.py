@@ -17,12 +17,11 @@ import functools
 import os
 from collections.abc import Callable, Mapping
 
-from flowcore.el.compiler import compile_node, references_attributes
+from flowcore.el.compiler import children, compile_node, references_attributes
 from flowcore.el.context import EvalContext
 from flowcore.el.nodes import (
     AttributeRef,
     Embedded,
-    FunctionCall,
     Node,
     ParameterRef,
     ParameterText,
@@ -30,16 +29,22 @@ from flowcore.el.nodes import (
     Text,
 )
 from flowcore.el.parser import parse_template
-from flowcore.el.values import render
+from flowcore.el.values import Kind, render
 from flowcore.errors import ExpressionError
 
-__all__ = ["Expression", "compile_expression", "evaluate", "validate_expression"]
+__all__ = [
+    "Expression",
+    "compile_expression",
+    "compile_template",
+    "evaluate",
+    "validate_expression",
+]
 
 _EMPTY: Mapping[str, str] = {}
 Renderer = Callable[[EvalContext], str]
 
 
-def _embedded_renderer(part: Embedded) -> Renderer:
+def _embedded_renderer(part: Embedded) -> tuple[Renderer, Kind]:
     node = part.node
     if isinstance(node, AttributeRef):
         name = node.name
@@ -50,9 +55,9 @@ def _embedded_renderer(part: Embedded) -> Renderer:
                 value = ctx.env.get(name)
             return "" if value is None else value
 
-        return attribute
-    evaluator = compile_node(node)[0]
-    return lambda ctx: render(evaluator(ctx))
+        return attribute, Kind.STRING
+    evaluator, kind = compile_node(node)
+    return (lambda ctx: render(evaluator(ctx))), kind
 
 
 def _parameter_renderer(part: ParameterText) -> Renderer:
@@ -68,7 +73,15 @@ def _parameter_renderer(part: ParameterText) -> Renderer:
 class Expression:
     """A compiled EL text; immutable, thread-safe and reusable."""
 
-    __slots__ = ("_literal", "_parameters", "_parts", "_references", "_single_attribute", "text")
+    __slots__ = (
+        "_kinds",
+        "_literal",
+        "_parameters",
+        "_parts",
+        "_references",
+        "_single_attribute",
+        "text",
+    )
 
     text: str
     _parts: tuple[str | Renderer, ...]
@@ -76,16 +89,20 @@ class Expression:
     _single_attribute: str | None
     _references: bool
     _parameters: frozenset[str]
+    _kinds: tuple[Kind, ...]
 
     def __init__(self, text: str, *, parameters: bool = True) -> None:
         """Compile ``text``; raises ExpressionError. ``parameters=False`` keeps ``#{`` literal."""
         parsed: list[Part] = parse_template(text, parameters=parameters)
         parts: list[str | Renderer] = []
+        kinds: list[Kind] = []
         for part in parsed:
             if isinstance(part, Text):
                 parts.append(part.value)
             elif isinstance(part, Embedded):
-                parts.append(_embedded_renderer(part))
+                renderer, kind = _embedded_renderer(part)
+                parts.append(renderer)
+                kinds.append(kind)
             else:
                 parts.append(_parameter_renderer(part))
         literal = None
@@ -99,6 +116,7 @@ class Expression:
         setattr_ = object.__setattr__
         setattr_(self, "text", text)
         setattr_(self, "_parts", tuple(parts))
+        setattr_(self, "_kinds", tuple(kinds))
         setattr_(self, "_literal", literal)
         setattr_(self, "_single_attribute", single)
         setattr_(
@@ -143,6 +161,11 @@ class Expression:
         return self._references
 
     @property
+    def expression_types(self) -> tuple[str, ...]:
+        """NiFi's result type (``BOOLEAN``, ``STRING``...) of each ``${...}``, in order."""
+        return tuple(_RESULT_TYPES[kind] for kind in self._kinds)
+
+    @property
     def parameter_names(self) -> frozenset[str]:
         """The names of the parameters this text references."""
         return self._parameters
@@ -154,13 +177,15 @@ class Expression:
         env: Mapping[str, str] | None = None,
         parameters: Mapping[str, str] | None = None,
         now_ms: int | None = None,
+        state: Mapping[str, str] | None = None,
     ) -> str:
         """The text with every expression replaced by its value.
 
         Names are looked up in ``attributes``, then in ``env`` (default ``os.environ``);
         missing names render as the empty string. ``now_ms`` fixes the time ``now()``
-        reads (epoch milliseconds). Raises ExpressionError when a function fails at run
-        time (for example an index out of range) or a parameter is not defined.
+        reads (epoch milliseconds); ``state`` is what ``getStateValue`` reads (the
+        component's state; none: null). Raises ExpressionError when a function fails at
+        run time (for example an index out of range) or a parameter is not defined.
         """
         literal = self._literal
         if literal is not None:
@@ -178,7 +203,12 @@ class Expression:
             os.environ if env is None else env,
             parameters,
             now_ms,
+            state,
         )
+        return self._render(ctx)
+
+    def render(self, ctx: EvalContext) -> str:
+        """Evaluate against an existing context (used by ``evaluateELString``)."""
         return self._render(ctx)
 
     def _render(self, ctx: EvalContext) -> str:
@@ -192,11 +222,8 @@ def _inner_parameters(parsed: list[Part]) -> frozenset[str]:
     def walk(node: Node) -> None:
         if isinstance(node, ParameterRef):
             names.add(node.name)
-        elif isinstance(node, FunctionCall):
-            if node.subject is not None:
-                walk(node.subject)
-            for arg in node.args:
-                walk(arg)
+        for child in children(node):
+            walk(child)
 
     for part in parsed:
         if isinstance(part, Embedded):
@@ -209,18 +236,65 @@ def _compile(text: str, parameters: bool) -> Expression:
     return Expression(text, parameters=parameters)
 
 
+def compile_template(text: str, *, parameters: bool = True) -> Expression:
+    """The compiled (and cached) form of ``text``; ``parameters=False`` keeps ``#{`` literal."""
+    return _compile(text, parameters)
+
+
 def compile_expression(text: str) -> Expression:
     """The compiled (and cached) form of ``text``; raises ExpressionError if it is invalid."""
     return _compile(text, True)
 
 
-def validate_expression(text: str) -> str | None:
-    """None when ``text`` compiles, else the error message."""
+def validate_expression(
+    text: str, *, single: bool = False, result_type: str | None = None
+) -> str | None:
+    """None when ``text`` compiles, else the error message.
+
+    ``single`` demands what NiFi demands of a property that must be one expression (a
+    RouteOnAttribute rule): exactly one ``${...}``, nothing around it, and, when
+    ``result_type`` is given ("BOOLEAN"...), that type. A value holding a ``#{parameter}``
+    outside an expression is only compiled, since the parameter's value is not known here.
+    """
     try:
-        compile_expression(text)
+        expression = compile_expression(text)
     except ExpressionError as exc:
         return str(exc)
+    if not single or expression.parameter_names - _inner_parameter_names(expression):
+        return None
+    types = expression.expression_types
+    if not types:
+        start = text.find("${")
+        if start >= 0:
+            return f"No Expressions found: the '${{' at position {start} is never closed"
+        return "No Expressions found"
+    if len(types) > 1:
+        return "Found multiple Expressions but expected only 1"
+    if not (text.startswith("${") and text.endswith("}")):
+        return "Found characters outside of Expression"
+    if result_type is not None and types[0] != result_type:
+        return (
+            f"Expected Attribute Query to return type {result_type} but query returns type "
+            f"{types[0]}"
+        )
     return None
+
+
+def _inner_parameter_names(expression: Expression) -> frozenset[str]:
+    parsed = parse_template(expression.text)
+    return _inner_parameters(parsed)
+
+
+_RESULT_TYPES = {
+    Kind.STRING: "STRING",
+    Kind.BOOLEAN: "BOOLEAN",
+    Kind.WHOLE: "WHOLE_NUMBER",
+    Kind.DECIMAL: "DECIMAL",
+    Kind.NUMBER: "NUMBER",
+    Kind.DATE: "DATE",
+    Kind.INSTANT: "INSTANT",
+    Kind.ANY: "STRING",
+}
 
 
 def evaluate(
@@ -230,8 +304,9 @@ def evaluate(
     env: Mapping[str, str] | None = None,
     parameters: Mapping[str, str] | None = None,
     now_ms: int | None = None,
+    state: Mapping[str, str] | None = None,
 ) -> str:
     """Compile (cached) and evaluate ``text``; keywords as for ``Expression.evaluate``."""
     return compile_expression(text).evaluate(
-        attributes, env=env, parameters=parameters, now_ms=now_ms
+        attributes, env=env, parameters=parameters, now_ms=now_ms, state=state
     )

@@ -1,4 +1,6 @@
-"""The EL function library (NiFi's Tier 1 functions) and its registry.
+"""The EL function registry and the everyday functions (strings, logic, numbers, dates).
+
+The rest of NiFi's functions are in ``functions_more``, registered into the same table.
 
 Each function is registered with its arity and the data types NiFi declares for its
 subject, arguments and result; the compiler uses these to reject unknown functions, wrong
@@ -36,7 +38,16 @@ from flowcore.el.values import (
     to_whole,
 )
 
-__all__ = ["FUNCTIONS", "NOT_LITERAL", "Evaluator", "FunctionSpec"]
+__all__ = [
+    "FUNCTIONS",
+    "NOT_LITERAL",
+    "Evaluator",
+    "FunctionSpec",
+    "Impl",
+    "check_regex",
+    "function",
+    "string_arg",
+]
 
 Evaluator = Callable[[EvalContext], Value]
 Impl = Callable[[EvalContext, Value, Sequence[Evaluator]], Value]
@@ -55,6 +66,9 @@ class FunctionSpec:
     varargs: bool  # the last parameter repeats
     returns: Kind
     check: Check | None  # validates literal arguments at compile time
+    optional_subject: bool = False  # both ${fn(...)} and ${x:fn(...)} (``math``)
+    subjectless_impl: Impl | None = None  # the ${fn(...)} form of an optional subject
+    exact_subject: bool = False  # the subject must have exactly the ``subject`` type
 
     def accepts(self, count: int) -> bool:
         if count < self.required:
@@ -86,6 +100,8 @@ def _function(
     required: int | None = None,
     varargs: bool = False,
     check: Check | None = None,
+    optional_subject: bool = False,
+    exact_subject: bool = False,
 ) -> Callable[[Impl], Impl]:
     def register(impl: Impl) -> Impl:
         FUNCTIONS[name] = FunctionSpec(
@@ -97,6 +113,8 @@ def _function(
             varargs=varargs,
             returns=returns,
             check=check,
+            optional_subject=optional_subject,
+            exact_subject=exact_subject,
         )
         return impl
 
@@ -155,7 +173,7 @@ def _substring(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> V
     if start is None or end is None:
         raise EvaluationFailure("substring index is null")
     if start < 0 or end > len(text) or start > end:
-        raise EvaluationFailure(f"index out of range: begin {start}, end {end}, length {len(text)}")
+        return ""  # NiFi turns Java's IndexOutOfBoundsException into the empty string
     return text[start:end]
 
 
@@ -519,3 +537,9 @@ def _replace_empty(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) 
 @_function("toString", subject=A, returns=S)
 def _to_string(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
     return to_str(subject)
+
+
+# The registration helpers, for the modules that add functions (``functions_more``).
+function = _function
+string_arg = _string_arg
+check_regex = _check_regex

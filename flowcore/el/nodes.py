@@ -16,20 +16,23 @@ from flowcore.el.values import Kind, Value
 
 __all__ = [
     "AttributeRef",
+    "DynamicAttribute",
     "Embedded",
     "FunctionCall",
     "Literal",
+    "MultiAttribute",
     "Node",
     "ParameterRef",
     "ParameterText",
     "Part",
+    "Template",
     "Text",
 ]
 
 
 @dataclass(frozen=True, slots=True)
 class Literal:
-    """A string, number or boolean written in the expression."""
+    """A string, number, boolean or ``null`` written in the expression."""
 
     value: Value
     kind: Kind
@@ -62,7 +65,44 @@ class FunctionCall:
     pos: int
 
 
-Node: TypeAlias = Literal | AttributeRef | ParameterRef | FunctionCall
+@dataclass(frozen=True, slots=True)
+class DynamicAttribute:
+    """``${${expr}}`` or ``${'name ${x}'}``: the attribute named by an evaluated string."""
+
+    name: Node
+    pos: int
+
+
+@dataclass(frozen=True, slots=True)
+class MultiAttribute:
+    """``allAttributes(...)``, ``anyMatchingAttribute(...)``, ``allDelineatedValues(...)``...
+
+    The subject of a chain evaluated once per selected value, then reduced (``any``/``all``
+    of a Boolean chain, or ``join``/``count``).
+    """
+
+    function: str
+    args: tuple[Node, ...]
+    pos: int
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """A quoted string that contains ``${...}``: evaluated and concatenated, as NiFi does."""
+
+    parts: tuple[Part, ...]
+    pos: int
+
+
+Node: TypeAlias = (
+    Literal
+    | AttributeRef
+    | ParameterRef
+    | FunctionCall
+    | DynamicAttribute
+    | MultiAttribute
+    | Template
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,11 @@ Outside expressions it applies NiFi's escaping: a run of ``$`` before a complete
 ``{...}`` pairs up left to right (``$${x}`` is the text ``${x}``, ``$$${x}`` is ``$`` then
 an expression), and ``#`` runs before ``#{name}`` work the same way for parameters. A
 ``${`` that is never closed is plain text, as in NiFi. Inside ``${...}`` it is a small
-recursive-descent parser; whitespace between tokens is ignored. Syntax errors raise
-``ExpressionError`` with the 0-based position in the original text.
+recursive-descent parser; whitespace between tokens is ignored, and so is a ``#`` comment
+running to the end of its line. As in NiFi, a quoted string (argument or attribute name)
+that contains ``${...}`` is itself evaluated, and parameter names may be quoted
+(``#{'my param'}``). Syntax errors raise ``ExpressionError`` with the 0-based position in
+the original text.
 """
 
 from __future__ import annotations
@@ -14,21 +17,37 @@ import re
 
 from flowcore.el.nodes import (
     AttributeRef,
+    DynamicAttribute,
     Embedded,
     FunctionCall,
     Literal,
+    MultiAttribute,
     Node,
     ParameterRef,
     ParameterText,
     Part,
+    Template,
     Text,
 )
 from flowcore.el.values import Kind
 from flowcore.errors import ExpressionError
 
-__all__ = ["parse_template"]
+__all__ = ["MULTI_ATTRIBUTE_FUNCTIONS", "find_closing_brace", "parse_template"]
+
+MULTI_ATTRIBUTE_FUNCTIONS = frozenset(
+    {
+        "anyAttribute",
+        "anyMatchingAttribute",
+        "allAttributes",
+        "allMatchingAttributes",
+        "anyDelineatedValue",
+        "allDelineatedValues",
+    }
+)
 
 _WHITESPACE = " \t\r\n"
+# Characters after which a '#' starts a comment inside ${...} (not a name or a string).
+_TOKEN_END = " \t\r\n{(,:"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Unquoted attribute names stop at the characters NiFi reserves, and at whitespace.
 _ATTRIBUTE = re.compile(r"[^$|{}()\[\],:;/*'\"\s]+")
@@ -51,12 +70,23 @@ def _unexpected(text: str, pos: int, expected: str) -> ExpressionError:
     return _error(f"Unexpected {found}", pos, f"expected {expected}")
 
 
+def _unquote_parameter(name: str) -> str:
+    if len(name) >= 2 and name[0] == name[-1] and name[0] in "'\"":
+        return name[1:-1]
+    return name
+
+
 def find_closing_brace(text: str, start: int) -> int:
     """Index of the ``}`` closing a ``{`` just before ``start``, or -1 if there is none."""
     depth = 1
     i, n = start, len(text)
     while i < n:
         char = text[i]
+        if char == "#" and text[i - 1] in _TOKEN_END and i + 1 < n and text[i + 1] != "{":
+            newline = text.find("\n", i)
+            if newline > 0:  # a comment: skip it, quotes and braces included
+                i = newline + 1
+                continue
         if char == "'" or char == '"':
             i += 1
             while i < n and text[i] != char:
@@ -122,7 +152,7 @@ def parse_template(text: str, *, parameters: bool = True) -> list[Part]:
                 raise _unexpected(text, after - 1, "'}' to close the expression")
             parts.append(Embedded(node))
         else:
-            name = text[brace + 1 : end]
+            name = _unquote_parameter(text[brace + 1 : end])
             if not _PARAMETER_NAME.fullmatch(name):
                 raise _error(
                     f"Invalid parameter name '{name}'",
@@ -147,8 +177,17 @@ class _ExpressionParser:
 
     def _skip(self, i: int) -> int:
         text, n = self.text, self.n
-        while i < n and text[i] in _WHITESPACE:
-            i += 1
+        while i < n:
+            char = text[i]
+            if char in _WHITESPACE:
+                i += 1
+            elif char == "#" and i + 1 < n and text[i + 1] != "{":
+                newline = text.find("\n", i)
+                if newline < 0:
+                    return i
+                i = newline + 1
+            else:
+                return i
         return i
 
     def expression(self, i: int) -> tuple[Node, int]:
@@ -181,11 +220,15 @@ class _ExpressionParser:
         text = self.text
         if i < self.n and text[i] in "'\"":
             name, after = self._string(i)
+            template = self._template(name, i)
+            if template is not None:
+                return DynamicAttribute(template, i), after
             return AttributeRef(name, i), after
         if text.startswith("#{", i):
             return self._parameter(i)
         if text.startswith("${", i):
-            raise _error("An embedded expression cannot be a subject", i)
+            inner, after = self.expression(i + 2)
+            return DynamicAttribute(inner, i), after
         found = _ATTRIBUTE.match(text, i)
         if found is None:
             raise _unexpected(text, i, "an attribute name or a function")
@@ -195,6 +238,8 @@ class _ExpressionParser:
             if not _IDENTIFIER.fullmatch(name):
                 raise _error(f"Invalid function name '{name}'", i)
             args, after = self._arguments(after, name)
+            if name in MULTI_ATTRIBUTE_FUNCTIONS:
+                return MultiAttribute(name, args, i), after
             return FunctionCall(name, None, args, i), after
         if name[0].isdigit():
             raise _error(
@@ -225,6 +270,9 @@ class _ExpressionParser:
         text = self.text
         if i < self.n and text[i] in "'\"":
             value, after = self._string(i)
+            template = self._template(value, i)
+            if template is not None:
+                return template, after
             return Literal(value, Kind.STRING, i), after
         if text.startswith("${", i):
             return self.expression(i + 2)
@@ -239,7 +287,22 @@ class _ExpressionParser:
         word = _IDENTIFIER.match(text, i)
         if word is not None and word.group() in ("true", "false"):
             return Literal(word.group() == "true", Kind.BOOLEAN, i), word.end()
-        raise _unexpected(text, i, "an argument (a quoted string, a number, true, false or ${...})")
+        if word is not None and word.group() == "null":
+            return Literal(None, Kind.STRING, i), word.end()
+        raise _unexpected(
+            text, i, "an argument (a quoted string, a number, true, false, null or ${...})"
+        )
+
+    @staticmethod
+    def _template(value: str, pos: int) -> Node | None:
+        """A quoted string holding ``${...}`` (or an escaped ``$${...}``); None if plain."""
+        if "${" not in value:
+            return None
+        parts = parse_template(value, parameters=False)
+        if all(isinstance(part, Text) for part in parts):
+            unescaped = "".join(part.value for part in parts if isinstance(part, Text))
+            return None if unescaped == value else Literal(unescaped, Kind.STRING, pos)
+        return Template(tuple(parts), pos)
 
     def _string(self, i: int) -> tuple[str, int]:
         text, n = self.text, self.n
@@ -261,7 +324,7 @@ class _ExpressionParser:
 
     def _parameter(self, i: int) -> tuple[Node, int]:
         end = self.text.find("}", i + 2)
-        name = self.text[i + 2 : end] if end > 0 else ""
+        name = _unquote_parameter(self.text[i + 2 : end]) if end > 0 else ""
         if end < 0 or not _PARAMETER_NAME.fullmatch(name):
             raise _error("Invalid parameter reference", i, "expected #{name}")
         return ParameterRef(name, i), end + 1

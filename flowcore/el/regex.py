@@ -1,30 +1,85 @@
-"""Java regular expressions and replacement strings on top of Python's ``re``.
+"""Java regular expressions and replacement strings, on top of the ``regex`` package.
 
-EL users write Java regex syntax (``matches``, ``replaceAll``). The two dialects mostly
-agree; this module translates the differences that matter in practice: named groups
-``(?<name>...)``, back references ``\\k<name>``, ``\\z``, and ``$1`` / ``${name}`` group
-references in replacement strings. Both are cached, so literal patterns cost nothing after
-the first use.
+EL users write Java regex syntax (``matches``, ``replaceAll``, ``find``, the multi-attribute
+functions). The ``regex`` package already understands what Python's ``re`` lacks and Java
+has: possessive quantifiers (``a++``), atomic groups (``(?>...)``) and ``(?<name>...)``.
+What is still translated here is Java-only syntax: the POSIX and ``java.lang.Character``
+classes (``\\p{Punct}``, ``\\p{Alpha}``, ``\\p{javaLowerCase}``; the POSIX ones are ASCII-only
+in Java), ``\\Q...\\E``, ``\\k<name>``, ``\\z``, and ``$1`` / ``${name}`` group references in
+replacement strings. Class unions and intersections (``[a-c[x-z]]``, ``[a-z&&[^e]]``) use
+the package's version 1 syntax, which has nested sets. Patterns and replacers are cached,
+so literal patterns cost nothing after the first use. ``java_split`` is ``String.split``.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
+
+import regex
 
 from flowcore.errors import ExpressionError
 
-__all__ = ["java_regex", "java_replacer"]
+__all__ = ["Match", "Pattern", "java_regex", "java_replacer", "java_split"]
+
+Pattern = regex.Pattern[str]
+Match = regex.Match[str]
+
+# Java's POSIX classes (US-ASCII only) and java.lang.Character classes, as set contents.
+_PUNCT = r"!-/:-@\[-`{-~"
+_CLASSES = {
+    "Lower": "a-z",
+    "Upper": "A-Z",
+    "ASCII": r"\x00-\x7F",
+    "Alpha": "a-zA-Z",
+    "Digit": "0-9",
+    "Alnum": "a-zA-Z0-9",
+    "Punct": _PUNCT,
+    "Graph": r"\x21-\x7E",
+    "Print": r"\x20-\x7E",
+    "Blank": r" \t",
+    "Cntrl": r"\x00-\x1F\x7F",
+    "XDigit": "0-9a-fA-F",
+    "Space": r" \t\n\x0B\f\r",
+    "javaLowerCase": r"\p{Ll}",
+    "javaUpperCase": r"\p{Lu}",
+    "javaWhitespace": r"\t\n\x0B\f\r\x1C-\x1F\p{Zs}\p{Zl}\p{Zp}",
+    "javaMirrored": r"\p{Bidi_Mirrored}",
+    "javaLetter": r"\p{L}",
+    "javaDigit": r"\p{Nd}",
+    "javaLetterOrDigit": r"\p{L}\p{Nd}",
+    "javaAlphabetic": r"\p{Alphabetic}",
+    "javaSpaceChar": r"\p{Zs}\p{Zl}\p{Zp}",
+    "javaISOControl": r"\x00-\x1F\x7F-\x9F",
+    "javaTitleCase": r"\p{Lt}",
+    "javaIdeographic": r"\p{Ideographic}",
+    "IsAlphabetic": r"\p{Alphabetic}",
+    "IsLetter": r"\p{L}",
+    "IsDigit": r"\p{Nd}",
+    "IsPunctuation": r"\p{P}",
+    "IsWhite_Space": r"\p{White_Space}",
+    "IsUppercase": r"\p{Uppercase}",
+    "IsLowercase": r"\p{Lowercase}",
+}
 
 
-def _translate(pattern: str) -> str:
+def _translate(pattern: str) -> tuple[str, bool]:
+    """The pattern in the ``regex`` package's syntax, and whether it needs its version 1
+    (nested sets and ``&&``, for Java's class unions and intersections)."""
     out: list[str] = []
+    nested = False
     i, n = 0, len(pattern)
+    in_class = 0  # depth of [...] sets
     while i < n:
         char = pattern[i]
         if char == "\\" and i + 1 < n:
             following = pattern[i + 1]
+            if following == "Q":  # \Q...\E quotes literally, as in Java
+                end = pattern.find("\\E", i + 2)
+                quoted = pattern[i + 2 : n if end < 0 else end]
+                out.append(regex.escape(quoted) if not in_class else _escape_in_class(quoted))
+                i = n if end < 0 else end + 2
+                continue
             if following == "z":
                 out.append(r"\Z")
                 i += 2
@@ -35,30 +90,82 @@ def _translate(pattern: str) -> str:
                     out.append(f"(?P={pattern[i + 3 : end]})")
                     i = end + 1
                     continue
+            if following in "pP" and i + 2 < n and pattern[i + 2] == "{":
+                end = pattern.find("}", i + 3)
+                name = pattern[i + 3 : end] if end > 0 else ""
+                body = _CLASSES.get(name)
+                if body is not None:
+                    if in_class:
+                        if following == "P":  # a nested negated set, in version 1
+                            nested = True
+                            out.append("[^" + body + "]")
+                        else:
+                            out.append(body)
+                    else:
+                        out.append(("[^" if following == "P" else "[") + body + "]")
+                    i = end + 1
+                    continue
             out.append(pattern[i : i + 2])
             i += 2
             continue
-        if pattern.startswith("(?<", i) and i + 3 < n and pattern[i + 3] not in "=!":
-            out.append("(?P<")
-            i += 3
+        if char == "[":
+            if in_class:  # Java's union [a-c[x-z]]: a nested set
+                nested = True
+            in_class += 1
+            out.append(char)
+            i += 1
+            # A ']' right after '[' or '[^' is a literal in Java too.
+            if i < n and pattern[i] == "^":
+                out.append("^")
+                i += 1
+            if i < n and pattern[i] == "]":
+                out.append(r"\]")
+                i += 1
             continue
+        if char == "]" and in_class:
+            in_class -= 1
+        elif char == "&" and in_class and pattern.startswith("&&", i):
+            nested = True  # Java's intersection [a-z&&[^e]]
         out.append(char)
         i += 1
-    return "".join(out)
+    return "".join(out), nested
+
+
+def _escape_in_class(text: str) -> str:
+    return "".join("\\" + char if char in "\\]^-[" else char for char in text)
 
 
 @functools.lru_cache(maxsize=512)
-def java_regex(pattern: str) -> re.Pattern[str]:
+def java_regex(pattern: str) -> Pattern:
     """The compiled form of a Java regular expression; raises ExpressionError if invalid."""
+    translated, nested = _translate(pattern)
     try:
-        return re.compile(_translate(pattern))
-    except re.error as exc:
+        return regex.compile(translated, regex.V1 if nested else regex.V0)
+    except regex.error as exc:
         raise ExpressionError(f"Invalid regular expression '{pattern}': {exc}") from None
 
 
+def java_split(pattern: Pattern, text: str) -> list[str]:
+    """``String.split(regex)``: trailing empty strings dropped, no leading empty piece for a
+    zero-width match at the start."""
+    pieces: list[str] = []
+    start = 0
+    for match in pattern.finditer(text):
+        if match.end() == 0:
+            continue
+        pieces.append(text[start : match.start()])
+        start = match.end()
+    if start == 0 and not pieces:
+        return [text]
+    pieces.append(text[start:])
+    while pieces and not pieces[-1]:
+        pieces.pop()
+    return pieces
+
+
 @functools.lru_cache(maxsize=512)
-def java_replacer(pattern: re.Pattern[str], replacement: str) -> Callable[[re.Match[str]], str]:
-    """A ``re.sub`` callback for a Java replacement string (``$1``, ``${name}``, ``\\$``)."""
+def java_replacer(pattern: Pattern, replacement: str) -> Callable[[Match], str]:
+    """A ``Pattern.sub`` callback for a Java replacement string (``$1``, ``${name}``, ``\\$``)."""
     pieces: list[str | int] = []  # text, or a group number / name to copy
     literal: list[str] = []
     i, n = 0, len(replacement)
@@ -106,7 +213,7 @@ def java_replacer(pattern: re.Pattern[str], replacement: str) -> Callable[[re.Ma
         constant = "".join(piece for piece in pieces if isinstance(piece, str))
         return lambda _match: constant
 
-    def replace(match: re.Match[str]) -> str:
+    def replace(match: Match) -> str:
         return "".join(
             piece if isinstance(piece, str) else (match.group(piece) or "") for piece in pieces
         )

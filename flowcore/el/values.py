@@ -1,7 +1,8 @@
 """EL values, their data types, and NiFi's implicit conversions between them.
 
 An evaluated value is a Python ``str``, ``bool``, ``int`` (NiFi's Whole Number), ``float``
-(Decimal), ``ELDate`` or ``None`` (null). Functions convert their subject and arguments
+(Decimal), ``ELDate``, ``ELInstant`` (NiFi 2's nanosecond Instant) or ``None``
+(null). Functions convert their subject and arguments
 with the ``to_*`` helpers so that, for example, the string ``"5"`` works as a number and a
 number renders the way Java prints it.
 """
@@ -15,10 +16,11 @@ from decimal import Decimal
 from enum import Enum
 from typing import TypeAlias
 
-from flowcore.el.dates import date_to_string, parse_default_date
+from flowcore.el.dates import date_to_string, instant_to_string, parse_default_date, parse_instant
 
 __all__ = [
     "ELDate",
+    "ELInstant",
     "Kind",
     "Value",
     "convertible",
@@ -28,6 +30,7 @@ __all__ = [
     "to_bool",
     "to_date",
     "to_decimal",
+    "to_instant",
     "to_number",
     "to_str",
     "to_whole",
@@ -41,7 +44,19 @@ class ELDate:
     ms: int
 
 
-Value: TypeAlias = str | bool | int | float | ELDate | None
+@dataclass(frozen=True, slots=True)
+class ELInstant:
+    """A NiFi Instant (``java.time.Instant``): nanoseconds since the epoch."""
+
+    ns: int
+
+    @property
+    def ms(self) -> int:
+        """``Instant.toEpochMilli()``: whole milliseconds, rounded towards negative infinity."""
+        return self.ns // 1_000_000
+
+
+Value: TypeAlias = str | bool | int | float | ELDate | ELInstant | None
 
 
 class Kind(Enum):
@@ -53,10 +68,11 @@ class Kind(Enum):
     NUMBER = "Number"
     BOOLEAN = "Boolean"
     DATE = "Date"
+    INSTANT = "Instant"
     ANY = "Any"
 
 
-_NUMERIC_KINDS = frozenset({Kind.WHOLE, Kind.DECIMAL, Kind.NUMBER, Kind.DATE})
+_NUMERIC_KINDS = frozenset({Kind.WHOLE, Kind.DECIMAL, Kind.NUMBER, Kind.DATE, Kind.INSTANT})
 
 
 def convertible(source: Kind, target: Kind) -> bool:
@@ -80,7 +96,14 @@ def java_trim(text: str) -> str:
 
 _WHOLE = re.compile(r"[-+]?\d+")
 _HEX = re.compile(r"[-+]?0[xX][0-9a-fA-F]+")
-_DECIMAL = re.compile(r"[-+]?(?:(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|NaN|Infinity)")
+# NiFi's NumberParsing: Java floating-point literals, hexadecimal ones included.
+_DECIMAL = re.compile(
+    r"[-+]?(?:Infinity|NaN|\d+\.\d+|\d+(?:\.\d+)?[eE][-+]?\d+|\.\d+(?:[eE][-+]?\d+)?)"
+)
+_HEX_DECIMAL = re.compile(
+    r"[-+]?0[xX](?:[0-9a-fA-F]+\.?[pP][-+]?\d+|[0-9a-fA-F]+\.[0-9a-fA-F]+[pP][-+]?\d+"
+    r"|\.[0-9a-fA-F]+(?:[pP][-+]?\d+)?)"
+)
 _LONG_MAX = 2**63 - 1
 _LONG_MIN = -(2**63)
 
@@ -124,6 +147,8 @@ def to_str(value: Value) -> str | None:
         return str(value)
     if isinstance(value, float):
         return java_double_str(value)
+    if isinstance(value, ELInstant):
+        return instant_to_string(value.ns)
     return date_to_string(value.ms)
 
 
@@ -143,7 +168,16 @@ def _parse_number(text: str) -> int | float | None:
         return int(text, 16)
     if _DECIMAL.fullmatch(text):
         return float(text)
+    if _HEX_DECIMAL.fullmatch(text):
+        return _java_hex_float(text)
     return None
+
+
+def _java_hex_float(text: str) -> float:
+    """``Double.valueOf`` of a hexadecimal literal such as ``0xF1.p2`` (a missing exponent is 0)."""
+    if "p" not in text and "P" not in text:
+        text += "p0"
+    return float.fromhex(text)
 
 
 def to_number(value: Value) -> int | float | None:
@@ -190,4 +224,27 @@ def to_date(value: Value) -> ELDate | None:
         return ELDate(value)
     if isinstance(value, float):
         return ELDate(_java_long(value))
+    if isinstance(value, ELInstant):
+        return ELDate(value.ms)
     return ELDate(parse_default_date(value))
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def to_instant(value: Value) -> ELInstant | None:
+    """NiFi's Instant: numbers are epoch milliseconds; strings are ISO-8601 or RFC 1123."""
+    if value is None or isinstance(value, ELInstant):
+        return value
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return ELInstant(value * 1_000_000)
+    if isinstance(value, float):
+        return ELInstant(_java_long(value) * 1_000_000)
+    if isinstance(value, ELDate):
+        return ELInstant(value.ms * 1_000_000)
+    text = java_trim(value)
+    if _DIGITS.fullmatch(text):
+        return ELInstant(int(text) * 1_000_000)
+    return ELInstant(parse_instant(text))

@@ -40,6 +40,14 @@ def validate_properties(
             error = validate_expression(value)
             if error is not None:
                 results.append(ValidationResult(label, False, value, error))
+                continue
+            # Validators that check the expression itself still apply.
+            for validator in descriptor.validators:
+                if getattr(validator, "checks_expression_language", False):
+                    result = validator(label, value)
+                    if not result.valid:
+                        results.append(result)
+                        break
             continue
         allowed = descriptor.allowed
         if allowed and descriptor.canonical(value) not in allowed:

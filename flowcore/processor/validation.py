@@ -94,5 +94,32 @@ def regular_expression(subject: str, value: str) -> ValidationResult:
     return _result(subject, value, True, "")
 
 
+def java_regular_expression(subject: str, value: str) -> ValidationResult:
+    """A Java regular expression, as the EL matches them (see ``flowcore.el.regex``)."""
+    from flowcore.el.regex import java_regex
+    from flowcore.errors import ExpressionError
+
+    try:
+        java_regex(value)
+    except ExpressionError as exc:
+        return _result(subject, value, False, f"Specified expression is not valid: {exc}")
+    return _result(subject, value, True, "")
+
+
+def boolean_expression(subject: str, value: str) -> ValidationResult:
+    """A single Expression Language expression returning a Boolean (RouteOnAttribute's rules).
+
+    Unlike the other validators it also runs on values that contain ``${``: that is what
+    it checks.
+    """
+    from flowcore.el import validate_expression
+
+    error = validate_expression(value, single=True, result_type="BOOLEAN")
+    return _result(subject, value, error is None, error or "")
+
+
+boolean_expression.checks_expression_language = True  # type: ignore[attr-defined]
+
+
 def attribute_name(subject: str, value: str) -> ValidationResult:
     return non_empty(subject, value)

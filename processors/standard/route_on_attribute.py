@@ -8,8 +8,9 @@ Follows NiFi's RouteOnAttribute. Choices made here:
   gets the attribute ``RouteOnAttribute.Route`` naming its relationship and a ROUTE
   event; NiFi reports ROUTE only for the original.
 * An expression is true when it evaluates to "true" (any case), as NiFi's ``asBoolean``;
-  anything else is false. The expression's type is not checked at validation time
-  (flowcore's EL API does not expose the result type), only that it compiles.
+  anything else is false. As in NiFi, each rule must be exactly one ``${...}`` expression
+  of type Boolean: an unclosed ``${``, text around the expression or a String result
+  (``${flag}``) is invalid.
 * A dynamic property may not be named "unmatched" (nor "matched" with the all/any
   strategies), since the relationship would clash.
 * With "Route to 'matched' if all match" and no dynamic property, every FlowFile is
@@ -33,6 +34,7 @@ from flowcore.processor import (
     Relationship,
     ValidationResult,
     processor,
+    validators,
 )
 from flowcore.session import ProcessSession
 
@@ -139,6 +141,7 @@ class RouteOnAttribute(Processor):
             "Dynamic Property Key",
             dynamic=True,
             required=True,
+            validators=[validators.boolean_expression],
             expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
         )
 

@@ -1,15 +1,14 @@
 """UpdateAttribute: sets and deletes FlowFile attributes with Expression Language.
 
-Follows NiFi's UpdateAttribute (without its advanced rules and its stateful mode).
-Choices made here:
+Follows NiFi's UpdateAttribute (without its advanced rules). Choices made here:
 
 * Each dynamic property is an attribute name whose value is EL evaluated against the
   FlowFile. Expressions are compiled once per schedule and kept in a cache keyed by the
   property value, so reconfiguring and restarting reuses them. All dynamic properties are
   evaluated against the FlowFile's attributes as they were on arrival (as NiFi does),
   and then applied together.
-* Delete Attributes Expression is a regular expression (EL allowed) matched against the
-  whole name of each attribute the FlowFile had on arrival; matching attributes are
+* Delete Attributes Expression is a Java regular expression (EL allowed) matched against
+  the whole name of each attribute the FlowFile had on arrival; matching attributes are
   deleted even if a dynamic property sets them, as NiFi documents. ``uuid`` is never
   deleted. Compiled patterns are cached by their evaluated text.
 * Setting ``alternate.identifier`` to a URI-like "namespace:identifier" reports an
@@ -17,15 +16,29 @@ Choices made here:
 * FlowFiles are processed in batches of 1000 per trigger. A FlowFile whose expressions
   fail at run time is penalized and returned to its queue (logged as an error) instead of
   rolling back the whole batch; the others proceed.
+* Store State = "Store state locally" keeps each dynamic property's last value in the
+  processor's LOCAL state, which expressions read with ``getStateValue('name')`` (as in
+  NiFi, the value the state had before the FlowFile: ``${getStateValue('count'):plus(1)}``
+  counts). Names missing from the state start as "Stateful Variables Initial Value"
+  (required then); they are written with the first FlowFile, where NiFi writes them when
+  the processor is scheduled. FlowFiles of a batch are evaluated in order, each seeing the state the
+  previous one left; the state is committed with the session, in the same repository
+  transaction as the FlowFiles, so a restart resumes from it. A FlowFile that fails leaves
+  the state as it was. With several concurrent tasks, stateful triggers take turns: each
+  reads the state, evaluates and commits its session before the next one reads, so no
+  update is lost. The "set state fail" relationship exists in this mode, as in NiFi, but
+  nothing is routed to it, since a state update cannot be lost to another thread.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import threading
 from collections import OrderedDict
 
 from flowcore.el import Expression, compile_expression
+from flowcore.el.regex import Pattern, java_regex
 from flowcore.errors import ExpressionError
 from flowcore.model import FlowFile
 from flowcore.processor import (
@@ -34,6 +47,7 @@ from flowcore.processor import (
     Processor,
     PropertyDescriptor,
     Relationship,
+    ValidationResult,
     processor,
     validators,
 )
@@ -51,11 +65,40 @@ DELETE_ATTRIBUTES = PropertyDescriptor(
     description="Regular expression for attributes to be deleted from FlowFiles. Existing "
     "attributes that match will be deleted regardless of whether they are updated by this "
     "processor.",
-    validators=[validators.regular_expression],
+    validators=[validators.java_regular_expression],
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 
+DO_NOT_STORE_STATE = "Do not store state"
+STORE_STATE_LOCALLY = "Store state locally"
+
+STORE_STATE = PropertyDescriptor(
+    name="Store State",
+    display_name="Store State",
+    description="Select whether or not state will be stored. Selecting 'Stateless' will offer the "
+    "default functionality of purely updating the attributes on a FlowFile in a stateless "
+    "manner. Selecting a stateful option will not only store the attributes on the FlowFile "
+    "but also in the Processors state.",
+    required=True,
+    default=DO_NOT_STORE_STATE,
+    allowable_values=[DO_NOT_STORE_STATE, STORE_STATE_LOCALLY],
+)
+
+STATEFUL_VARIABLES_INITIAL_VALUE = PropertyDescriptor(
+    name="Stateful Variables Initial Value",
+    display_name="Stateful Variables Initial Value",
+    description="If using state to set/reference variables then this value is used to set the "
+    "initial value of the stateful variable. This will only be used when state does not "
+    "contain a value for the variable. This is required if running statefully but can be "
+    "empty if needed.",
+)
+
 SUCCESS = Relationship("success", "All successful FlowFiles are routed to this relationship")
+SET_STATE_FAIL = Relationship(
+    "set state fail",
+    "A failure to set the state after adding the attributes to the FlowFile will route the "
+    "FlowFile here.",
+)
 
 
 @processor("UpdateAttribute")
@@ -64,17 +107,46 @@ class UpdateAttribute(Processor):
         "Updates the Attributes for a FlowFile by using the Attribute Expression "
         "Language and/or deletes the attributes based on a regular expression"
     )
-    tags = ("attributes", "modification", "update", "delete", "Attribute Expression Language")
-    property_descriptors = (DELETE_ATTRIBUTES,)
+    tags = (
+        "attributes",
+        "modification",
+        "update",
+        "delete",
+        "Attribute Expression Language",
+        "state",
+    )
+    property_descriptors = (DELETE_ATTRIBUTES, STORE_STATE, STATEFUL_VARIABLES_INITIAL_VALUE)
     relationships = (SUCCESS,)
     supports_dynamic_properties = True
 
     def __init__(self) -> None:
         super().__init__()
         self._expressions: dict[str, Expression] = {}
-        self._patterns: OrderedDict[str, re.Pattern[str]] = OrderedDict()
+        self._patterns: OrderedDict[str, Pattern] = OrderedDict()
         self._actions: list[tuple[str, Expression]] = []
         self._delete: Expression | None = None
+        self._stateful = False
+        self._initial_value = ""
+        self._state_turn = threading.Lock()
+
+    def get_relationships(self, properties: dict[str, str]) -> list[Relationship]:
+        if properties.get(STORE_STATE.name) == STORE_STATE_LOCALLY:
+            return [SUCCESS, SET_STATE_FAIL]
+        return [SUCCESS]
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        stateful = context.get_property(STORE_STATE).value == STORE_STATE_LOCALLY
+        if stateful and context.get_property(STATEFUL_VARIABLES_INITIAL_VALUE).value is None:
+            return [
+                ValidationResult(
+                    STATEFUL_VARIABLES_INITIAL_VALUE.label,
+                    False,
+                    None,
+                    "initial state value must be set if the processor is configured to store "
+                    "state.",
+                )
+            ]
+        return []
 
     def get_dynamic_property_descriptor(self, name: str) -> PropertyDescriptor | None:
         return PropertyDescriptor(
@@ -99,16 +171,18 @@ class UpdateAttribute(Processor):
         ]
         delete = context.get_property(DELETE_ATTRIBUTES).value
         self._delete = self._compile(delete) if delete else None
+        self._stateful = context.get_property(STORE_STATE).value == STORE_STATE_LOCALLY
+        self._initial_value = context.get_property(STATEFUL_VARIABLES_INITIAL_VALUE).value or ""
         # Keep the cache to what is configured now.
         live = {expression.text for _, expression in self._actions}
         if self._delete is not None:
             live.add(self._delete.text)
         self._expressions = {k: v for k, v in self._expressions.items() if k in live}
 
-    def _pattern(self, text: str) -> re.Pattern[str]:
+    def _pattern(self, text: str) -> Pattern:
         pattern = self._patterns.get(text)
         if pattern is None:
-            pattern = re.compile(text)
+            pattern = java_regex(text)
             self._patterns[text] = pattern
             if len(self._patterns) > _PATTERN_CACHE_SIZE:
                 self._patterns.popitem(last=False)
@@ -117,6 +191,11 @@ class UpdateAttribute(Processor):
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
         flowfiles = session.get_batch(BATCH_SIZE)
         if not flowfiles:
+            return
+        if self._stateful:
+            with self._state_turn:  # read, evaluate and commit before the next task reads
+                self._trigger_stateful(context, session, flowfiles)
+                session.commit()
             return
         actions = self._actions
         delete = self._delete
@@ -137,7 +216,7 @@ class UpdateAttribute(Processor):
                         doomed = [
                             key for key in attributes if key != _UUID and pattern.fullmatch(key)
                         ]
-            except (ExpressionError, re.error) as exc:
+            except ExpressionError as exc:
                 self.logger.error(
                     "Could not update the attributes of %s (uuid %s); "
                     "penalizing it and returning it to its queue: %s",
@@ -157,6 +236,55 @@ class UpdateAttribute(Processor):
             if identifier:
                 self._associate(session, flowfile, identifier)
             session.transfer(flowfile, SUCCESS)
+
+    def _trigger_stateful(
+        self, context: ProcessContext, session: ProcessSession, flowfiles: list[FlowFile]
+    ) -> None:
+        """Evaluate with ``getStateValue`` reading the state each previous FlowFile left."""
+        committed = session.get_state()
+        state = dict(committed)
+        for name, _ in self._actions:
+            state.setdefault(name, self._initial_value)
+        delete = self._delete
+        env = os.environ
+        now = context.now_ms()
+        for flowfile in flowfiles:
+            attributes = flowfile.attributes
+            try:
+                values = {
+                    name: expression.evaluate(attributes, env=env, now_ms=now, state=state)
+                    for name, expression in self._actions
+                }
+                doomed: list[str] = []
+                if delete is not None:
+                    regex = delete.evaluate(attributes, env=env, now_ms=now, state=state)
+                    if regex:
+                        pattern = self._pattern(regex)
+                        doomed = [
+                            key for key in attributes if key != _UUID and pattern.fullmatch(key)
+                        ]
+            except ExpressionError as exc:
+                self.logger.error(
+                    "Could not update the attributes of %s (uuid %s); "
+                    "penalizing it and returning it to its queue: %s",
+                    attributes.get("filename"),
+                    attributes.get(_UUID),
+                    exc,
+                )
+                session.transfer(session.penalize(flowfile))
+                continue
+            state.update(values)  # deleted attributes still set their state, as in NiFi
+            updates = {key: value for key, value in values.items() if key not in doomed}
+            if any(attributes.get(key) != value for key, value in updates.items()):
+                flowfile = session.put_all_attributes(flowfile, updates)
+            if doomed:
+                flowfile = session.remove_all_attributes(flowfile, doomed)
+            identifier = updates.get(_ALTERNATE_IDENTIFIER)
+            if identifier:
+                self._associate(session, flowfile, identifier)
+            session.transfer(flowfile, SUCCESS)
+        if state != committed:
+            session.set_state(state)
 
     @staticmethod
     def _associate(session: ProcessSession, flowfile: FlowFile, identifier: str) -> None:

@@ -23,8 +23,8 @@ UNKNOWN = "Unknown Expression Language function"
         ("${nowx()}", f"{UNKNOWN} 'nowx' at position 2"),
         ("${a:equals(${b:nope()})}", f"{UNKNOWN} 'nope' at position 15"),
         (
-            "x ${a} ${b:jsonPath('$.a')}",
-            "Unknown Expression Language function 'jsonPath' at position 11",
+            "x ${a} ${b:jsonPth('$.a')}",
+            "Unknown Expression Language function 'jsonPth' at position 11",
         ),
         # syntax
         ("${}", "Unexpected '}' at position 2: expected an attribute name or a function"),
@@ -43,7 +43,7 @@ UNKNOWN = "Unknown Expression Language function"
         ("${my attr}", "Unexpected 'a' at position 5: expected ':' or '}' (quote attribute names"),
         ("${a b}", "Unexpected 'b' at position 4: expected ':' or '}'"),
         ("${5}", "Attribute name '5' at position 2: names that start with a digit must be quoted"),
-        ("${${a}}", "An embedded expression cannot be a subject at position 2"),
+        ("${${a}:x(}", "Unexpected '}' at position 9"),
         ("${a:equals('x'}", "Unexpected '}' at position 14: expected ',' or ')'"),
         ("${a.b()}", "Invalid function name 'a.b' at position 2"),
         ("${#{a/b}}", "Invalid parameter reference at position 2"),
@@ -103,25 +103,14 @@ def test_function_names_are_case_sensitive() -> None:
 @pytest.mark.parametrize(
     ("text", "attributes", "message"),
     [
-        (
-            "${a:substring(5)}",
-            {"a": "abc"},
-            "Function 'substring' at position 4 failed: index out of range",
-        ),
-        ("${a:substring(2, 1)}", {"a": "abc"}, "index out of range: begin 2, end 1, length 3"),
-        ("${a:substring(-1)}", {"a": "abc"}, "index out of range"),
         ("${a:substring(${b})}", {"a": "abc"}, "substring index is null"),
         ("${a:divide(0)}", {"a": "5"}, "Function 'divide' at position 4 failed: division by zero"),
         ("${a:mod(0)}", {"a": "5"}, "division by zero"),
         ("${a:matches(${p})}", {"a": "x", "p": "("}, "Invalid regular expression '('"),
         ("${a:replaceAll('(x)', '$2')}", {"a": "x"}, "No group 2 in replacement '$2'"),
         ("${a:replaceAll('x', '$')}", {"a": "x"}, "Illegal group reference"),
-        ("${a:replaceAll('x', '${n}')}", {"a": "x"}, "No group named 'n'"),
-        (
-            "x${a:append(${b:substring(9)})}",
-            {"a": "", "b": "b"},
-            "'substring' at position 16 failed",
-        ),
+        ("${a:replaceAll('x', '$${n}')}", {"a": "x"}, "No group named 'n'"),
+        ("x${a:append(${b:repeat(0)})}", {"a": "", "b": "b"}, "'repeat' at position 16 failed"),
     ],
 )
 def test_runtime_errors(text: str, attributes: dict[str, str], message: str) -> None:
@@ -132,5 +121,5 @@ def test_runtime_errors(text: str, attributes: dict[str, str], message: str) -> 
 
 def test_runtime_error_names_only_the_failing_function() -> None:
     with pytest.raises(ExpressionError) as info:
-        evaluate("${a:append(${b:substring(9)}):toUpper()}", {"a": "", "b": "b"})
+        evaluate("${a:append(${b:repeat(0)}):toUpper()}", {"a": "", "b": "b"})
     assert str(info.value).count("failed") == 1

@@ -256,6 +256,8 @@ def test_standard_validators_use_nifi_reasons(
         (validators.time_period, "5 mins"),
         (validators.data_size, "10 KB"),
         (validators.regular_expression, "a+b*"),
+        (validators.java_regular_expression, "\\p{Punct}++(?<n>x)"),
+        (validators.boolean_expression, "${a:isEmpty()}"),
         (validators.non_empty, "x"),
     ],
 )
@@ -269,6 +271,17 @@ def test_regular_expression_validator() -> None:
     assert str(result).startswith(
         "'Pattern' validated against 'a(b' is invalid because Specified expression is not valid: "
     )
+
+
+def test_java_regular_expression_validator() -> None:
+    result = validators.java_regular_expression("Pattern", "a(b")
+    assert not result.valid
+    assert "Specified expression is not valid: Invalid regular expression 'a(b'" in str(result)
+
+
+def test_boolean_expression_validator_checks_even_text_without_expressions() -> None:
+    result = validators.boolean_expression("Rule", "true")
+    assert str(result) == "'Rule' validated against 'true' is invalid because No Expressions found"
 
 
 # -- through a processor node -------------------------------------------------------------------

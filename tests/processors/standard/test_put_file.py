@@ -114,8 +114,8 @@ def test_directory_from_attributes_and_subdirectories(
 def test_an_expression_that_fails_for_one_flowfile_fails_only_that_one(
     make_runner: RunnerFactory, outbox: Path
 ) -> None:
-    # 'ab':substring(4) is an error; 'abcdef':substring(4) is 'ef'.
-    directory = f"{outbox}/${{team:isEmpty():ifElse('ab','abcdef'):substring(4)}}"
+    # 'zz':fromRadix(16) is an error; 'ef':fromRadix(16) is 239.
+    directory = f"{outbox}/${{team:isEmpty():ifElse('zz','ef'):fromRadix(16)}}"
     runner = make_runner("PutFile", properties={"Directory": directory})
     runner.enqueue("a", {"filename": "a.txt", "team": "red"})
     runner.enqueue("b", {"filename": "b.txt"})
@@ -124,7 +124,7 @@ def test_an_expression_that_fails_for_one_flowfile_fails_only_that_one(
     (failed,) = runner.get_flowfiles_for_relationship("failure")
     assert failed.get_attribute("filename") == "b.txt"
     assert "could not write the file" in str(failed.get_attribute(REASON))
-    assert (outbox / "ef" / "a.txt").read_text() == "a"
+    assert (outbox / "239" / "a.txt").read_text() == "a"
 
 
 def test_missing_directory_without_create(make_runner: RunnerFactory, outbox: Path) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from flowcore.model import ProvenanceEventType
 from flowcore.processor import Relationship
 from flowcore.testing import TestRunner
@@ -128,9 +130,10 @@ def test_route_to_matched_if_any_matches(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("unmatched", 1)
 
 
-def test_literal_true_and_case_insensitive_results(make_runner: RunnerFactory) -> None:
+def test_literal_boolean_results(make_runner: RunnerFactory) -> None:
     runner = make_runner(
-        "RouteOnAttribute", properties={"always": "TRUE", "never": "${literal('yes')}"}
+        "RouteOnAttribute",
+        properties={"always": "${literal(true)}", "never": "${literal('yes'):equals('no')}"},
     )
     runner.enqueue("")
     runner.run()
@@ -140,7 +143,8 @@ def test_literal_true_and_case_insensitive_results(make_runner: RunnerFactory) -
 
 def test_failing_expression_returns_only_that_flowfile(make_runner: RunnerFactory) -> None:
     runner = make_runner(
-        "RouteOnAttribute", properties={"short": "${word:substring(0, 3):equals('abc')}"}
+        "RouteOnAttribute",
+        properties={"short": "${word:startsWith('abc'):or(${word:fromRadix(10):gt(0)})}"},
     )
     runner.enqueue("", {"word": "abcdef"})
     runner.enqueue("", {"word": "ab"})
@@ -163,8 +167,34 @@ def test_validation(make_runner: RunnerFactory) -> None:
         "function 'nope' at position 4"
     ]
 
-    runner = make_runner("RouteOnAttribute", properties={"unmatched": "true"})
+    runner = make_runner("RouteOnAttribute", properties={"unmatched": "${literal(true)}"})
     assert runner.validation_errors() == [
-        "'unmatched' validated against 'true' is invalid because 'unmatched' is the name of a "
+        "'unmatched' validated against '${literal(true)}' is invalid because 'unmatched' is the "
+        "name of a "
         "relationship the processor already has; choose another property name"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rule", "reason"),
+    [
+        (
+            "${filename:equals('a')",
+            "No Expressions found: the '${' at position 0 is never closed",
+        ),
+        ("TRUE", "No Expressions found"),
+        (
+            "${literal('yes')}",
+            "Expected Attribute Query to return type BOOLEAN but query returns type STRING",
+        ),
+        ("${a:isEmpty()}${b:isEmpty()}", "Found multiple Expressions but expected only 1"),
+        (" ${a:isEmpty()}", "Found characters outside of Expression"),
+    ],
+)
+def test_rule_must_be_one_boolean_expression(
+    make_runner: RunnerFactory, rule: str, reason: str
+) -> None:
+    runner = make_runner("RouteOnAttribute", properties={"rule": rule})
+    assert runner.validation_errors() == [
+        f"'rule' validated against '{rule}' is invalid because {reason}"
     ]

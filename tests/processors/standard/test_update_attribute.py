@@ -1,15 +1,18 @@
-"""UpdateAttribute: EL values, deletes, batches, provenance, run-time errors."""
+"""UpdateAttribute: EL values, deletes, batches, provenance, run-time errors, Store State."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from flowcore.model import ProvenanceEventType
+from flowcore.settings import EngineSettings
 from flowcore.testing import TestRunner
+from flowcore.testing.runner import UNDER_TEST
 
 RunnerFactory = Callable[..., TestRunner]
 
@@ -122,12 +125,12 @@ def test_alternate_identifier_reports_addinfo(make_runner: RunnerFactory) -> Non
 
 
 def test_run_time_failure_returns_only_that_flowfile(make_runner: RunnerFactory) -> None:
-    runner = make_runner("UpdateAttribute", properties={"first": "${word:substring(0, 3)}"})
-    runner.enqueue("", {"word": "abcdef"})
-    runner.enqueue("", {"word": "ab"})  # substring out of range
+    runner = make_runner("UpdateAttribute", properties={"first": "${word:fromRadix(16)}"})
+    runner.enqueue("", {"word": "ff"})
+    runner.enqueue("", {"word": "xyz"})  # not a hexadecimal number
     runner.run()
     [out] = runner.get_flowfiles_for_relationship("success")
-    out.assert_attribute_equals("first", "abc")
+    out.assert_attribute_equals("first", "255")
     assert runner.queue_size == 1  # penalized and back in its queue
 
 
@@ -182,3 +185,121 @@ def test_user_text_in_an_error_log_has_its_control_characters_escaped(
     message = record.getMessage()
     assert "\x00" not in message and "\n" not in message
     assert "name\\x00\\nERROR forged line" in message
+
+
+def _counter(runner: TestRunner) -> None:
+    runner.set_property("Store State", "Store state locally")
+    runner.set_property("Stateful Variables Initial Value", "0")
+    runner.set_property("count", "${getStateValue('count'):plus(1)}")
+    runner.set_property("sum", "${getStateValue('sum'):plus(${amount})}")
+
+
+def test_store_state_counts_across_flowfiles_and_triggers(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute")
+    _counter(runner)
+    for amount in ("5", "7", "10"):
+        runner.enqueue("", {"amount": amount})
+    runner.run()
+    out = runner.get_flowfiles_for_relationship("success")
+    assert [f.attributes["count"] for f in out] == ["1", "2", "3"]
+    assert [f.attributes["sum"] for f in out] == ["5", "12", "22"]
+    assert runner.state == {"count": "3", "sum": "22"}
+    runner.enqueue("", {"amount": "1"})
+    runner.run()
+    assert runner.get_flowfiles_for_relationship("success")[-1].attributes["count"] == "4"
+    assert runner.state == {"count": "4", "sum": "23"}
+
+
+def test_store_state_survives_a_restart(tmp_path: Path) -> None:
+    settings = EngineSettings(data_dir=tmp_path / "node")
+    first = TestRunner("UpdateAttribute", settings=settings)
+    _counter(first)
+    first.enqueue("", {"amount": "2"})
+    first.enqueue("", {"amount": "3"})
+    first.run()
+    first.close()
+
+    second = TestRunner("UpdateAttribute", settings=settings)
+    try:
+        _counter(second)
+        assert second.state == {"count": "2", "sum": "5"}
+        second.enqueue("", {"amount": "4"})
+        second.run()
+        # The first run's output was recovered into the capture queue too.
+        [out] = [
+            f
+            for f in second.get_flowfiles_for_relationship("success")
+            if f.attributes["amount"] == "4"
+        ]
+        out.assert_attribute_equals("count", "3")
+        out.assert_attribute_equals("sum", "9")
+        assert second.state == {"count": "3", "sum": "9"}
+    finally:
+        second.close()
+
+
+def test_store_state_skips_a_failing_flowfile(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute")
+    runner.set_property("Store State", "Store state locally")
+    runner.set_property("Stateful Variables Initial Value", "")
+    runner.set_property("last", "${word:fromRadix(16)}")
+    runner.enqueue("", {"word": "a"})
+    runner.enqueue("", {"word": "zz"})  # fails: penalized, state untouched
+    runner.run()
+    runner.assert_transfer_count("success", 1)
+    assert runner.queue_size == 1
+    assert runner.state == {"last": "10"}
+
+
+def test_store_state_needs_an_initial_value_and_adds_a_relationship(
+    make_runner: RunnerFactory,
+) -> None:
+    runner = make_runner("UpdateAttribute", properties={"Store State": "Store state locally"})
+    assert runner.validation_errors() == [
+        "'Stateful Variables Initial Value' is invalid because initial state value must be set "
+        "if the processor is configured to store state."
+    ]
+    properties = {"Store State": "Store state locally"}
+    names = [r.name for r in runner.processor.get_relationships(properties)]
+    assert names == ["success", "set state fail"]
+
+
+def test_get_state_value_is_null_without_store_state(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateAttribute", properties={"s": "${getStateValue('s'):isNull()}"})
+    runner.enqueue("")
+    runner.run()
+    [out] = runner.get_flowfiles_for_relationship("success")
+    out.assert_attribute_equals("s", "true")
+    assert runner.state == {}
+
+
+def test_delete_attributes_expression_is_a_java_regex(make_runner: RunnerFactory) -> None:
+    runner = make_runner(
+        "UpdateAttribute", properties={"Delete Attributes Expression": "tmp\\p{Digit}++"}
+    )
+    runner.enqueue("", {"tmp1": "x", "tmp22": "y", "tmpx": "z"})
+    runner.run()
+    [out] = runner.get_flowfiles_for_relationship("success")
+    assert "tmp1" not in out.attributes and "tmp22" not in out.attributes
+    out.assert_attribute_equals("tmpx", "z")
+
+
+def test_store_state_loses_no_update_between_overlapping_sessions(
+    make_runner: RunnerFactory,
+) -> None:
+    """Two tasks' triggers overlap: the second must read the state the first wrote."""
+    runner = make_runner("UpdateAttribute")
+    _counter(runner)
+    runner.run()  # schedules the processor (nothing queued yet)
+    work = runner.node.processors[UNDER_TEST]
+    context = work.context()
+    assert work.binding is not None
+    sessions = []
+    for amount in ("1", "2"):
+        runner.enqueue("", {"amount": amount})
+        session = runner.node.session_for(work.binding)
+        runner.processor.on_trigger(context, session)  # the other task has not returned yet
+        sessions.append(session)
+    for session in sessions:
+        session.commit()
+    assert runner.state == {"count": "2", "sum": "3"}
