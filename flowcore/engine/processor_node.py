@@ -154,7 +154,10 @@ class ProcessorNode:
 
     def validate(self) -> list[ValidationResult]:
         results = validate_properties(
-            self.processor.property_descriptors, self._properties, self.dynamic_descriptors()
+            self.processor.property_descriptors,
+            self._properties,
+            self.dynamic_descriptors(),
+            self.services,
         )
         if not results:
             results = [r for r in self.processor.custom_validate(self.context()) if not r.valid]

@@ -9,6 +9,7 @@ An invalid flow is refused with the offending key and the reason.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,12 +21,30 @@ from flowcore.units import parse_data_size, parse_time_period
 
 
 class FlowDefinitionError(ConfigurationError):
-    """A flow definition that cannot be used; ``key`` is the dotted path of the problem."""
+    """A flow definition that cannot be used; ``key`` is the dotted path of the problem.
+
+    ``problems`` holds every problem found (this one alone unless built by ``combine``),
+    so a user mends them all in one go; ``key`` and ``reason`` are the first one's.
+    """
 
     def __init__(self, key: str, reason: str) -> None:
         super().__init__(f"{key}: {reason}")
         self.key = key
         self.reason = reason
+        self.problems: list[FlowDefinitionError] = [self]
+
+    @classmethod
+    def combine(cls, problems: Sequence[FlowDefinitionError]) -> FlowDefinitionError:
+        """One error carrying several problems; its message lists each on its own line."""
+        flat = [p for problem in problems for p in problem.problems]
+        if len(flat) == 1:
+            return flat[0]
+        error = cls(flat[0].key, flat[0].reason)
+        error.args = (
+            f"{len(flat)} problems:\n" + "\n".join(f"  {p.key}: {p.reason}" for p in flat),
+        )
+        error.problems = flat
+        return error
 
 
 def _period(value: str) -> str:
@@ -153,11 +172,19 @@ def parse_flow(data: Any, source: str = "flow") -> FlowDefinition:
     try:
         definition = FlowDefinition.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        key = ".".join(str(part) for part in error["loc"]) or source
-        raise FlowDefinitionError(key, error["msg"]) from None
-    _check_references(definition)
-    return _substitute_parameters(definition)
+        raise FlowDefinitionError.combine(
+            [
+                FlowDefinitionError(
+                    ".".join(str(part) for part in error["loc"]) or source, error["msg"]
+                )
+                for error in exc.errors()
+            ]
+        ) from None
+    problems = _check_references(definition)
+    definition = _substitute_parameters(definition, problems)
+    if problems:
+        raise FlowDefinitionError.combine(problems)
+    return definition
 
 
 def load_flow(path: Path) -> FlowDefinition:
@@ -171,41 +198,57 @@ def load_flow(path: Path) -> FlowDefinition:
     return parse_flow(data, str(path))
 
 
-def _check_references(definition: FlowDefinition) -> None:
+def _check_references(definition: FlowDefinition) -> list[FlowDefinitionError]:
     flow = definition.flow
     nodes = set(flow.processors) | set(flow.input_ports)
     seen: set[str] = set()
+    problems: list[FlowDefinitionError] = []
     for index, connection in enumerate(flow.connections):
         key = f"flow.connections.{index}"
         if connection.source not in nodes:
-            raise FlowDefinitionError(
-                f"{key}.from", f"no processor or input port named '{connection.source}'"
+            problems.append(
+                FlowDefinitionError(
+                    f"{key}.from", f"no processor or input port named '{connection.source}'"
+                )
             )
         if connection.destination not in flow.processors:
-            raise FlowDefinitionError(f"{key}.to", f"no processor named '{connection.destination}'")
+            problems.append(
+                FlowDefinitionError(f"{key}.to", f"no processor named '{connection.destination}'")
+            )
         if connection.source in flow.processors and not connection.relationships:
-            raise FlowDefinitionError(
-                f"{key}.relationships", "a connection from a processor needs relationships"
+            problems.append(
+                FlowDefinitionError(
+                    f"{key}.relationships", "a connection from a processor needs relationships"
+                )
             )
         if connection.source in flow.input_ports and connection.relationships:
-            raise FlowDefinitionError(
-                f"{key}.relationships", "a connection from an input port takes no relationships"
+            problems.append(
+                FlowDefinitionError(
+                    f"{key}.relationships", "a connection from an input port takes no relationships"
+                )
             )
         if connection.identifier in seen:
-            raise FlowDefinitionError(
-                f"{key}.name", f"connection name '{connection.identifier}' is used twice"
+            problems.append(
+                FlowDefinitionError(
+                    f"{key}.name", f"connection name '{connection.identifier}' is used twice"
+                )
             )
         seen.add(connection.identifier)
+    return problems
 
 
-def _substitute_parameters(definition: FlowDefinition) -> FlowDefinition:
+def _substitute_parameters(
+    definition: FlowDefinition, problems: list[FlowDefinitionError]
+) -> FlowDefinition:
+    """Replace ``#{name}`` references; each unknown parameter is added to ``problems``."""
     flow = definition.flow
 
     def substitute(text: str, key: str) -> str:
         def replace(match: re.Match[str]) -> str:
             name = match.group(1).strip()
             if name not in flow.parameters:
-                raise FlowDefinitionError(key, f"unknown parameter '#{{{name}}}'")
+                problems.append(FlowDefinitionError(key, f"unknown parameter '#{{{name}}}'"))
+                return match.group(0)
             return flow.parameters[name]
 
         return _PARAM.sub(replace, text)
