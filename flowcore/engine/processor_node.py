@@ -45,6 +45,8 @@ class ScheduleConfig:
 class ProcessorError:
     time_ms: int
     message: str
+    kind: type[BaseException] | None = None
+    """The class of the exception, so a caller can tell a repository failure apart."""
 
 
 @dataclass(slots=True)
@@ -259,7 +261,7 @@ class ProcessorNode:
             return True
         except Exception as exc:
             now = self.clock.now_ms()
-            runtime.errors.append(ProcessorError(now, f"{type(exc).__name__}: {exc}"))
+            runtime.errors.append(ProcessorError(now, f"{type(exc).__name__}: {exc}", type(exc)))
             administrative = not isinstance(exc, ProcessException)
             yield_ms = (
                 self.schedule.administrative_yield_ms if administrative else self.schedule.yield_ms

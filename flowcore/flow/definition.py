@@ -9,7 +9,9 @@ An invalid flow is refused with the offending key and the reason.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
@@ -165,8 +167,32 @@ class FlowDefinition(_Model):
 _PARAM = re.compile(r"#\{([^}]+)\}")
 
 
+_OVERRIDES: ContextVar[Mapping[str, str] | None] = ContextVar(
+    "flowcore_parameter_overrides", default=None
+)
+
+
+@contextmanager
+def parameter_overrides(values: Mapping[str, str]) -> Iterator[None]:
+    """Parameter values that take the place of a flow's own in the flows parsed within.
+
+    A name matches a parameter exactly or, as environment variables spell names, in
+    upper case with every character other than a letter or a digit as ``_``
+    (``INPUT_DIR`` for ``input.dir``); a name no parameter has is a new parameter.
+    """
+    token = _OVERRIDES.set({**(_OVERRIDES.get() or {}), **values})
+    try:
+        yield
+    finally:
+        _OVERRIDES.reset(token)
+
+
 def parse_flow(data: Any, source: str = "flow") -> FlowDefinition:
-    """Validate a loaded YAML document; errors name the offending key."""
+    """Validate a loaded YAML document; errors name the offending key.
+
+    ``#{name}`` references are replaced by the flow's parameters, overridden by any
+    ``parameter_overrides`` in force.
+    """
     if not isinstance(data, dict):
         raise FlowDefinitionError(source, "a flow definition must be a mapping")
     try:
@@ -242,14 +268,25 @@ def _substitute_parameters(
 ) -> FlowDefinition:
     """Replace ``#{name}`` references; each unknown parameter is added to ``problems``."""
     flow = definition.flow
+    overrides = _OVERRIDES.get() or {}
+    spelled = {_env_spelling(name): value for name, value in overrides.items()}
+    for name in list(flow.parameters):
+        if name in overrides or _env_spelling(name) in spelled:
+            flow.parameters[name] = overrides.get(name, spelled.get(_env_spelling(name), ""))
+
+    def value_of(name: str) -> str | None:
+        if name in flow.parameters:
+            return flow.parameters[name]
+        return overrides.get(name, spelled.get(_env_spelling(name)))
 
     def substitute(text: str, key: str) -> str:
         def replace(match: re.Match[str]) -> str:
             name = match.group(1).strip()
-            if name not in flow.parameters:
+            value = value_of(name)
+            if value is None:
                 problems.append(FlowDefinitionError(key, f"unknown parameter '#{{{name}}}'"))
                 return match.group(0)
-            return flow.parameters[name]
+            return value
 
         return _PARAM.sub(replace, text)
 
@@ -264,6 +301,10 @@ def _substitute_parameters(
             for k, v in svc.properties.items()
         }
     return definition
+
+
+def _env_spelling(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "_", name).upper()
 
 
 def _to_text(value: Any) -> str:

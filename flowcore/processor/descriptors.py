@@ -35,6 +35,8 @@ class PropertyDescriptor:
     ``controller_service`` marks a property whose value is a controller service's
     identifier: ``True`` for any service, or the interface (a class or a runtime-checkable
     protocol) the service must implement. Validation checks the service exists and is one.
+    ``external_resource`` marks a file or directory on this machine (NiFi's "identifies
+    external resource"): the CLI resolves a relative one from the flow file's folder.
     """
 
     name: str
@@ -48,6 +50,7 @@ class PropertyDescriptor:
     controller_service: bool | type[Any] = False
     sensitive: bool = False
     dynamic: bool = False
+    external_resource: bool = False
 
     @property
     def label(self) -> str:

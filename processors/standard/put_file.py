@@ -79,6 +79,7 @@ DIRECTORY = PropertyDescriptor(
     required=True,
     validators=[validators.non_empty],
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    external_resource=True,
 )
 CONFLICT_RESOLUTION = PropertyDescriptor(
     name="Conflict Resolution Strategy",
