@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from api.settings import ApiSettings
 from flowcore.cli import (
     EXIT_RUNTIME,
     DataDir,
@@ -25,9 +26,9 @@ from flowcore.cli import (
     _refuse,
     _settings,
     app,
-    configure_logging,
     console,
     load_definition,
+    logging_to_stderr,
     main,
 )
 from flowcore.engine.node import Node
@@ -57,13 +58,8 @@ def serve(
 
     The port is bound before the flow starts: a port in use stops it with nothing run.
     """
-    import uvicorn
     from pydantic import ValidationError
 
-    from api.app import create_app
-    from api.settings import ApiSettings
-
-    configure_logging(log_level)
     try:
         # The flags go through the same validation as the FLOWCORE_API_* variables.
         flags: dict[str, Any] = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
@@ -73,6 +69,17 @@ def serve(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
         )
         raise _fail(f"API settings: {problems}") from None
+    with logging_to_stderr(log_level):
+        _serve(flow, data_dir, api_settings, param)
+
+
+def _serve(
+    flow: Path, data_dir: Path | None, api_settings: ApiSettings, param: list[str] | None
+) -> None:
+    import uvicorn
+
+    from api.app import create_app
+
     try:
         definition = load_definition(flow, param)
         node = Node.from_flow(_settings(data_dir), definition)

@@ -15,6 +15,8 @@ import signal
 import sys
 import threading
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -128,12 +130,39 @@ def _print_json(document: Any) -> None:
     sys.stdout.flush()
 
 
-def configure_logging(level: LogLevel) -> None:
-    """Log to stderr from ``level`` up (the flow's messages, never the JSON output)."""
+class _StderrHandler(logging.Handler):
+    """Writes to whatever ``sys.stderr`` is when a record comes (a test may swap it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+        except Exception:
+            self.handleError(record)
+
+
+@contextmanager
+def logging_to_stderr(level: LogLevel) -> Iterator[None]:
+    """Log flowcore's messages from ``level`` up to stderr (never into the JSON output).
+
+    Other libraries (py4j, uvicorn) log from WARN up whatever the level, so INFO shows
+    the flow's messages (LogAttribute's) without their chatter. The previous logging
+    set-up comes back afterwards (the commands also run inside tests).
+    """
     logging.addLevelName(5, "TRACE")
-    logging.basicConfig(
-        level=level.number, format="%(levelname)s %(name)s: %(message)s", force=True
-    )
+    root = logging.getLogger()
+    engine = logging.getLogger("flowcore")
+    saved = root.level, engine.level
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(max(level.number, logging.WARNING))
+    engine.setLevel(level.number)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(saved[0])
+        engine.setLevel(saved[1])
 
 
 def parameter_values(params: list[str] | None) -> dict[str, str]:
@@ -249,9 +278,23 @@ def run(
     Exit code 0: clean; 1: FlowFiles left in a failure connection or waiting for a retry,
     or a processor error; 2: invalid flow; 3: runtime failure (see docs/ci.md).
     """
-    configure_logging(log_level)
     timeout_s = _period("--timeout", timeout) if timeout is not None else None
     idle_wait_s = _period("--idle-wait", idle_wait)
+    with logging_to_stderr(log_level):
+        code = _run(flow, data_dir, until_idle, timeout, timeout_s, idle_wait_s, param, output)
+    raise typer.Exit(code=code)
+
+
+def _run(
+    flow: Path,
+    data_dir: Path | None,
+    until_idle: bool,
+    timeout: str | None,
+    timeout_s: float | None,
+    idle_wait_s: float,
+    param: list[str] | None,
+    output: Output,
+) -> int:
     try:
         definition = load_definition(flow, param)
     except FlowCoreError as exc:
@@ -294,7 +337,7 @@ def run(
             console.print(f"idle after {summary.triggers} triggers")
         _print_status(node)
         report.print_problems()
-    raise typer.Exit(code=report.exit_code)
+    return report.exit_code
 
 
 def _period(flag: str, value: str) -> float:
