@@ -24,6 +24,7 @@ from typing import Annotated, Any
 
 import msgspec
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -300,7 +301,11 @@ def _run(
     except FlowCoreError as exc:
         raise _refuse(exc, output) from None
     try:
-        node = Node.from_flow(_settings(data_dir), definition)
+        settings = _settings(data_dir)
+    except ValidationError as exc:
+        raise _fail(f"engine settings: {exc}") from None
+    try:
+        node = Node.from_flow(settings, definition)
     except (FlowDefinitionError, ConfigurationError) as exc:
         raise _refuse(exc, output) from None
     except Exception as exc:

@@ -152,7 +152,12 @@ class Node:
                 for r in results
             )
             if not results:
-                self.add_controller_service(name, instance, svc.properties)
+                try:
+                    self.add_controller_service(name, instance, svc.properties)
+                except ConfigurationError as exc:  # refused when enabled
+                    problems.append(
+                        FlowDefinitionError(f"flow.controller_services.{name}.properties", str(exc))
+                    )
         for name, spec in flow.processors.items():
             try:
                 processor = processor_class(spec.type)()

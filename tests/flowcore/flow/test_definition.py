@@ -578,3 +578,18 @@ def test_controller_service_property_naming_a_service_of_its_interface_is_valid(
     settings_factory: SettingsFactory,
 ) -> None:
     Node.from_flow(settings_factory(), parse_flow(merge_flow("writer"))).close()
+
+
+def test_parameter_overrides_replace_and_add_parameters() -> None:
+    from flowcore.flow.definition import parameter_overrides
+
+    def change(d: dict[str, Any]) -> None:
+        flow_of(d)["processors"]["tag"]["properties"]["secret"] = "#{api.key}"
+
+    with parameter_overrides({"SIZE": "2 KB", "api.key": "s3cret"}):
+        definition = parse_flow(mutated(change))
+
+    assert definition.flow.processors["gen"].properties["File Size"] == "2 KB"
+    assert definition.flow.processors["tag"].properties["secret"] == "s3cret"
+    # Outside the block the flow's own values are back.
+    assert parse_flow(base_flow()).flow.processors["gen"].properties["File Size"] == "1 KB"
