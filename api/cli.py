@@ -8,16 +8,33 @@ from __future__ import annotations
 
 import logging
 import signal
+import socket
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from flowcore.cli import DataDir, _fail, _settings, app, console, main
+from api.settings import ApiSettings
+from flowcore.cli import (
+    EXIT_RUNTIME,
+    DataDir,
+    LogLevel,
+    LogLevelOption,
+    Output,
+    Params,
+    _fail,
+    _refuse,
+    _settings,
+    app,
+    console,
+    load_definition,
+    logging_to_stderr,
+    main,
+)
 from flowcore.engine.node import Node
 from flowcore.engine.scheduler import ThreadedScheduler
-from flowcore.errors import FlowCoreError
-from flowcore.flow.definition import load_flow
+from flowcore.errors import ConfigurationError, FlowCoreError
+from flowcore.flow.nifi.commands import AllowUnsupported
 
 __all__ = ["app", "main", "serve"]
 
@@ -35,36 +52,62 @@ def serve(
     port: Annotated[
         int | None, typer.Option(help="Port (default: $FLOWCORE_API_PORT or 8080).")
     ] = None,
+    param: Params = None,
+    log_level: LogLevelOption = LogLevel.warn,
+    allow_unsupported: AllowUnsupported = False,
 ) -> None:
-    """Run a flow and the REST API in one process; SIGTERM stops cleanly."""
-    import uvicorn
+    """Run a flow and the REST API in one process; SIGTERM stops cleanly.
+
+    The port is bound before the flow starts: a port in use stops it with nothing run.
+    """
     from pydantic import ValidationError
 
-    from api.app import create_app
-    from api.settings import ApiSettings
-
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        api_settings = ApiSettings()
+        # The flags go through the same validation as the FLOWCORE_API_* variables.
+        flags: dict[str, Any] = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
+        api_settings = ApiSettings(**flags)
     except ValidationError as exc:
-        raise _fail(f"API settings: {exc}") from None
-    updates: dict[str, object] = {}
-    if host is not None:
-        updates["host"] = host
-    if port is not None:
-        updates["port"] = port
-    api_settings = api_settings.model_copy(update=updates)
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise _fail(f"API settings: {problems}") from None
+    with logging_to_stderr(log_level):
+        _serve(flow, data_dir, api_settings, param, allow_unsupported=allow_unsupported)
+
+
+def _serve(
+    flow: Path,
+    data_dir: Path | None,
+    api_settings: ApiSettings,
+    param: list[str] | None,
+    *,
+    allow_unsupported: bool,
+) -> None:
+    import uvicorn
+
+    from api.app import create_app
+
     try:
-        node = Node.from_flow(_settings(data_dir), load_flow(flow))
+        definition = load_definition(flow, param, allow_unsupported=allow_unsupported)
+        node = Node.from_flow(_settings(data_dir), definition)
+    except ConfigurationError as exc:
+        raise _refuse(exc, Output.text) from None
     except FlowCoreError as exc:
-        raise _fail(exc) from None
+        raise _fail(exc, EXIT_RUNTIME) from None
     scheduler: ThreadedScheduler | None = None
     try:
+        try:
+            listener = _bind(api_settings.host, api_settings.port)
+        except OSError as exc:
+            raise _fail(
+                f"cannot listen on {api_settings.host}:{api_settings.port}: {exc.strerror or exc}",
+                EXIT_RUNTIME,
+            ) from None
         application = create_app(node, api_settings)
         config = uvicorn.Config(
             application,
             host=api_settings.host,
-            port=api_settings.port,
+            port=listener.getsockname()[1],
             log_level="warning",
             access_log=False,
             timeout_graceful_shutdown=30,
@@ -77,16 +120,23 @@ def serve(
         scheduler = ThreadedScheduler(node)
         scheduler.start()
         console.print(
-            f"serving {flow} on http://{api_settings.host}:{api_settings.port} "
+            f"serving {flow} on http://{api_settings.host}:{config.port} "
             f"(data in {node.settings.data_dir}); SIGTERM or Ctrl-C stops cleanly",
             highlight=False,
         )
-        server.run()
+        with listener:
+            server.run(sockets=[listener])
     finally:
         if scheduler is not None:
             scheduler.stop()
         node.close()
     console.print("stopped cleanly")
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (IPv6 for an address with a colon)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family, backlog=2048)
 
 
 if __name__ == "__main__":

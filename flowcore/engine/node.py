@@ -30,6 +30,7 @@ from flowcore.processor.context import ProcessContext
 from flowcore.processor.processor import Processor
 from flowcore.processor.registry import processor_class, service_class
 from flowcore.processor.service import ControllerService
+from flowcore.processor.validation import ValidationResult
 from flowcore.queue.prioritizers import resolve_prioritizers
 from flowcore.queue.queue import BackPressure, FlowFileQueue
 from flowcore.repository.content import ContentRepository
@@ -143,25 +144,37 @@ class Node:
         return node
 
     def _wire(self, definition: FlowDefinition) -> None:
+        """Build the flow; every problem found is reported at once, each under its key."""
         flow = definition.flow
+        problems: list[FlowDefinitionError] = []
         for name, svc in flow.controller_services.items():
             try:
                 instance = service_class(svc.type)()
             except ConfigurationError as exc:
-                raise FlowDefinitionError(
-                    f"flow.controller_services.{name}.type", str(exc)
-                ) from None
-            try:
-                self.add_controller_service(name, instance, svc.properties)
-            except ConfigurationError as exc:
-                raise FlowDefinitionError(
-                    f"flow.controller_services.{name}.properties", str(exc)
-                ) from None
+                problems.append(
+                    FlowDefinitionError(f"flow.controller_services.{name}.type", str(exc))
+                )
+                continue
+            results = self.validate_controller_service(name, instance, svc.properties)
+            problems.extend(
+                FlowDefinitionError(
+                    f"flow.controller_services.{name}.properties.{r.subject}", str(r)
+                )
+                for r in results
+            )
+            if not results:
+                try:
+                    self.add_controller_service(name, instance, svc.properties)
+                except ConfigurationError as exc:  # refused when enabled
+                    problems.append(
+                        FlowDefinitionError(f"flow.controller_services.{name}.properties", str(exc))
+                    )
         for name, spec in flow.processors.items():
             try:
                 processor = processor_class(spec.type)()
             except ConfigurationError as exc:
-                raise FlowDefinitionError(f"flow.processors.{name}.type", str(exc)) from None
+                problems.append(FlowDefinitionError(f"flow.processors.{name}.type", str(exc)))
+                continue
             schedule = ScheduleConfig(
                 period_ms=parse_time_period_ms(spec.schedule.period),
                 concurrent_tasks=spec.schedule.concurrent_tasks,
@@ -178,13 +191,16 @@ class Node:
             relationships = set(node.relationship_names())
             for rel in spec.auto_terminate:
                 if rel not in relationships:
-                    raise FlowDefinitionError(
-                        f"flow.processors.{name}.auto_terminate",
-                        f"'{spec.type}' has no relationship '{rel}'",
+                    problems.append(
+                        FlowDefinitionError(
+                            f"flow.processors.{name}.auto_terminate",
+                            f"'{spec.type}' has no relationship '{rel}'",
+                        )
                     )
-            errors = node.validate()
-            if errors:
-                raise FlowDefinitionError(f"flow.processors.{name}.properties", str(errors[0]))
+            problems.extend(
+                FlowDefinitionError(f"flow.processors.{name}.properties.{r.subject}", str(r))
+                for r in node.validate()
+            )
             if spec.run_state == "RUNNING":
                 node.start()
         for port in flow.input_ports:
@@ -195,9 +211,11 @@ class Node:
                 known = set(self.processors[spec_c.source].relationship_names())
                 for rel in spec_c.relationships:
                     if rel not in known:
-                        raise FlowDefinitionError(
-                            f"flow.connections.{index}.relationships",
-                            f"'{spec_c.source}' has no relationship '{rel}'",
+                        problems.append(
+                            FlowDefinitionError(
+                                f"flow.connections.{index}.relationships",
+                                f"'{spec_c.source}' has no relationship '{rel}'",
+                            )
                         )
             pressure = spec_c.back_pressure
             objects = next(
@@ -221,9 +239,10 @@ class Node:
             try:
                 resolve_prioritizers(spec_c.prioritizers)  # refuse unknown names here
             except ConfigurationError as exc:
-                raise FlowDefinitionError(
-                    f"flow.connections.{index}.prioritizers", str(exc)
-                ) from None
+                problems.append(
+                    FlowDefinitionError(f"flow.connections.{index}.prioritizers", str(exc))
+                )
+                continue
             self.add_connection(
                 spec_c.identifier,
                 spec_c.source,
@@ -244,11 +263,15 @@ class Node:
                 }
             )
             if unconnected:
-                raise FlowDefinitionError(
-                    f"flow.processors.{name}",
-                    f"relationship(s) {', '.join(sorted(unconnected))} are neither connected "
-                    "nor auto-terminated",
+                problems.append(
+                    FlowDefinitionError(
+                        f"flow.processors.{name}",
+                        f"relationship(s) {', '.join(sorted(unconnected))} are neither "
+                        "connected nor auto-terminated",
+                    )
                 )
+        if problems:
+            raise FlowDefinitionError.combine(problems)
         self.rebind()
 
     def add_controller_service(
@@ -257,24 +280,8 @@ class Node:
         service: ControllerService,
         properties: Mapping[str, str] | None = None,
     ) -> ControllerService:
-        props = dict(properties or {})
-        by_display = {
-            d.display_name: d.name for d in service.property_descriptors if d.display_name
-        }
-        props = {by_display.get(k, k): v for k, v in props.items()}
-        context = ProcessContext(
-            component_id=identifier,
-            name=identifier,
-            descriptors={d.name: d for d in service.property_descriptors},
-            properties=props,
-            clock=self.clock,
-            services=self.controller_services,
-            settings=self.settings,
-            compute=self.compute,
-        )
-        errors = validate_properties(service.property_descriptors, props, {})
-        if not errors:
-            errors = [r for r in service.custom_validate(context) if not r.valid]
+        context = self._service_context(identifier, service, properties)
+        errors = self._validate_service(service, context)
         if errors:
             kind = service.type_name or type(service).__name__
             msg = f"controller service '{identifier}' ({kind}) is not valid: " + "; ".join(
@@ -284,6 +291,44 @@ class Node:
         service.on_enabled(context)
         self.controller_services[identifier] = service
         return service
+
+    def validate_controller_service(
+        self,
+        identifier: str,
+        service: ControllerService,
+        properties: Mapping[str, str] | None = None,
+    ) -> list[ValidationResult]:
+        """Every problem with a service's configuration (nothing is enabled)."""
+        return self._validate_service(
+            service, self._service_context(identifier, service, properties)
+        )
+
+    def _service_context(
+        self, identifier: str, service: ControllerService, properties: Mapping[str, str] | None
+    ) -> ProcessContext:
+        by_display = {
+            d.display_name: d.name for d in service.property_descriptors if d.display_name
+        }
+        return ProcessContext(
+            component_id=identifier,
+            name=identifier,
+            descriptors={d.name: d for d in service.property_descriptors},
+            properties={by_display.get(k, k): v for k, v in (properties or {}).items()},
+            clock=self.clock,
+            services=self.controller_services,
+            settings=self.settings,
+            compute=self.compute,
+        )
+
+    def _validate_service(
+        self, service: ControllerService, context: ProcessContext
+    ) -> list[ValidationResult]:
+        errors = validate_properties(
+            service.property_descriptors, context.properties, {}, self.controller_services
+        )
+        if not errors:
+            errors = [r for r in service.custom_validate(context) if not r.valid]
+        return errors
 
     def add_processor(
         self,

@@ -45,6 +45,8 @@ class ScheduleConfig:
 class ProcessorError:
     time_ms: int
     message: str
+    kind: type[BaseException] | None = None
+    """The class of the exception, so a caller can tell a repository failure apart."""
 
 
 @dataclass(slots=True)
@@ -154,7 +156,10 @@ class ProcessorNode:
 
     def validate(self) -> list[ValidationResult]:
         results = validate_properties(
-            self.processor.property_descriptors, self._properties, self.dynamic_descriptors()
+            self.processor.property_descriptors,
+            self._properties,
+            self.dynamic_descriptors(),
+            self.services,
         )
         if not results:
             results = [r for r in self.processor.custom_validate(self.context()) if not r.valid]
@@ -256,7 +261,7 @@ class ProcessorNode:
             return True
         except Exception as exc:
             now = self.clock.now_ms()
-            runtime.errors.append(ProcessorError(now, f"{type(exc).__name__}: {exc}"))
+            runtime.errors.append(ProcessorError(now, f"{type(exc).__name__}: {exc}", type(exc)))
             administrative = not isinstance(exc, ProcessException)
             yield_ms = (
                 self.schedule.administrative_yield_ms if administrative else self.schedule.yield_ms

@@ -27,9 +27,26 @@ from flowcore.units import parse_time_period
 
 @dataclass(frozen=True, slots=True)
 class RunSummary:
+    """How a run ended.
+
+    ``idle``: nothing was left to do (within ``max_triggers``). ``stalled``: it ended as
+    idle while penalised FlowFiles or yielded processors were still waiting, because the
+    same FlowFiles had waited in the same connections for longer than ``retry_wait_ms``.
+    ``timed_out``: the deadline came first.
+    """
+
     triggers: int
     idle: bool
     clock_advances: int
+    stalled: bool = False
+    timed_out: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Wake:
+    at_ms: int
+    retry_only: bool
+    """Only penalised FlowFiles and yielded processors wake it (no timer)."""
 
 
 def _progress(node: ProcessorNode) -> tuple[int, int, int, int]:
@@ -67,17 +84,28 @@ class DeterministicScheduler:
         advance_clock: bool = True,
         max_wait_seconds: float = 3600.0,
         on_pass: Callable[[int], None] | None = None,
+        retry_wait_ms: int | None = None,
+        deadline_ms: int | None = None,
     ) -> RunSummary:
         """Run until nothing is runnable, waiting for timers when asked.
 
         With a ``ManualClock`` waiting means advancing the clock; with the system clock it
-        means sleeping (never longer than ``max_wait_seconds`` in all).
+        means sleeping (never longer than ``max_wait_seconds`` in all). When the only work
+        left is penalised FlowFiles or yielded processors and ``retry_wait_ms`` is given,
+        the run waits for it only while the queued FlowFiles change: once the same
+        FlowFiles have sat in the same connections for ``retry_wait_ms`` it is idle
+        (``stalled``). ``deadline_ms`` (clock time) ends the run between triggers.
         """
         node = self._node
         triggers = advances = 0
         waited = 0.0
         idle_passes = 0
+        stalled_since: tuple[int, frozenset[tuple[str, str]]] | None = None
+        stalled = timed_out = False
         while triggers < max_triggers:
+            if deadline_ms is not None and node.clock.now_ms() >= deadline_ms:
+                timed_out = True
+                break
             count, moved = self.run_once()
             triggers += count
             if node.flowfiles.journal_size() >= self._index_batch:
@@ -93,7 +121,18 @@ class DeterministicScheduler:
             wake = self._next_wake()
             if wake is None or not advance_clock:
                 break
-            delay = (wake - node.clock.now_ms()) / 1000
+            now = node.clock.now_ms()
+            if wake.retry_only and retry_wait_ms is not None:
+                queued = self._queued()
+                if stalled_since is None or stalled_since[1] != queued:
+                    stalled_since = (now, queued)
+                if wake.at_ms - stalled_since[0] > retry_wait_ms:
+                    stalled = True
+                    break
+            else:
+                stalled_since = None
+            target = wake.at_ms if deadline_ms is None else min(wake.at_ms, deadline_ms)
+            delay = (target - now) / 1000
             if isinstance(node.clock, ManualClock):
                 node.clock.advance(max(delay, 0.001))
             else:
@@ -105,13 +144,30 @@ class DeterministicScheduler:
             idle_passes = 0
         node.checkpoint()
         node.index_provenance()
-        return RunSummary(triggers, triggers < max_triggers, advances)
+        return RunSummary(
+            triggers,
+            triggers < max_triggers and not timed_out,
+            advances,
+            stalled=stalled,
+            timed_out=timed_out,
+        )
 
-    def _next_wake(self) -> int | None:
+    def _queued(self) -> frozenset[tuple[str, str]]:
+        """Which FlowFiles wait in which connection (in memory or held by a session)."""
+        return frozenset(
+            (name, record.flowfile.uuid)
+            for name, connection in self._node.connections.items()
+            for record in (*connection.queue.listing(), *connection.queue.in_flight())
+        ) | frozenset(
+            (name, f"swapped:{connection.queue.snapshot().swapped}")
+            for name, connection in self._node.connections.items()
+        )
+
+    def _next_wake(self) -> _Wake | None:
         """The earliest future time at which a processor with work becomes runnable."""
         node = self._node
         now = node.clock.now_ms()
-        candidates: list[int] = []
+        candidates: list[tuple[int, bool]] = []
         for processor in node.processors.values():
             binding = processor.binding
             if binding is None or processor.run_state.value != "RUNNING":
@@ -122,20 +178,26 @@ class DeterministicScheduler:
             ):
                 continue
             runnable_again = processor.next_wake_ms()
+            yielded = processor.yielded_until >= runnable_again
             penalties = [q.next_penalty_expiration() for q in binding.incoming]
             pending = [p for p in penalties if p is not None and p > now]
             if pending:
-                candidates.append(max(min(pending), runnable_again))
+                earliest = min(pending)
+                candidates.append(
+                    (max(earliest, runnable_again), earliest >= runnable_again or yielded)
+                )
             if not binding.incoming or any(q.has_available(now) for q in binding.incoming):
                 if runnable_again > now:
-                    candidates.append(runnable_again)
+                    candidates.append((runnable_again, yielded))
             elif processor.processor.scheduling.trigger_when_empty:
                 # With nothing queued, only the processor knows whether time alone gives it
                 # work (a bin reaching its Max Bin Age); an idle one does not keep us awake.
                 deadline = processor.processor.next_wake_ms(now)
                 if deadline is not None:
-                    candidates.append(max(deadline, runnable_again, now + 1))
-        return min(candidates) if candidates else None
+                    candidates.append((max(deadline, runnable_again, now + 1), False))
+        if not candidates:
+            return None
+        return _Wake(min(at for at, _ in candidates), all(retry for _, retry in candidates))
 
 
 class ThreadedScheduler:

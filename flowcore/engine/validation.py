@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from flowcore.el import validate_expression
 from flowcore.processor.descriptors import PropertyDescriptor
+from flowcore.processor.service import ControllerService
 from flowcore.processor.validation import ValidationResult
 
 
@@ -13,8 +14,14 @@ def validate_properties(
     descriptors: Sequence[PropertyDescriptor],
     properties: Mapping[str, str],
     dynamic: Mapping[str, PropertyDescriptor],
+    services: Mapping[str, ControllerService] | None = None,
 ) -> list[ValidationResult]:
-    """Check required values, allowable values, validators and Expression Language."""
+    """Check required values, allowable values, validators and Expression Language.
+
+    Every problem of every property is returned, not only the first. Given the enabled
+    controller ``services``, a property that identifies a controller service must name
+    one of them, of the interface the property asks for.
+    """
     results: list[ValidationResult] = []
     known = {d.name for d in descriptors}
     for name, given in properties.items():
@@ -60,9 +67,29 @@ def validate_properties(
                 )
             )
             continue
+        if descriptor.controller_service and services is not None:
+            problem = _service_problem(descriptor, value, services)
+            if problem is not None:
+                results.append(ValidationResult(label, False, value, problem))
+                continue
         for validator in descriptor.validators:
             result = validator(label, value)
             if not result.valid:
                 results.append(result)
                 break
     return results
+
+
+def _service_problem(
+    descriptor: PropertyDescriptor, identifier: str, services: Mapping[str, ControllerService]
+) -> str | None:
+    """Why ``identifier`` is not a usable service for the property, or None."""
+    service = services.get(identifier)
+    if service is None:
+        return (
+            f"Invalid Controller Service: {identifier} is not a valid Controller Service Identifier"
+        )
+    interface = descriptor.controller_service
+    if isinstance(interface, type) and not isinstance(service, interface):
+        return f"Invalid Controller Service: {identifier} is not a {interface.__name__}"
+    return None

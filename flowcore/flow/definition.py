@@ -11,6 +11,9 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,12 +25,30 @@ from flowcore.units import parse_data_size, parse_time_period
 
 
 class FlowDefinitionError(ConfigurationError):
-    """A flow definition that cannot be used; ``key`` is the dotted path of the problem."""
+    """A flow definition that cannot be used; ``key`` is the dotted path of the problem.
+
+    ``problems`` holds every problem found (this one alone unless built by ``combine``),
+    so a user mends them all in one go; ``key`` and ``reason`` are the first one's.
+    """
 
     def __init__(self, key: str, reason: str) -> None:
         super().__init__(f"{key}: {reason}")
         self.key = key
         self.reason = reason
+        self.problems: list[FlowDefinitionError] = [self]
+
+    @classmethod
+    def combine(cls, problems: Sequence[FlowDefinitionError]) -> FlowDefinitionError:
+        """One error carrying several problems; its message lists each on its own line."""
+        flat = [p for problem in problems for p in problem.problems]
+        if len(flat) == 1:
+            return flat[0]
+        error = cls(flat[0].key, flat[0].reason)
+        error.args = (
+            f"{len(flat)} problems:\n" + "\n".join(f"  {p.key}: {p.reason}" for p in flat),
+        )
+        error.problems = flat
+        return error
 
 
 def _period(value: str) -> str:
@@ -148,18 +169,50 @@ class FlowDefinition(_Model):
 _PARAM = re.compile(r"#\{([^}]+)\}")
 
 
+_OVERRIDES: ContextVar[Mapping[str, str] | None] = ContextVar(
+    "flowcore_parameter_overrides", default=None
+)
+
+
+@contextmanager
+def parameter_overrides(values: Mapping[str, str]) -> Iterator[None]:
+    """Parameter values that take the place of a flow's own in the flows parsed within.
+
+    A name matches a parameter exactly or, as environment variables spell names, in
+    upper case with every character other than a letter or a digit as ``_``
+    (``INPUT_DIR`` for ``input.dir``); a name no parameter has is a new parameter.
+    """
+    token = _OVERRIDES.set({**(_OVERRIDES.get() or {}), **values})
+    try:
+        yield
+    finally:
+        _OVERRIDES.reset(token)
+
+
 def parse_flow(data: Any, source: str = "flow") -> FlowDefinition:
-    """Validate a loaded YAML document; errors name the offending key."""
+    """Validate a loaded YAML document; errors name the offending key.
+
+    ``#{name}`` references are replaced by the flow's parameters, overridden by any
+    ``parameter_overrides`` in force.
+    """
     if not isinstance(data, dict):
         raise FlowDefinitionError(source, "a flow definition must be a mapping")
     try:
         definition = FlowDefinition.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        key = ".".join(str(part) for part in error["loc"]) or source
-        raise FlowDefinitionError(key, error["msg"]) from None
-    _check_references(definition)
-    return _substitute_parameters(definition)
+        raise FlowDefinitionError.combine(
+            [
+                FlowDefinitionError(
+                    ".".join(str(part) for part in error["loc"]) or source, error["msg"]
+                )
+                for error in exc.errors()
+            ]
+        ) from None
+    problems = _check_references(definition)
+    definition = _substitute_parameters(definition, problems)
+    if problems:
+        raise FlowDefinitionError.combine(problems)
+    return definition
 
 
 def load_flow(path: Path, *, allow_unsupported: bool = False) -> FlowDefinition:
@@ -204,42 +257,69 @@ def read_flow_document(path: Path, *, allow_unsupported: bool = False) -> Any:
         raise FlowDefinitionError(str(path), f"not valid YAML: {exc}") from None
 
 
-def _check_references(definition: FlowDefinition) -> None:
+def _check_references(definition: FlowDefinition) -> list[FlowDefinitionError]:
     flow = definition.flow
     nodes = set(flow.processors) | set(flow.input_ports)
     seen: set[str] = set()
+    problems: list[FlowDefinitionError] = []
     for index, connection in enumerate(flow.connections):
         key = f"flow.connections.{index}"
         if connection.source not in nodes:
-            raise FlowDefinitionError(
-                f"{key}.from", f"no processor or input port named '{connection.source}'"
+            problems.append(
+                FlowDefinitionError(
+                    f"{key}.from", f"no processor or input port named '{connection.source}'"
+                )
             )
         if connection.destination not in flow.processors:
-            raise FlowDefinitionError(f"{key}.to", f"no processor named '{connection.destination}'")
+            problems.append(
+                FlowDefinitionError(f"{key}.to", f"no processor named '{connection.destination}'")
+            )
         if connection.source in flow.processors and not connection.relationships:
-            raise FlowDefinitionError(
-                f"{key}.relationships", "a connection from a processor needs relationships"
+            problems.append(
+                FlowDefinitionError(
+                    f"{key}.relationships", "a connection from a processor needs relationships"
+                )
             )
         if connection.source in flow.input_ports and connection.relationships:
-            raise FlowDefinitionError(
-                f"{key}.relationships", "a connection from an input port takes no relationships"
+            problems.append(
+                FlowDefinitionError(
+                    f"{key}.relationships", "a connection from an input port takes no relationships"
+                )
             )
         if connection.identifier in seen:
-            raise FlowDefinitionError(
-                f"{key}.name", f"connection name '{connection.identifier}' is used twice"
+            problems.append(
+                FlowDefinitionError(
+                    f"{key}.name", f"connection name '{connection.identifier}' is used twice"
+                )
             )
         seen.add(connection.identifier)
+    return problems
 
 
-def _substitute_parameters(definition: FlowDefinition) -> FlowDefinition:
+def _substitute_parameters(
+    definition: FlowDefinition, problems: list[FlowDefinitionError]
+) -> FlowDefinition:
+    """Replace ``#{name}`` references; each unknown parameter is added to ``problems``."""
     flow = definition.flow
+    overrides = _OVERRIDES.get() or {}
+    spelled = {_env_spelling(name): value for name, value in overrides.items()}
+    for name in list(flow.parameters):
+        if name in overrides or _env_spelling(name) in spelled:
+            flow.parameters[name] = overrides.get(name, spelled.get(_env_spelling(name), ""))
+
+    def value_of(name: str) -> str | None:
+        if name in flow.parameters:
+            return flow.parameters[name]
+        return overrides.get(name, spelled.get(_env_spelling(name)))
 
     def substitute(text: str, key: str) -> str:
         def replace(match: re.Match[str]) -> str:
             name = match.group(1).strip()
-            if name not in flow.parameters:
-                raise FlowDefinitionError(key, f"unknown parameter '#{{{name}}}'")
-            return flow.parameters[name]
+            value = value_of(name)
+            if value is None:
+                problems.append(FlowDefinitionError(key, f"unknown parameter '#{{{name}}}'"))
+                return match.group(0)
+            return value
 
         return _PARAM.sub(replace, text)
 
@@ -254,6 +334,10 @@ def _substitute_parameters(definition: FlowDefinition) -> FlowDefinition:
             for k, v in svc.properties.items()
         }
     return definition
+
+
+def _env_spelling(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "_", name).upper()
 
 
 def _to_text(value: Any) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from flowcore.processor.validation import ValidationResult
 
@@ -29,7 +30,14 @@ class AllowableValue:
 
 @dataclass(frozen=True, slots=True)
 class PropertyDescriptor:
-    """A processor property. ``name`` is the stable key; users see ``display_name``."""
+    """A processor property. ``name`` is the stable key; users see ``display_name``.
+
+    ``controller_service`` marks a property whose value is a controller service's
+    identifier: ``True`` for any service, or the interface (a class or a runtime-checkable
+    protocol) the service must implement. Validation checks the service exists and is one.
+    ``external_resource`` marks a file or directory on this machine (NiFi's "identifies
+    external resource"): the CLI resolves a relative one from the flow file's folder.
+    """
 
     name: str
     display_name: str = ""
@@ -39,9 +47,10 @@ class PropertyDescriptor:
     allowable_values: Sequence[AllowableValue | str] = ()
     validators: Sequence[Validator] = ()
     expression_language_scope: ExpressionLanguageScope = ExpressionLanguageScope.NONE
-    controller_service: bool = False
+    controller_service: bool | type[Any] = False
     sensitive: bool = False
     dynamic: bool = False
+    external_resource: bool = False
 
     @property
     def label(self) -> str:

@@ -9,8 +9,10 @@ flows into a capture connection. Time comes from a ``ManualClock``; nothing slee
 
 from __future__ import annotations
 
+import logging
 import shutil
 import tempfile
+import threading
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
@@ -81,6 +83,7 @@ class TestRunner:
         # and a directory the runner made is removed when the runner is collected, or at
         # exit, so no test leaves open repositories or a temporary directory behind.
         self._release = weakref.finalize(self, _release, self.node, owned)
+        _close_at_exit(self._release)
         self.node.recover()
         self._node.start()
 
@@ -278,6 +281,42 @@ class TestRunner:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+_unreleased: set[weakref.finalize[Any, Any]] = set()
+_exit_hook = False
+_exit_lock = threading.Lock()
+
+
+def _close_at_exit(release: weakref.finalize[Any, Any]) -> None:
+    """Have ``release`` run at exit before worker pools stop taking work.
+
+    A finaliser left to ``atexit`` runs after ``concurrent.futures`` has shut its pools,
+    so closing the node (which indexes provenance on such a pool) would fail there.
+    Threading's exit hooks run first: the runners still open are closed from one of them.
+    """
+    global _exit_hook
+    with _exit_lock:
+        _unreleased.difference_update([r for r in _unreleased if not r.alive])
+        _unreleased.add(release)
+        if _exit_hook:
+            return
+        register = getattr(threading, "_register_atexit", None)
+        if register is None:  # another Python: the finalisers' own atexit hook remains
+            return
+        register(_release_all)
+        _exit_hook = True
+
+
+def _release_all() -> None:
+    with _exit_lock:
+        pending = list(_unreleased)
+        _unreleased.clear()
+    for release in pending:
+        try:
+            release()
+        except Exception:  # one runner that fails to close does not keep others open
+            logging.getLogger("flowcore.testing").exception("closing a TestRunner at exit")
 
 
 def _release(node: Node, directory: Path | None) -> None:

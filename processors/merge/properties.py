@@ -19,6 +19,7 @@ from flowcore.processor import (
 )
 from processors.merge.mergers.api import PartialUpdateMode, RecordMergeMode
 from processors.merge.mergers.spec import MergeEngine
+from processors.record.api import RecordReaderFactory, RecordSetWriterFactory
 
 BIN_PACKING = "Bin-Packing Algorithm"
 DEFRAGMENT = "Defragment"
@@ -71,14 +72,14 @@ RECORD_READER = PropertyDescriptor(
     display_name="Record Reader",
     description="Specifies the Controller Service to use for reading incoming data",
     required=True,
-    controller_service=True,
+    controller_service=RecordReaderFactory,
 )
 RECORD_WRITER = PropertyDescriptor(
     name="Record Writer",
     display_name="Record Writer",
     description="Specifies the Controller Service to use for writing out the records",
     required=True,
-    controller_service=True,
+    controller_service=RecordSetWriterFactory,
 )
 MERGE_STRATEGY = PropertyDescriptor(
     name="Merge Strategy",

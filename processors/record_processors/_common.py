@@ -1,13 +1,11 @@
-"""What the record processors share: service checks, failure handling, fragment names."""
+"""What the record processors share: service properties, failure handling, fragment names."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pyarrow as pa
 
-from flowcore.errors import ConfigurationError, ProcessException
-from flowcore.processor import ProcessContext, PropertyDescriptor, ValidationResult
+from flowcore.errors import ProcessException
+from flowcore.processor import PropertyDescriptor
 from processors.record.api import RecordReaderFactory, RecordSetWriterFactory
 
 FRAGMENT_ID = "fragment.identifier"
@@ -37,7 +35,7 @@ def reader_descriptor(name: str) -> PropertyDescriptor:
         display_name="Record Reader",
         description="Specifies the Controller Service to use for reading incoming data",
         required=True,
-        controller_service=True,
+        controller_service=RecordReaderFactory,
     )
 
 
@@ -47,43 +45,5 @@ def writer_descriptor(name: str) -> PropertyDescriptor:
         display_name="Record Writer",
         description="Specifies the Controller Service to use for writing out the records",
         required=True,
-        controller_service=True,
+        controller_service=RecordSetWriterFactory,
     )
-
-
-def validate_services(
-    context: ProcessContext, reader: PropertyDescriptor, writer: PropertyDescriptor
-) -> list[ValidationResult]:
-    """A configured identifier that names no service, or a service of the wrong kind."""
-    results: list[ValidationResult] = []
-    checks: Sequence[tuple[PropertyDescriptor, type, str]] = (
-        (reader, RecordReaderFactory, "RecordReaderFactory"),
-        (writer, RecordSetWriterFactory, "RecordSetWriterFactory"),
-    )
-    for descriptor, kind, kind_name in checks:
-        identifier = context.get_property(descriptor).value
-        if identifier is None:
-            continue
-        try:
-            service = context.get_controller_service(identifier)
-        except ConfigurationError:
-            results.append(
-                ValidationResult(
-                    descriptor.label,
-                    False,
-                    identifier,
-                    f"Invalid Controller Service: {identifier} is not a valid Controller "
-                    "Service Identifier",
-                )
-            )
-            continue
-        if not isinstance(service, kind):
-            results.append(
-                ValidationResult(
-                    descriptor.label,
-                    False,
-                    identifier,
-                    f"Invalid Controller Service: {identifier} is not a {kind_name}",
-                )
-            )
-    return results

@@ -26,7 +26,6 @@ from flowcore.processor import (
     Processor,
     PropertyDescriptor,
     Relationship,
-    ValidationResult,
     processor,
     validators,
 )
@@ -41,7 +40,6 @@ from processors.record.api import (
 from processors.record_processors._common import (
     RECORD_FAILURES,
     reader_descriptor,
-    validate_services,
     writer_descriptor,
 )
 
@@ -83,9 +81,6 @@ class ConvertRecord(Processor):
     tags = ("convert", "record", "generic", "schema", "json", "csv", "avro", "log", "logs")
     property_descriptors = (RECORD_READER, RECORD_WRITER, INCLUDE_ZERO_RECORD_FLOWFILES)
     relationships = (SUCCESS, FAILURE)
-
-    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
-        return validate_services(context, RECORD_READER, RECORD_WRITER)
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
         flowfile = session.get()

@@ -75,7 +75,6 @@ from processors.record_processors._common import (
     RECORD_FAILURES,
     SEGMENT_ORIGINAL_FILENAME,
     reader_descriptor,
-    validate_services,
     writer_descriptor,
 )
 from processors.record_processors.record_path import (
@@ -177,7 +176,7 @@ class PartitionRecord(Processor):
                     "user-defined property",
                 )
             ]
-        return validate_services(context, RECORD_READER, RECORD_WRITER)
+        return []
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
         flowfile = session.get()

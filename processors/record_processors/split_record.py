@@ -38,7 +38,6 @@ from flowcore.processor import (
     Processor,
     PropertyDescriptor,
     Relationship,
-    ValidationResult,
     processor,
     validators,
 )
@@ -60,7 +59,6 @@ from processors.record_processors._common import (
     RECORD_FAILURES,
     SEGMENT_ORIGINAL_FILENAME,
     reader_descriptor,
-    validate_services,
     writer_descriptor,
 )
 
@@ -131,9 +129,6 @@ class SplitRecord(Processor):
     tags = ("split", "generic", "schema", "json", "csv", "avro", "log", "logs", "freeform", "text")
     property_descriptors = (RECORD_READER, RECORD_WRITER, RECORDS_PER_SPLIT)
     relationships = (SPLITS, ORIGINAL, FAILURE)
-
-    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
-        return validate_services(context, RECORD_READER, RECORD_WRITER)
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
         original = session.get()

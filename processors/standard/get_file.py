@@ -61,6 +61,7 @@ INPUT_DIRECTORY = PropertyDescriptor(
     required=True,
     validators=[directory_exists],
     expression_language_scope=ExpressionLanguageScope.ENVIRONMENT,
+    external_resource=True,
 )
 FILE_FILTER = PropertyDescriptor(
     name="File Filter",

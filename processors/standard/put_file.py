@@ -98,6 +98,7 @@ DIRECTORY = PropertyDescriptor(
     required=True,
     validators=[validators.non_empty],
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    external_resource=True,
 )
 BASE_DIRECTORY = PropertyDescriptor(
     name="Base Directory",

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +31,10 @@ def runner() -> CliRunner:
 
 
 def invoke(runner: CliRunner, *args: str | Path) -> Result:
-    return runner.invoke(app, [str(a) for a in args])
+    result = runner.invoke(app, [str(a) for a in args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
 
 
 def write_flow(path: Path, flow: dict[str, Any]) -> Path:
@@ -367,3 +374,327 @@ def test_repair_says_what_it_would_do_then_does_it_with_yes(
     again = invoke(runner, "run", flow, "--data-dir", data, "--until-idle")
     assert again.exit_code == 0, again.output
     assert table_row(again.stdout, "tagged")[1] == "6"  # the 3 queued before and 3 new
+
+
+# -- every problem at once ------------------------------------------------------------------
+
+
+def test_validate_reports_every_problem_each_under_its_key(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    flow = generate_to_put(tmp_path)
+    flow["flow"]["processors"]["gen"]["properties"]["Batch Size"] = "0"
+    flow["flow"]["processors"]["tag"]["type"] = "UpdateAttributes"
+    flow["flow"]["processors"]["put"]["properties"]["Colour"] = "red"
+    path = write_flow(tmp_path / "flow.yaml", flow)
+
+    result = invoke(runner, "validate", path)
+
+    assert result.exit_code == 2
+    assert "3 problems:" in result.stderr
+    for key in (
+        "flow.processors.gen.properties.Batch Size",
+        "flow.processors.tag.type",
+        "flow.processors.put.properties.Colour",
+    ):
+        assert key in result.stderr
+
+
+def merge_without_writer(tmp_path: Path) -> Path:
+    return write_flow(
+        tmp_path / "merge.yaml",
+        {
+            "flow": {
+                "name": "merge",
+                "controller_services": {"reader": {"type": "CSVReader"}},
+                "processors": {
+                    "gen": {
+                        "type": "GenerateFlowFile",
+                        "properties": {"Custom Text": "a,b\n1,2\n"},
+                        "schedule": {"max_runs": 1},
+                    },
+                    "merge": {
+                        "type": "MergeRecord",
+                        "properties": {"Record Reader": "reader", "Record Writer": "writer"},
+                        "auto_terminate": ["merged", "original", "failure"],
+                    },
+                },
+                "connections": [{"from": "gen", "relationships": ["success"], "to": "merge"}],
+            }
+        },
+    )
+
+
+def test_a_missing_controller_service_is_refused_before_running(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    path = merge_without_writer(tmp_path)
+
+    checked = invoke(runner, "validate", path)
+    ran = invoke(runner, "run", path, "--data-dir", tmp_path / "data", "--until-idle")
+
+    for result in (checked, ran):
+        assert result.exit_code == 2, result.output
+        assert "flow.processors.merge.properties.Record Writer" in result.stderr
+        assert "writer is not a valid Controller Service Identifier" in result.stderr
+
+
+# -- run in CI: exit codes, timeout, parameters, paths, JSON --------------------------------
+
+
+def failing_update(out: Path) -> dict[str, Any]:
+    """A FlowFile whose UpdateAttribute expression fails: penalised back, over and over."""
+    flow = generate_to_put(out)
+    flow["flow"]["processors"]["tag"]["properties"] = {"year": '${filename:toDate("yyyy")}'}
+    return flow
+
+
+def failing_put(tmp_path: Path) -> dict[str, Any]:
+    """PutFile into a directory that cannot exist: the FlowFiles go to failure, held."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory", encoding="utf-8")
+    flow = generate_to_put(blocker / "out")
+    processors = flow["flow"]["processors"]
+    processors["put"]["auto_terminate"] = ["success"]
+    processors["held"] = {"type": "Funnel", "auto_terminate": ["success"], "run_state": "STOPPED"}
+    flow["flow"]["connections"].append(
+        {"from": "put", "relationships": ["failure"], "to": "held", "name": "put-failed"}
+    )
+    return flow
+
+
+def test_flowfiles_left_in_a_failure_connection_exit_1_with_a_summary(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    path = write_flow(tmp_path / "flow.yaml", failing_put(tmp_path))
+
+    result = invoke(runner, "run", path, "--data-dir", tmp_path / "data", "--until-idle")
+
+    assert result.exit_code == 1, result.output
+    assert "3 FlowFiles left in failure connection 'put-failed'" in result.stderr
+
+
+def test_work_that_only_retries_is_idle_after_the_idle_wait(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    path = write_flow(tmp_path / "flow.yaml", failing_update(tmp_path))
+
+    result = invoke(
+        runner,
+        "run",
+        path,
+        "--data-dir",
+        tmp_path / "data",
+        "--until-idle",
+        "--idle-wait",
+        "0 sec",
+        "--output",
+        "json",
+    )
+
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert report["outcome"] == "failures"
+    assert report["run"]["stalled"] is True
+    assert report["connections"]["generated"]["penalized"] == 3
+    assert "3 FlowFiles penalised, waiting for a retry in 'generated'" in report["problems"]
+    assert report["errors_logged"]["UpdateAttribute"]["count"] == 3
+
+
+def test_until_idle_reaching_the_timeout_exits_3(runner: CliRunner, tmp_path: Path) -> None:
+    path = write_flow(tmp_path / "flow.yaml", generate_to_put(tmp_path))
+
+    result = invoke(
+        runner, "run", path, "--data-dir", tmp_path / "data", "--until-idle", "--timeout", "0 sec"
+    )
+
+    assert result.exit_code == 3, result.output
+    assert "not idle within --timeout 0 sec" in result.stderr
+
+
+def test_timeout_without_until_idle_stops_the_run(runner: CliRunner, tmp_path: Path) -> None:
+    path = write_flow(tmp_path / "flow.yaml", generate_to_put(tmp_path, put_state="STOPPED"))
+
+    result = invoke(runner, "run", path, "--data-dir", tmp_path / "data", "--timeout", "0 sec")
+
+    assert result.exit_code == 0, result.output
+    assert "Processors" in result.stdout
+
+
+@pytest.mark.parametrize("flag", ["--timeout", "--idle-wait"])
+def test_a_bad_duration_is_refused(runner: CliRunner, tmp_path: Path, flag: str) -> None:
+    path = write_flow(tmp_path / "flow.yaml", generate_to_put(tmp_path))
+
+    result = invoke(runner, "run", path, "--until-idle", flag, "5 fortnights")
+
+    assert result.exit_code == 2
+    assert f"{flag} takes a time period such as '30 sec' or '5 min', not '5 fortnights'" in (
+        result.stderr
+    )
+
+
+def parameterised(out: str) -> dict[str, Any]:
+    flow = generate_to_put(Path("unused"))
+    flow["flow"]["parameters"] = {"out.dir": out}
+    flow["flow"]["processors"]["put"]["properties"]["Directory"] = "#{out.dir}"
+    return flow
+
+
+def test_param_and_environment_override_flow_parameters(tmp_path: Path) -> None:
+    path = write_flow(tmp_path / "flow.yaml", parameterised(str(tmp_path / "from-file")))
+    by_env, by_flag = tmp_path / "by-env", tmp_path / "by-flag"
+    env_runner = CliRunner(
+        env={"COLUMNS": "300", "FLOWCORE_DATA_DIR": None, "FLOWCORE_PARAM_OUT_DIR": str(by_env)}
+    )
+
+    first = invoke(env_runner, "run", path, "--data-dir", tmp_path / "d1", "--until-idle")
+    second = invoke(
+        env_runner,
+        "run",
+        path,
+        "--data-dir",
+        tmp_path / "d2",
+        "--until-idle",
+        "--param",
+        f"out.dir={by_flag}",
+    )
+
+    assert first.exit_code == 0, first.output
+    assert second.exit_code == 0, second.output
+    assert len(list(by_env.iterdir())) == 3
+    assert len(list(by_flag.iterdir())) == 3
+    assert not (tmp_path / "from-file").exists()
+
+
+def test_param_without_a_value_is_refused(runner: CliRunner, tmp_path: Path) -> None:
+    path = write_flow(tmp_path / "flow.yaml", parameterised("out"))
+
+    result = invoke(runner, "validate", path, "--param", "out.dir")
+
+    assert result.exit_code == 2
+    assert "--param takes NAME=VALUE, not 'out.dir'" in result.stderr
+
+
+def test_relative_directories_resolve_from_the_flow_file_folder(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flows = tmp_path / "flows"
+    flows.mkdir()
+    path = write_flow(flows / "flow.yaml", parameterised("out"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+
+    result = invoke(runner, "run", path, "--data-dir", tmp_path / "data", "--until-idle")
+
+    assert result.exit_code == 0, result.output
+    assert len(list((flows / "out").iterdir())) == 3
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_run_status_search_and_lineage_as_json(runner: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    data = tmp_path / "data"
+    path = write_flow(tmp_path / "flow.yaml", generate_to_put(out))
+
+    ran = invoke(runner, "run", path, "--data-dir", data, "--until-idle", "--output", "json")
+    status = invoke(runner, "status", "--data-dir", data, "--output", "json")
+    search = invoke(
+        runner, "provenance", "search", "--data-dir", data, "--type", "create", "--output", "json"
+    )
+
+    assert ran.exit_code == 0, ran.output
+    report = json.loads(ran.stdout)
+    assert report["outcome"] == "clean" and report["exit_code"] == 0
+    assert report["processors"]["put"]["flowfiles_in"] == 3
+    assert report["connections"]["tagged"]["queued"] == 0
+    assert json.loads(status.stdout)["provenance"]["events"] == 12
+    events = json.loads(search.stdout)["events"]
+    assert [e["event_type"] for e in events] == ["CREATE"] * 3
+    focus = events[0]["flowfile_uuid"]
+    lineage = invoke(runner, "lineage", focus, "--data-dir", data, "--output", "json")
+    graph = json.loads(lineage.stdout)
+    assert {n["flowfile_uuid"] for n in graph["nodes"] if n["node_type"] == "FLOWFILE"} == {focus}
+    assert len(graph["links"]) == len(graph["nodes"]) - 1
+
+
+def test_an_invalid_flow_as_json_lists_every_problem(runner: CliRunner, tmp_path: Path) -> None:
+    path = merge_without_writer(tmp_path)
+
+    result = invoke(runner, "run", path, "--until-idle", "--output", "json")
+
+    assert result.exit_code == 2
+    report = json.loads(result.stdout)
+    assert report["outcome"] == "invalid"
+    assert [p["key"] for p in report["problems"]] == [
+        "flow.processors.merge.properties.Record Writer"
+    ]
+
+
+def test_provenance_search_refuses_an_unknown_event_type(runner: CliRunner, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    path = write_flow(tmp_path / "flow.yaml", generate_to_put(tmp_path / "out"))
+    assert invoke(runner, "run", path, "--data-dir", data, "--until-idle").exit_code == 0
+
+    result = invoke(runner, "provenance", "search", "--data-dir", data, "--type", "bogus")
+
+    assert result.exit_code == 2
+    assert "--type 'bogus' is not an event type; one of: CREATE," in result.stderr
+    assert "DROP" in result.stderr
+    assert "0 provenance events" not in result.stdout
+
+
+# -- the process: exit codes and stderr -----------------------------------------------------
+
+
+def flowcore(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``flowcore`` in its own process, importing this checkout."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FLOWCORE_")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    return subprocess.run(
+        [sys.executable, "-m", "api.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        check=False,
+    )
+
+
+def logged_flow(tmp_path: Path) -> Path:
+    flow = generate_to_put(tmp_path / "out")
+    flow["flow"]["processors"]["tag"] = {
+        "type": "LogAttribute",
+        "properties": {"Log prefix": "seen-by-log-attribute"},
+    }
+    return write_flow(tmp_path / "flow.yaml", flow)
+
+
+def test_process_exit_codes(tmp_path: Path) -> None:
+    clean = logged_flow(tmp_path)
+    failing = write_flow(tmp_path / "failing.yaml", failing_put(tmp_path))
+    invalid = merge_without_writer(tmp_path)
+    not_a_dir = tmp_path / "a-file"
+
+    assert flowcore("run", clean, "--data-dir", "d0", "--until-idle", cwd=tmp_path).returncode == 0
+    done = flowcore("run", failing, "--data-dir", "d1", "--until-idle", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert flowcore("run", invalid, "--until-idle", cwd=tmp_path).returncode == 2
+    crashed = flowcore("run", clean, "--data-dir", not_a_dir, "--until-idle", cwd=tmp_path)
+    assert crashed.returncode == 3, crashed.stderr
+    assert "Traceback" not in crashed.stderr
+
+
+def test_log_attribute_is_heard_at_the_default_log_level(tmp_path: Path) -> None:
+    flow = logged_flow(tmp_path)
+
+    default = flowcore("run", flow, "--data-dir", "d0", "--until-idle", cwd=tmp_path)
+    quiet = flowcore(
+        "run", flow, "--data-dir", "d1", "--until-idle", "--log-level", "warn", cwd=tmp_path
+    )
+
+    assert default.returncode == 0, default.stderr
+    assert default.stderr.count("INFO flowcore.processor.tag: logging for flow file") == 3
+    assert "seen-by-log-attribute" in default.stderr
+    assert quiet.returncode == 0, quiet.stderr
+    assert "seen-by-log-attribute" not in quiet.stderr

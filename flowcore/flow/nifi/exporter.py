@@ -100,7 +100,7 @@ class _Exporter:
             nifi_descriptors[name] = VersionedPropertyDescriptor(
                 name=name,
                 display_name=descriptor.label,
-                identifies_controller_service=descriptor.controller_service,
+                identifies_controller_service=bool(descriptor.controller_service),
                 sensitive=descriptor.sensitive,
             )
         return properties, nifi_descriptors

@@ -597,3 +597,98 @@ def test_threaded_scheduler_respects_max_runs_with_concurrent_tasks(
 
     assert src.runs == 1
     assert node.connections["out"].queue.size == 1
+
+
+# -- bounded waits for work that only retries ---------------------------------------------
+
+
+def failing_update(penalty: str = "30 sec") -> dict[str, Any]:
+    """UpdateAttribute whose expression fails at run time: each FlowFile is penalised back."""
+    return through(
+        "UpdateAttribute",
+        properties={"year": '${filename:toDate("yyyy")}'},
+        penalty_duration=penalty,
+    )
+
+
+def test_penalised_work_that_never_progresses_is_idle_after_the_retry_wait(
+    settings: EngineSettings, clock: ManualClock, closing: Callable[[Any], Any]
+) -> None:
+    node = closing(open_node(settings, failing_update(), clock))
+    node.enqueue("in", [EnqueueItem(b"a", {"filename": "not-a-date"})])
+    start = clock.now_ms()
+
+    summary = DeterministicScheduler(node).run_until_idle(retry_wait_ms=60_000)
+
+    assert summary.stalled and summary.idle
+    assert node.connections["incoming"].queue.size == 1
+    # Retried at 30 s and 60 s; the next retry would come after the wait was over.
+    assert clock.now_ms() - start == 60_000
+    assert node.processors["work"].runs == 3
+
+
+def test_a_retry_wait_shorter_than_the_penalty_ends_without_waiting(
+    settings: EngineSettings, clock: ManualClock, closing: Callable[[Any], Any]
+) -> None:
+    node = closing(open_node(settings, failing_update(), clock))
+    node.enqueue("in", [EnqueueItem(b"a", {"filename": "not-a-date"})])
+    start = clock.now_ms()
+
+    summary = DeterministicScheduler(node).run_until_idle(retry_wait_ms=0)
+
+    assert summary.stalled
+    assert clock.now_ms() == start
+
+
+def test_penalised_work_that_progresses_is_waited_for(
+    settings: EngineSettings, clock: ManualClock, closing: Callable[[Any], Any]
+) -> None:
+    node = closing(
+        open_node(settings, through("SchedTestPenalizeOnce", penalty_duration="5 sec"), clock)
+    )
+    node.enqueue("in", [EnqueueItem(b"a")])
+
+    summary = DeterministicScheduler(node).run_until_idle(retry_wait_ms=10_000)
+
+    assert not summary.stalled
+    assert len(node.connections["done"].queue.listing()) == 1
+
+
+def test_timer_work_is_not_cut_short_by_the_retry_wait(
+    settings: EngineSettings, clock: ManualClock, closing: Callable[[Any], Any]
+) -> None:
+    flow = {
+        "flow": {
+            "name": "timer",
+            "processors": {
+                "src": {
+                    "type": "SchedTestSource",
+                    "schedule": {"period": "1 min", "max_runs": 3},
+                },
+                "held": {"type": "Funnel", "auto_terminate": ["success"], "run_state": "STOPPED"},
+            },
+            "connections": [
+                {"from": "src", "relationships": ["success"], "to": "held", "name": "out"}
+            ],
+        }
+    }
+    node = closing(open_node(settings, flow, clock))
+
+    summary = DeterministicScheduler(node).run_until_idle(retry_wait_ms=0)
+
+    assert not summary.stalled
+    assert node.connections["out"].queue.size == 3
+
+
+def test_deadline_ends_the_run_between_triggers(
+    settings: EngineSettings, clock: ManualClock, closing: Callable[[Any], Any]
+) -> None:
+    node = closing(open_node(settings, failing_update("10 sec"), clock))
+    node.enqueue("in", [EnqueueItem(b"a", {"filename": "not-a-date"})])
+    start = clock.now_ms()
+
+    summary = DeterministicScheduler(node).run_until_idle(deadline_ms=start + 25_000)
+
+    assert summary.timed_out and not summary.idle
+    assert clock.now_ms() == start + 25_000
+    assert node.processors["work"].runs == 3

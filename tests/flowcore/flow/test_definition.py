@@ -346,21 +346,21 @@ def test_invalid_property_value(settings_factory: SettingsFactory) -> None:
         lambda d: flow_of(d)["processors"]["gen"]["properties"].update({"File Size": "huge"})
     )
     error = node_refuses(settings_factory(), data)
-    assert error.key == "flow.processors.gen.properties"
+    assert error.key == "flow.processors.gen.properties.File Size"
     assert error.reason.startswith("'File Size' validated against 'huge' is invalid because ")
 
 
 def test_missing_required_property(settings_factory: SettingsFactory) -> None:
     data = mutated(lambda d: flow_of(d)["processors"]["put"].update(properties={}))
     error = node_refuses(settings_factory(), data)
-    assert error.key == "flow.processors.put.properties"
+    assert error.key == "flow.processors.put.properties.Directory"
     assert error.reason == "'Directory' is invalid because Directory is required"
 
 
 def test_unsupported_property(settings_factory: SettingsFactory) -> None:
     data = mutated(lambda d: flow_of(d)["processors"]["put"]["properties"].update(Colour="red"))
     error = node_refuses(settings_factory(), data)
-    assert error.key == "flow.processors.put.properties"
+    assert error.key == "flow.processors.put.properties.Colour"
     assert "'Colour' is not a supported property" in error.reason
 
 
@@ -482,7 +482,114 @@ def test_invalid_controller_service_properties_name_the_key(tmp_path: Path) -> N
     )
     with pytest.raises(FlowDefinitionError) as caught:
         Node.from_flow(EngineSettings(data_dir=tmp_path), flow, ManualClock())
-    assert caught.value.key == "flow.controller_services.reader.properties"
+    assert (
+        caught.value.key == "flow.controller_services.reader.properties.Treat First Line as Header"
+    )
     assert "'Treat First Line as Header' validated against 'sometimes' is invalid" in str(
         caught.value
     )
+
+
+# -- every problem at once ----------------------------------------------------------------
+
+
+def test_schema_errors_are_all_reported() -> None:
+    def change(d: dict[str, Any]) -> None:
+        flow_of(d)["processors"]["gen"]["schedule"]["period"] = "soon"
+        flow_of(d)["processors"]["tag"]["penalty_duration"] = "later"
+        flow_of(d)["connections"][0]["colour"] = "red"
+
+    error = refused(mutated(change))
+    keys = {p.key for p in error.problems}
+    assert {
+        "flow.processors.gen.schedule.period",
+        "flow.processors.tag.penalty_duration",
+        "flow.connections.0.colour",
+    } <= keys
+    for key in keys:
+        assert key in str(error)
+
+
+def test_reference_and_parameter_errors_are_all_reported() -> None:
+    def change(d: dict[str, Any]) -> None:
+        flow_of(d)["connections"][0]["to"] = "nowhere"
+        flow_of(d)["processors"]["tag"]["properties"]["x"] = "#{missing}"
+
+    error = refused(mutated(change))
+    assert [p.key for p in error.problems] == [
+        "flow.connections.0.to",
+        "flow.processors.tag.properties.x",
+    ]
+
+
+def test_every_invalid_property_of_every_component_is_reported(
+    settings_factory: SettingsFactory,
+) -> None:
+    def change(d: dict[str, Any]) -> None:
+        flow_of(d)["processors"]["gen"]["properties"]["File Size"] = "huge"
+        flow_of(d)["processors"]["gen"]["properties"]["Batch Size"] = "many"
+        flow_of(d)["processors"]["put"]["properties"] = {"Colour": "red"}
+
+    error = node_refuses(settings_factory(), mutated(change))
+    assert [p.key for p in error.problems] == [
+        "flow.processors.gen.properties.File Size",
+        "flow.processors.gen.properties.Batch Size",
+        "flow.processors.put.properties.Colour",
+        "flow.processors.put.properties.Directory",
+    ]
+    assert str(error).startswith("4 problems:")
+
+
+def merge_flow(writer: str) -> dict[str, Any]:
+    return {
+        "flow": {
+            "name": "merge",
+            "controller_services": {
+                "reader": {"type": "CSVReader"},
+                "writer": {"type": "CSVRecordSetWriter"},
+            },
+            "processors": {
+                "merge": {
+                    "type": "MergeRecord",
+                    "properties": {"Record Reader": "reader", "Record Writer": writer},
+                    "auto_terminate": ["merged", "original", "failure"],
+                }
+            },
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    ("writer", "explanation"),
+    [
+        ("absent", "absent is not a valid Controller Service Identifier"),
+        ("reader", "reader is not a RecordSetWriterFactory"),
+    ],
+)
+def test_controller_service_property_must_name_a_service_of_its_interface(
+    settings_factory: SettingsFactory, writer: str, explanation: str
+) -> None:
+    error = node_refuses(settings_factory(), merge_flow(writer))
+    assert error.key == "flow.processors.merge.properties.Record Writer"
+    assert f"Invalid Controller Service: {explanation}" in error.reason
+
+
+def test_controller_service_property_naming_a_service_of_its_interface_is_valid(
+    settings_factory: SettingsFactory,
+) -> None:
+    Node.from_flow(settings_factory(), parse_flow(merge_flow("writer"))).close()
+
+
+def test_parameter_overrides_replace_and_add_parameters() -> None:
+    from flowcore.flow.definition import parameter_overrides
+
+    def change(d: dict[str, Any]) -> None:
+        flow_of(d)["processors"]["tag"]["properties"]["secret"] = "#{api.key}"
+
+    with parameter_overrides({"SIZE": "2 KB", "api.key": "s3cret"}):
+        definition = parse_flow(mutated(change))
+
+    assert definition.flow.processors["gen"].properties["File Size"] == "2 KB"
+    assert definition.flow.processors["tag"].properties["secret"] == "s3cret"
+    # Outside the block the flow's own values are back.
+    assert parse_flow(base_flow()).flow.processors["gen"].properties["File Size"] == "1 KB"

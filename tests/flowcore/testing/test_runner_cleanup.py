@@ -8,6 +8,10 @@ no directory at all.
 from __future__ import annotations
 
 import gc
+import os
+import re
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -61,3 +65,23 @@ def test_a_runner_given_its_settings_makes_no_directory_and_removes_none(
     runner.close()
     assert list(temp_root.iterdir()) == []
     assert data_dir.exists()  # the caller's directory is the caller's
+
+
+def readme_example() -> str:
+    """The TestRunner example of the README, as the README shows it."""
+    readme = Path(__file__).resolve().parents[3] / "README.md"
+    found = re.search(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.DOTALL)
+    assert found is not None, "the README has no Python example"
+    return found.group(1)
+
+
+def test_the_readme_example_exits_cleanly_as_a_script(temp_root: Path) -> None:
+    script = temp_root / "example.py"
+    script.write_text(readme_example(), encoding="utf-8")
+    env = {**os.environ, "TMPDIR": str(temp_root)}
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert [p.name for p in temp_root.iterdir()] == ["example.py"]

@@ -102,7 +102,11 @@ def test_processor_settings_and_properties_are_mapped() -> None:
     assert merge["properties"]["Max Bin Age"] == "5 min"
     assert merge["properties"]["Maximum Number of Bins"] == "5"
     # NiFi properties at their defaults that flowcore lacks are dropped, dynamic ones kept.
-    assert tag["properties"] == {"region": "#{region}", "filename": "orders-${region}.csv"}
+    assert tag["properties"] == {
+        "region": "#{region}",
+        "filename": "orders-${region}.csv",
+        "Store State": "Do not store state",
+    }
     reader = flow["controller_services"]["CSV Reader"]
     assert reader["type"] == "CSVReader"
     assert reader["properties"]["Treat First Line as Header"] == "true"
