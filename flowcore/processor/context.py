@@ -75,7 +75,9 @@ class PropertyValue:
         attributes: Mapping[str, str] = {}
         if scope is ExpressionLanguageScope.FLOWFILE_ATTRIBUTES:
             if isinstance(flowfile, FlowFile):
-                attributes = flowfile.attributes
+                from flowcore.el.lookup import FlowFileLookup
+
+                attributes = FlowFileLookup(flowfile)
             elif flowfile is not None:
                 attributes = flowfile
         if extra:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 
 from flowcore.el import Expression, compile_expression
+from flowcore.el.lookup import FlowFileLookup as values_of
 from flowcore.errors import ExpressionError
 from flowcore.processor import (
     AllowableValue,
@@ -179,11 +180,12 @@ class RouteOnAttribute(Processor):
         now = context.now_ms()
         for flowfile in flowfiles:
             attributes = flowfile.attributes
+            lookup = values_of(flowfile)  # fileSize, entryDate, ... then the attributes
             try:
                 matching = [
                     name
                     for name, expression in rules
-                    if expression.evaluate(attributes, env=env, now_ms=now).strip().lower()
+                    if expression.evaluate(lookup, env=env, now_ms=now).strip().lower()
                     == "true"
                 ]
             except ExpressionError as exc:

@@ -38,6 +38,7 @@ import threading
 from collections import OrderedDict
 
 from flowcore.el import Expression, compile_expression
+from flowcore.el.lookup import FlowFileLookup as values_of
 from flowcore.el.regex import Pattern, java_regex
 from flowcore.errors import ExpressionError
 from flowcore.model import FlowFile
@@ -203,14 +204,15 @@ class UpdateAttribute(Processor):
         now = context.now_ms()
         for flowfile in flowfiles:
             attributes = flowfile.attributes
+            lookup = values_of(flowfile)  # fileSize, entryDate, ... then the attributes
             try:
                 updates = {
-                    name: expression.evaluate(attributes, env=env, now_ms=now)
+                    name: expression.evaluate(lookup, env=env, now_ms=now)
                     for name, expression in actions
                 }
                 doomed: list[str] = []
                 if delete is not None:
-                    regex = delete.evaluate(attributes, env=env, now_ms=now)
+                    regex = delete.evaluate(lookup, env=env, now_ms=now)
                     if regex:
                         pattern = self._pattern(regex)
                         doomed = [
@@ -250,14 +252,15 @@ class UpdateAttribute(Processor):
         now = context.now_ms()
         for flowfile in flowfiles:
             attributes = flowfile.attributes
+            lookup = values_of(flowfile)  # fileSize, entryDate, ... then the attributes
             try:
                 values = {
-                    name: expression.evaluate(attributes, env=env, now_ms=now, state=state)
+                    name: expression.evaluate(lookup, env=env, now_ms=now, state=state)
                     for name, expression in self._actions
                 }
                 doomed: list[str] = []
                 if delete is not None:
-                    regex = delete.evaluate(attributes, env=env, now_ms=now, state=state)
+                    regex = delete.evaluate(lookup, env=env, now_ms=now, state=state)
                     if regex:
                         pattern = self._pattern(regex)
                         doomed = [
