@@ -81,6 +81,10 @@ RECENT_EVENTS = 50_000
 _FLOWFILE_ID = operator.attrgetter("flowfile.id")
 
 
+def _always() -> bool:
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class _SwapWrite:
     """A swap batch encoded outside the writer lock: its location, blob and summary."""
@@ -233,9 +237,10 @@ class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
                     request.done = True
 
     def _write(self, batch: list[_Request]) -> None:
-        removal_only = all(request.update.only_removes() for request in batch)
         next_event, next_flowfile, receipts = self._map.write(
-            lambda txn: self._write_txn_body(txn, batch), removal_only, "commit"
+            lambda txn: self._write_txn_body(txn, batch),
+            lambda: all(request.update.only_removes() for request in batch),
+            "commit",
         )
         self._next_event_id = next_event
         self._next_flowfile_id = next_flowfile
@@ -275,6 +280,8 @@ class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
             next_event += len(request.events)
             receipts.append(
                 CommitReceipt(event_ids=ids, swapped=[swap.summary for swap in request.swaps])
+                if request.swaps
+                else CommitReceipt(event_ids=ids)
             )
             for key, value in request.state:
                 put(key, value, db=self._state)
@@ -344,7 +351,7 @@ class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
 
         # Moving a batch back takes about the room it frees: allowed into the reserve.
         with self._write_lock:
-            return self._map.write(body, True, "swap in")
+            return self._map.write(body, _always, "swap in")
 
     def read_swapped(self, summary: SwapSummary) -> list[QueuedFlowFile]:
         with self._map.reading(), self._env.begin() as txn:
@@ -430,7 +437,7 @@ class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
             return removed
 
         with self._write_lock:
-            removed = self._map.write(body, True, "trim the provenance journal")
+            removed = self._map.write(body, _always, "trim the provenance journal")
         self._recent.trim(through_event_id)
         return removed
 
@@ -499,6 +506,7 @@ class _MapSize:
         self._cond = threading.Condition()
         self._readers = 0
         self._resizing = False
+        self._in_reserve = False
 
     @property
     def ceiling(self) -> int:
@@ -519,17 +527,22 @@ class _MapSize:
                 if not self._readers:
                     self._cond.notify_all()
 
-    def write(self, body: Callable[[Any], _T], removal_only: bool, what: str) -> _T:
-        """Run ``body`` in one write transaction (the caller holds the writer lock)."""
+    def write(self, body: Callable[[Any], _T], removal_only: Callable[[], bool], what: str) -> _T:
+        """Run ``body`` in one write transaction (the caller holds the writer lock).
+
+        ``removal_only`` is asked only when the map is full (it costs a pass over the
+        update, which the common path does not pay).
+        """
         while True:
             try:
                 with self._env.begin(write=True) as txn:
                     result = body(txn)
-                if removal_only and int(self._env.info()["map_size"]) > self.ceiling:
+                if self._in_reserve:
+                    self._in_reserve = False
                     self._resize(self.ceiling)  # give the reserve back
                 return result
             except lmdb.MapFullError as exc:
-                if not self._grow(removal_only):
+                if not self._grow(removal_only()):
                     raise self._full(what) from exc
             except lmdb.MapResizedError:
                 # Another process grew the map: adopt its size.
@@ -548,6 +561,7 @@ class _MapSize:
             return True
         if removal_only and current < self._max:
             self._resize(self._max)
+            self._in_reserve = True
             log.warning("FlowFile repository map full: a removal uses the reserve")
             return True
         return False
