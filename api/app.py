@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field
 from api.settings import ApiSettings, Role
 from flowcore.engine.node import BackPressureError, EnqueueItem, Node, ReplayError
 from flowcore.engine.processor_node import RunState
+from flowcore.errors import ContentNotFoundError
 from flowcore.model.flowfile import ContentClaim, CoreAttribute, ResourceClaim
 from flowcore.model.provenance import ContentRef, ProvenanceEvent, ProvenanceEventType
 from flowcore.repository.provenance import ProvenanceQuery
@@ -341,7 +342,10 @@ def _ref(ref: ContentRef | None) -> ContentRefModel | None:
 
 def _claim(ref: ContentRef) -> ContentClaim:
     return ContentClaim(
-        ResourceClaim(ref.container, ref.section, ref.identifier), ref.offset, ref.size
+        ResourceClaim(ref.container, ref.section, ref.identifier),
+        ref.offset,
+        ref.size,
+        ref.checksum,
     )
 
 
@@ -868,7 +872,11 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         if not node.content.exists(claim):
             raise HTTPException(410, f"the {which} content of event {event_id} has aged off")
         try:
-            data = node.content.read(claim, 0, ref.size)
+            data = node.content.read(claim, 0, ref.size)  # checked against its checksum
+        except ContentNotFoundError as exc:  # damaged (ContentCorruptedError) or torn
+            raise HTTPException(
+                410, f"the {which} content of event {event_id} cannot be served: {exc}"
+            ) from None
         except (FileNotFoundError, OSError):
             raise HTTPException(
                 410, f"the {which} content of event {event_id} has aged off"
