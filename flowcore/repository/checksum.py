@@ -3,9 +3,10 @@
 A content repository takes the checksum once, while it writes the bytes (incrementally
 for content written in several calls), and stores it in the claim; a read of the whole
 claim compares it, so damaged bytes raise ``ContentCorruptedError`` instead of flowing
-on. xxh3_64 was measured against crc32c (google-crc32c) and zlib.crc32 on this project's
-machine: about 0.07 us per 1 KB and 17 us per 1 MB, two to fifteen times faster. It is a
-check against damage (bit rot, a torn or overwritten file), not against tampering.
+on. xxh3_64 was measured against crc32c (google-crc32c, hardware) and zlib.crc32 on this
+project's machine: 0.07 us per 1 KB and 17 us per 1 MB, against 0.13 us and 38 us for
+crc32c and 0.39 us and 244 us for zlib. It is a check against damage (bit rot, a torn or
+overwritten file), not against tampering.
 """
 
 from __future__ import annotations
