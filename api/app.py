@@ -415,7 +415,10 @@ def _ref(ref: ContentRef | None) -> ContentRefModel | None:
 
 def _claim(ref: ContentRef) -> ContentClaim:
     return ContentClaim(
-        ResourceClaim(ref.container, ref.section, ref.identifier), ref.offset, ref.size
+        ResourceClaim(ref.container, ref.section, ref.identifier),
+        ref.offset,
+        ref.size,
+        ref.checksum,
     )
 
 
@@ -967,8 +970,12 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         if not node.content.exists(claim):
             raise HTTPException(410, f"the {which} content of event {event_id} has aged off")
         try:
-            data = node.content.read(claim, 0, ref.size)
-        except (ContentNotFoundError, OSError):
+            data = node.content.read(claim, 0, ref.size)  # checked against its checksum
+        except ContentNotFoundError as exc:  # damaged (ContentCorruptedError) or torn
+            raise HTTPException(
+                410, f"the {which} content of event {event_id} cannot be served: {exc}"
+            ) from None
+        except (FileNotFoundError, OSError):
             raise HTTPException(
                 410, f"the {which} content of event {event_id} has aged off"
             ) from None

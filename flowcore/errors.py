@@ -67,6 +67,15 @@ class ContentNotFoundError(RepositoryError):
     """The content of a claim is missing or shorter than the claim says."""
 
 
+class ContentCorruptedError(ContentNotFoundError):
+    """The bytes of a claim no longer match the checksum taken when they were written.
+
+    A kind of missing content: the right bytes cannot be found. The framework sends the
+    FlowFile to its processor's ``failure`` relationship with the reason in the
+    ``content.error.reason`` attribute (docs/failure-modes.md).
+    """
+
+
 class ExpressionError(ConfigurationError):
     """An Expression Language text that cannot be parsed or names an unknown function."""
 

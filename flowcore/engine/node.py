@@ -20,7 +20,12 @@ from flowcore.engine import data_identity
 from flowcore.engine.connection import Connection
 from flowcore.engine.processor_node import ProcessorNode, RunState, ScheduleConfig
 from flowcore.engine.validation import validate_properties
-from flowcore.errors import ConfigurationError, FlowCoreError, RepositoryError
+from flowcore.errors import (
+    ConfigurationError,
+    ContentNotFoundError,
+    FlowCoreError,
+    RepositoryError,
+)
 from flowcore.flow.definition import FlowDefinition, FlowDefinitionError
 from flowcore.logsafe import safe_logger
 from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
@@ -54,7 +59,8 @@ class ReplayError(FlowCoreError):
 
     ``reason`` says which rule refused it: ``join`` (JOIN events are never replayed),
     ``no-content`` (the event has no content claim), ``no-connection`` (the connection
-    it came from is unknown or gone) or ``content-gone`` (the content has aged off).
+    it came from is unknown or gone) or ``content-gone`` (the content has aged off, or
+    fails its checksum).
     """
 
     def __init__(self, reason: str, message: str) -> None:
@@ -558,10 +564,19 @@ class Node:
                 else "the event has no source connection",
             )
         claim = ContentClaim(
-            ResourceClaim(ref.container, ref.section, ref.identifier), ref.offset, ref.size
+            ResourceClaim(ref.container, ref.section, ref.identifier),
+            ref.offset,
+            ref.size,
+            ref.checksum,
         )
         if not self.content.exists(claim):
             raise ReplayError("content-gone", "the content of the event is no longer available")
+        if claim.checksum is not None:
+            try:
+                self.content.verify(claim)  # never replay damaged bytes into the flow
+            except ContentNotFoundError as exc:
+                msg = f"the content of the event cannot be read whole: {exc}"
+                raise ReplayError("content-gone", msg) from exc
         now = self.clock.now_ms()
         new_uuid = str(uuid_module.uuid4())
         new_attributes = {

@@ -37,11 +37,17 @@ class ResourceClaim(msgspec.Struct, frozen=True, array_like=True, gc=False):
 
 
 class ContentClaim(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """A range of bytes inside a resource claim, written once and never modified."""
+    """A range of bytes inside a resource claim, written once and never modified.
+
+    ``checksum`` is the xxh3_64 of those bytes, taken by the content repository while it
+    wrote them (``flowcore.repository.checksum``); a read of the whole claim checks it.
+    None for a claim recorded before checksums existed: such a claim is not checked.
+    """
 
     resource: ResourceClaim
     offset: int
     length: int
+    checksum: int | None = None
 
 
 class FlowFile(msgspec.Struct, frozen=True, array_like=True, gc=False):

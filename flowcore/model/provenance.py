@@ -31,13 +31,18 @@ class ProvenanceEventType(StrEnum):
 
 
 class ContentRef(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """Where an event's content was: resource claim, byte offset in the file, size."""
+    """Where an event's content was: resource claim, byte offset in the file, size.
+
+    ``checksum``: the content claim's checksum when the FlowFile's content was the whole
+    claim (so that a download or a replay can check it), else None.
+    """
 
     container: str
     section: str
     identifier: str
     offset: int
     size: int
+    checksum: int | None = None
 
 
 class ProvenanceEvent(msgspec.Struct, kw_only=True, gc=False):

@@ -6,23 +6,35 @@ resource claim has a claimant count, the number of FlowFile references to its co
 claims. A resource claim whose count is zero and which no longer takes appends is a
 *release candidate*; it is archived or deleted only by ``release``, which the commit path
 calls once the change that dropped the last reference is durable.
+
+A content claim carries the checksum its repository took while writing it
+(``checksum.py``); every read of the whole claim, at once (``read``) or in chunks
+(``stream``), checks it and raises ``ContentCorruptedError`` on a mismatch. A read of part
+of a claim is not checked.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from flowcore.model.flowfile import ContentClaim, ResourceClaim
+from flowcore.repository.checksum import RunningChecksum, check
 from flowcore.repository.identity import RepositoryIdentity, RepositoryProbe
 
 if TYPE_CHECKING:
     from flowcore.settings import EngineSettings
 
+# What ``stream`` hands over at a time unless told otherwise.
+STREAM_CHUNK = 1 << 20
+
 
 class ContentWriter(ABC):
-    """Writes one new content claim; ``close`` returns it with a claimant count of one."""
+    """Writes one new content claim; ``close`` returns it with a claimant count of one.
+
+    The claim returned carries the checksum of every byte written, taken as they came.
+    """
 
     @abstractmethod
     def write(self, data: bytes | bytearray | memoryview) -> None: ...
@@ -67,7 +79,44 @@ class ContentRepository(ABC):
 
     @abstractmethod
     def read(self, claim: ContentClaim, offset: int = 0, length: int = -1) -> bytes:
-        """Bytes of a claim (a range of it if asked); ``ContentNotFoundError`` if missing."""
+        """Bytes of a claim (a range of it if asked); ``ContentNotFoundError`` if missing.
+
+        Reading the whole claim checks its checksum: ``ContentCorruptedError`` if damaged.
+        """
+
+    def stream(
+        self, claim: ContentClaim, offset: int = 0, length: int = -1, chunk: int = STREAM_CHUNK
+    ) -> Iterator[bytes]:
+        """A range of a claim (all of it by default) in chunks of at most ``chunk`` bytes.
+
+        Streaming the whole claim checks its checksum as the chunks go by, and holds back
+        the last chunk until it matches: a reader never receives all of a damaged content
+        (it gets ``ContentCorruptedError`` instead of the last chunk).
+        """
+        if length == -1:
+            length = claim.length - offset
+        end = offset + length
+        if claim.checksum is None or offset != 0 or length != claim.length or length <= chunk:
+            # Unchecked (a part, or no checksum) or one read, which checks the whole itself.
+            for start in range(offset, end, chunk):
+                yield self.read(claim, start, min(chunk, end - start))
+            return
+        running = RunningChecksum()
+        last_start = end - (length - 1) % chunk - 1
+        for start in range(0, last_start, chunk):
+            data = self.read(claim, start, chunk)
+            running.update(data)
+            yield data
+        data = self.read(claim, last_start, end - last_start)
+        running.update(data)
+        check(claim, running.value)
+        yield data
+
+    def verify(self, claim: ContentClaim) -> None:
+        """Read the whole claim in chunks to check it (``ContentNotFoundError``,
+        ``ContentCorruptedError``); a claim without a checksum is only read."""
+        for _ in self.stream(claim):
+            pass
 
     @abstractmethod
     def exists(self, claim: ContentClaim) -> bool:

@@ -177,11 +177,14 @@ def _is_spurious_route(
 def _content_ref(flowfile: FlowFile | None) -> ContentRef | None:
     if flowfile is None or flowfile.claim is None:
         return None
-    resource = flowfile.claim.resource
+    claim = flowfile.claim
+    resource = claim.resource
+    whole = flowfile.claim_offset == 0 and flowfile.size == claim.length
     return ContentRef(
         resource.container,
         resource.section,
         resource.id,
-        flowfile.claim.offset + flowfile.claim_offset,
+        claim.offset + flowfile.claim_offset,
         flowfile.size,
+        claim.checksum if whole else None,
     )

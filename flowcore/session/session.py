@@ -20,7 +20,12 @@ from enum import Enum
 from pathlib import Path
 from typing import BinaryIO
 
-from flowcore.errors import ContentNotFoundError, FlowFileHandlingError, SessionStateError
+from flowcore.errors import (
+    ContentCorruptedError,
+    ContentNotFoundError,
+    FlowFileHandlingError,
+    SessionStateError,
+)
 from flowcore.logsafe import safe_logger
 from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent, ProvenanceEventType
@@ -30,6 +35,12 @@ from flowcore.repository.content import ContentWriter
 from flowcore.repository.flowfile import QueuedFlowFile
 from flowcore.session.binding import ComponentBinding, SessionServices
 from flowcore.session.commit import SessionChanges
+from flowcore.session.content_errors import (
+    CONTENT_ERROR_REASON,
+    FAILURE,
+    has_failure_route,
+    mark_damaged,
+)
 from flowcore.session.events import EventBuilder
 from flowcore.session.keyed_state import KeyedState
 from flowcore.session.records import SessionRecord
@@ -76,7 +87,8 @@ class ProcessSession:
         self._written: set[ResourceClaim] = set()
         self._state: dict[str, str] | None = None
         self._keyed: KeyedState | None = None
-        self._content_missing: dict[int, str] = {}
+        # FlowFile id -> the claim that could not be read and why (see ``rollback``).
+        self._content_missing: dict[int, tuple[ContentClaim, ContentNotFoundError]] = {}
         self._counters: dict[str, int] = {}
         self._transfers = 0
         self._open: dict[int, ContentWriter] = {}
@@ -232,14 +244,20 @@ class ProcessSession:
         return self._read_range(flowfile, flowfile.claim, flowfile.claim_offset, flowfile.size)
 
     def stream(self, flowfile: FlowFile, chunk_size: int = _CHUNK) -> Iterator[bytes]:
-        """The content in chunks, never all of it in memory."""
+        """The content in chunks, never all of it in memory.
+
+        Content that is a whole claim is checked as it streams: if it is damaged, the last
+        chunk is never handed over (``ContentCorruptedError`` is raised instead).
+        """
         self._record(flowfile)
         claim = flowfile.claim
-        if claim is None:
+        if claim is None or flowfile.size == 0:
             return
-        for start in range(0, flowfile.size, chunk_size):
-            length = min(chunk_size, flowfile.size - start)
-            yield self._read_range(flowfile, claim, flowfile.claim_offset + start, length)
+        try:
+            yield from self._content.stream(claim, flowfile.claim_offset, flowfile.size, chunk_size)
+        except ContentNotFoundError as exc:
+            self._content_missing[flowfile.id] = (claim, exc)
+            raise
 
     def _read_range(
         self, flowfile: FlowFile, claim: ContentClaim, offset: int, length: int
@@ -248,7 +266,7 @@ class ProcessSession:
         try:
             return self._content.read(claim, offset, length)
         except ContentNotFoundError as exc:
-            self._content_missing[flowfile.id] = str(exc)
+            self._content_missing[flowfile.id] = (claim, exc)
             raise
 
     def write(
@@ -499,7 +517,11 @@ class ProcessSession:
         self._status = SessionStatus.OPEN
 
     def rollback(self, penalize: bool = False) -> None:
-        """Undo everything: FlowFiles return to their queues (penalized if asked)."""
+        """Undo everything: FlowFiles return to their queues (penalized if asked).
+
+        A FlowFile whose own content could not be read does not return to be retried
+        forever: see ``_settle_unreadable``.
+        """
         if self._has_nothing_to_do():
             return
         now = self._clock.now_ms()
@@ -510,11 +532,12 @@ class ProcessSession:
         for writer in self._open.values():
             writer.abort()
         self._open.clear()
-        missing = self._remove_content_missing(now)
+        unreadable = self._unreadable_taken()
+        settled = {r.taken.flowfile.id for r in unreadable if r.taken is not None}
         by_queue: dict[FlowFileQueue, list[QueuedFlowFile]] = {}
         for record in self._taken:
             assert record.source is not None and record.taken is not None
-            if record.taken.flowfile.id in missing:
+            if record.taken.flowfile.id in settled:
                 continue
             queued = record.taken
             if penalize:
@@ -527,44 +550,99 @@ class ProcessSession:
             by_queue.setdefault(record.source, []).append(queued)
         for queue, records in by_queue.items():
             queue.requeue(records, now)
-        self._binding.stats.rollbacks += 1
-        self._reset()
+        try:
+            self._settle_unreadable(unreadable, now)
+        finally:
+            self._binding.stats.rollbacks += 1
+            self._reset()
 
-    def _remove_content_missing(self, now: int) -> set[int]:
-        """Take FlowFiles whose content is gone out of the flow instead of retrying forever.
-
-        As NiFi does for missing content: the FlowFile is removed in its own commit, with a
-        DROP event whose details name the missing claim, and the error is logged.
-        """
-        records = [
+    def _unreadable_taken(self) -> list[SessionRecord]:
+        """The FlowFiles taken from a queue whose committed content could not be read."""
+        missing = self._content_missing
+        if not missing:
+            return []
+        return [
             r
             for r in self._taken
-            if r.taken is not None and r.taken.flowfile.id in self._content_missing
+            if r.taken is not None
+            and r.taken.flowfile.id in missing
+            and missing[r.taken.flowfile.id][0] == r.taken.flowfile.claim
         ]
-        if not records:
-            return set()
+
+    def _settle_unreadable(self, records: list[SessionRecord], now: int) -> None:
+        """Take FlowFiles whose content cannot be read out of the retry loop.
+
+        Damaged content (``ContentCorruptedError``) goes to the processor's ``failure``
+        relationship when it has one, with the reason in ``content.error.reason``. Missing
+        content, and damaged content with no failure relationship, is removed as NiFi
+        removes a FlowFile whose content is missing: in its own commit, with a DROP event
+        whose details say why, and the error logged.
+        """
+        to_failure = has_failure_route(self._binding)
+        damaged: list[SessionRecord] = []
+        removed: list[SessionRecord] = []
+        for record in records:
+            assert record.taken is not None
+            error = self._content_missing[record.taken.flowfile.id][1]
+            failing = to_failure and isinstance(error, ContentCorruptedError)
+            (damaged if failing else removed).append(record)
+        if damaged:
+            self._route_damaged_to_failure(damaged)
+        if removed:
+            self._remove_unreadable(removed, now)
+
+    def _route_damaged_to_failure(self, records: list[SessionRecord]) -> None:
+        """Commit, in a session of their own, the FlowFiles as they were taken plus
+        ``content.error.reason``, penalized, to ``failure``. If that commit fails they go
+        back to their queues (logged): the processor's own error is the one raised."""
+        session = ProcessSession(self._binding, self._services)
+        for record in records:
+            assert record.source is not None and record.taken is not None
+            original = record.taken.flowfile
+            restored = SessionRecord(
+                original=original,
+                current=original,
+                source=record.source,
+                taken=record.taken,
+                entered_ms=record.entered_ms,
+            )
+            session._records[original.id] = restored
+            session._taken.append(restored)
+            reason = str(self._content_missing[original.id][1])
+            flowfile = session.put_attribute(original, CONTENT_ERROR_REASON, reason)
+            session.transfer(session.penalize(flowfile), FAILURE)
+            log.error("%s routed to failure: %s", _describe(original), reason)
+        try:
+            session.commit()
+        except Exception:
+            log.exception("could not route FlowFiles with damaged content to failure")
+
+    def _remove_unreadable(self, records: list[SessionRecord], now: int) -> None:
         changes = SessionChanges(binding=self._binding)
         for record in records:
             assert record.source is not None and record.taken is not None
             original = record.taken.flowfile
-            reason = self._content_missing[original.id]
+            error = self._content_missing[original.id][1]
+            what = "damaged" if isinstance(error, ContentCorruptedError) else "missing"
             changes.taken.setdefault(record.source, []).append(record.taken)
             changes.deletes.append(original.id)
             if original.claim is not None:
                 changes.released.append(original.claim.resource)
-            drop = ReportedEvent(T.DROP, original, now, details=f"Content Missing: {reason}")
+            details = f"Content {what.capitalize()}: {error}"
+            drop = ReportedEvent(T.DROP, original, now, details=details)
             restored = SessionRecord(original=original, current=original, source=record.source)
             changes.events.append(self._events.event(drop, original, restored, now, now))
             log.error(
-                "%s removed from the flow: its content is missing (%s)", _describe(original), reason
+                "%s removed from the flow: its content is %s (%s)", _describe(original), what, error
             )
         self._services.committer.commit(changes, now)
-        return {r.taken.flowfile.id for r in records if r.taken is not None}
 
     # -- commit preparation ---------------------------------------------------------------
 
     def _prepare(self, now: int) -> SessionChanges:
         self._inherit_lineage_from_reported_joins()
+        if self._content_missing:
+            mark_damaged(self._records, self._content_missing)
         binding = self._binding
         changes = SessionChanges(
             binding=binding,

@@ -9,8 +9,12 @@ from flowcore.model.flowfile import FlowFile
 
 @dataclass(frozen=True, slots=True)
 class MockFlowFile:
+    """``content_error``: why the content could not be read (then ``content`` is empty),
+    for a FlowFile routed to failure because its content is damaged or missing."""
+
     flowfile: FlowFile
     content: bytes
+    content_error: str | None = None
 
     @property
     def attributes(self) -> dict[str, str]:
@@ -48,6 +52,7 @@ class MockFlowFile:
 
     def assert_content_equals(self, expected: str | bytes, encoding: str = "utf-8") -> None:
         data = expected.encode(encoding) if isinstance(expected, str) else expected
+        assert self.content_error is None, f"content could not be read: {self.content_error}"
         assert self.content == data, f"content: expected {data!r} but was {self.content!r}"
 
     def text(self, encoding: str = "utf-8") -> str:

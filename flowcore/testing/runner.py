@@ -21,6 +21,7 @@ from typing import Any
 from flowcore.clock import ManualClock
 from flowcore.engine.node import Node
 from flowcore.engine.processor_node import ProcessorNode, ScheduleConfig
+from flowcore.errors import ContentNotFoundError
 from flowcore.model.provenance import ProvenanceEvent
 from flowcore.processor.processor import Processor
 from flowcore.processor.registry import processor_class, service_class
@@ -196,14 +197,17 @@ class TestRunner:
             relationship = name.removeprefix("capture.")
             for record in connection.queue.clear_in_memory():
                 flowfile = record.flowfile
-                data = (
-                    b""
-                    if flowfile.claim is None or flowfile.size == 0
-                    else self.node.content.read(
-                        flowfile.claim, flowfile.claim_offset, flowfile.size
-                    )
+                data, error = b"", None
+                if flowfile.claim is not None and flowfile.size:
+                    try:
+                        data = self.node.content.read(
+                            flowfile.claim, flowfile.claim_offset, flowfile.size
+                        )
+                    except ContentNotFoundError as exc:  # damaged or missing: never wrong bytes
+                        error = str(exc)
+                self._transferred.setdefault(relationship, []).append(
+                    MockFlowFile(flowfile, data, error)
                 )
-                self._transferred.setdefault(relationship, []).append(MockFlowFile(flowfile, data))
 
     # -- observation ----------------------------------------------------------------------
 

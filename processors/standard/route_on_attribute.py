@@ -185,8 +185,7 @@ class RouteOnAttribute(Processor):
                 matching = [
                     name
                     for name, expression in rules
-                    if expression.evaluate(lookup, env=env, now_ms=now).strip().lower()
-                    == "true"
+                    if expression.evaluate(lookup, env=env, now_ms=now).strip().lower() == "true"
                 ]
             except ExpressionError as exc:
                 self.logger.error(

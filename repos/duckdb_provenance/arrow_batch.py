@@ -129,13 +129,14 @@ _CONTENT_REF = pa.struct(
         ("identifier", pa.string()),
         ("offset", pa.int64()),
         ("size", pa.int64()),
+        ("checksum", pa.uint64()),
     ]
 )
-_CONTENT_REF_FIELDS = attrgetter("container", "section", "identifier", "offset", "size")
+_CONTENT_REF_FIELDS = attrgetter("container", "section", "identifier", "offset", "size", "checksum")
 
 
 def _content_columns(refs: list[ContentRef | None]) -> list[pa.Array]:
-    """The five columns of a content reference, null where the event has none.
+    """The six columns of a content reference, null where the event has none.
 
     Each reference becomes one tuple (one C call), converted as a struct and split into
     its fields: one pass over the events instead of five.

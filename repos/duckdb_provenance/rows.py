@@ -25,7 +25,9 @@ def _content(row: tuple[Any, ...], start: int) -> ContentRef | None:
     container = row[start]
     if container is None:
         return None
-    return ContentRef(container, row[start + 1], row[start + 2], row[start + 3], row[start + 4])
+    return ContentRef(
+        container, row[start + 1], row[start + 2], row[start + 3], row[start + 4], row[start + 5]
+    )
 
 
 def event_from_row(row: tuple[Any, ...]) -> ProvenanceEvent:
@@ -53,7 +55,7 @@ def event_from_row(row: tuple[Any, ...]) -> ProvenanceEvent:
         alternate_identifier,
         source_queue_id,
         size,
-    ) = row[_CURRENT_CONTENT + 5 :]
+    ) = row[_CURRENT_CONTENT + 6 :]
     return ProvenanceEvent(
         event_id=event_id,
         event_time=event_time,

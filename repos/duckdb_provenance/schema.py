@@ -64,7 +64,14 @@ def _content_columns(prefix: str) -> tuple[Column, ...]:
         Column(f"{prefix}_identifier", "VARCHAR", pa.string(), nullable=True),
         Column(f"{prefix}_offset", "BIGINT", pa.int64(), nullable=True),
         Column(f"{prefix}_size", "BIGINT", pa.int64(), nullable=True),
+        Column(f"{prefix}_checksum", "UBIGINT", pa.uint64(), nullable=True),
     )
+
+
+# Columns added to ``provenance_events`` after version 2 was first written: nullable, so
+# an older file gains them on open (``ADD COLUMN IF NOT EXISTS``) with NULL in its rows,
+# and rows are inserted and selected by name, so where they sit in the table is no matter.
+ADDED_EVENT_COLUMNS: tuple[str, ...] = ("previous_content_checksum", "current_content_checksum")
 
 
 # Times are epoch milliseconds. Attribute maps are JSON objects kept as text: the
@@ -147,6 +154,11 @@ CREATE_STATEMENTS: tuple[str, ...] = (
     f"INSERT INTO {META_TABLE} (singleton, schema_version, indexed_through, uuid_key_probe) "
     f"VALUES (0, {SCHEMA_VERSION}, -1, "
     f"{uuid_key_sql(repr(UUID_KEY_PROBE_TEXT))}) ON CONFLICT DO NOTHING",
+    *(
+        f"ALTER TABLE {EVENTS_TABLE} ADD COLUMN IF NOT EXISTS {c.name} {c.sql_type}"
+        for c in EVENT_COLUMNS
+        if c.name in ADDED_EVENT_COLUMNS
+    ),
 )
 
 # Fills the uuid key table from the events table (it must be empty and unindexed).

@@ -8,7 +8,8 @@ created with ``O_EXCL`` and never take the name of an archived one, so no file f
 before a restart is ever appended to.
 
 ``write`` is the hot path for a whole content: one pooled claim taken and offered back
-without a lock, one ``os.write``, one locked claimant-count increment. Creating a file
+without a lock, one ``os.write``, one checksum of the bytes, one locked claimant-count
+increment. Creating a file
 costs its ``O_EXCL`` open and one ``lstat`` (the archived name); a section directory is
 made only when that open finds it missing. New files come from the ``FileStock``, which
 creates them ahead on a background thread; the writer creates one itself only when the
@@ -25,6 +26,7 @@ import threading
 from flowcore.clock import Clock
 from flowcore.errors import RepositoryError, RepositoryFullError, RepositoryUnavailableError
 from flowcore.model.flowfile import ContentClaim
+from flowcore.repository.checksum import checksum_of
 from repos.filesystem_content.appendable import AppendableClaim, AppendablePool
 from repos.filesystem_content.claimant_counts import ClaimantCounts
 from repos.filesystem_content.durability import SyncTracker
@@ -119,7 +121,7 @@ class ClaimLender:
                 self._after_offer()
         else:
             self.give_back(claim)
-        return ContentClaim(resource, offset, size)
+        return ContentClaim(resource, offset, size, checksum_of(data))
 
     def acquire(self, size_hint: int) -> AppendableClaim:
         """A claim held exclusively: pooled for small contents, a new file for large ones."""
@@ -145,12 +147,14 @@ class ClaimLender:
             raise
         self._wrote(claim.resource)
 
-    def complete(self, claim: AppendableClaim, offset: int, length: int) -> ContentClaim:
+    def complete(
+        self, claim: AppendableClaim, offset: int, length: int, checksum: int
+    ) -> ContentClaim:
         """Count the new content claim (claimant count +1) and give the resource back."""
         resource = claim.resource
         self._count_new(resource)
         self.give_back(claim)
-        return ContentClaim(resource, offset, length)
+        return ContentClaim(resource, offset, length, checksum)
 
     def _after_offer(self) -> None:
         """A claim was put back without ``offer``: redo what ``offer`` and ``give_back``

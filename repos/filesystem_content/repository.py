@@ -1,10 +1,10 @@
 """FileSystemContentRepository: the content repository contract on local directories.
 
 This module wires the parts together and serves what is left: reads (``os.pread`` on
-cached descriptors, falling back to the archive, detecting torn files), claimant counts,
-release and the recovery sweep. The layout names files, the claim lender runs the write
-path, the sync tracker makes writes durable, the archive keeps released content for a
-while.
+cached descriptors, falling back to the archive, detecting torn files, checking the
+checksum of a whole claim), claimant counts, release and the recovery sweep. The layout
+names files, the claim lender runs the write path (which takes the checksums), the sync
+tracker makes writes durable, the archive keeps released content for a while.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import os
 from collections.abc import Iterable, Mapping
 
 from flowcore.clock import Clock
-from flowcore.errors import ContentNotFoundError, RepositoryError
+from flowcore.errors import ContentCorruptedError, ContentNotFoundError, RepositoryError
 from flowcore.model.flowfile import ContentClaim, ResourceClaim
+from flowcore.repository.checksum import checksum_of, corrupted_message
 from flowcore.repository.content import ContentRepository, ContentWriter
 from flowcore.settings import EngineSettings
 from flowcore.units import parse_data_size, parse_time_period_ms
@@ -129,6 +130,12 @@ class FileSystemContentRepository(ContentIdentity, ContentRepository):
                 size = os.fstat(handle.fd).st_size
                 if size < claim.offset + claim.length:
                     raise ContentNotFoundError(_torn(claim, size))
+            elif offset == 0 and claim.checksum is not None:
+                actual = checksum_of(data)
+                if actual != claim.checksum:
+                    raise ContentCorruptedError(
+                        corrupted_message(claim, actual), repository="content"
+                    )
             return data
         except OSError as exc:
             msg = f"could not read content claim {_describe(claim)}: {exc}"

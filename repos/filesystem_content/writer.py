@@ -10,6 +10,10 @@ writer: its claim is frozen by the owner and nothing it wrote is ever referenced
 The common content is one ``write`` then ``close``: a first write of ``bytes`` (which
 cannot change) is kept by reference rather than copied, and a writer that has sent
 nothing to the OS before ``close`` hands its content to the owner's one-call ``write``.
+
+The claim's checksum is taken as bytes go to the OS, each byte once: by the running
+checksum here, or by the owner's one-call ``write`` for content that never left the
+buffer.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import NoReturn, Protocol
 
 from flowcore.errors import RepositoryError
 from flowcore.model.flowfile import ContentClaim
+from flowcore.repository.checksum import RunningChecksum
 from flowcore.repository.content import ContentWriter
 from repos.filesystem_content.appendable import AppendableClaim
 
@@ -42,7 +47,9 @@ class ClaimOwner(Protocol):
     ) -> None:
         """Write to the claim; on failure freeze it and raise ``RepositoryError``."""
 
-    def complete(self, claim: AppendableClaim, offset: int, length: int) -> ContentClaim:
+    def complete(
+        self, claim: AppendableClaim, offset: int, length: int, checksum: int
+    ) -> ContentClaim:
         """Count the new content claim and give the resource claim back."""
 
     def give_back(self, claim: AppendableClaim) -> None:
@@ -52,11 +59,12 @@ class ClaimOwner(Protocol):
 class FileSystemContentWriter(ContentWriter):
     """Writes one content claim into an exclusively held resource claim."""
 
-    __slots__ = ("_buffer", "_claim", "_offset", "_owner", "_state", "_written")
+    __slots__ = ("_buffer", "_checksum", "_claim", "_offset", "_owner", "_state", "_written")
 
     def __init__(self, owner: ClaimOwner) -> None:
         self._owner = owner
         self._claim: AppendableClaim | None = None
+        self._checksum: RunningChecksum | None = None  # from the first bytes sent to the OS
         self._offset = 0
         self._written = 0
         # Bytes not yet handed to the OS: a caller's ``bytes`` object as is, or a copy.
@@ -90,17 +98,18 @@ class FileSystemContentWriter(ContentWriter):
     def close(self) -> ContentClaim:
         if self._state != _OPEN:
             self._refuse()
-        if self._claim is None:
+        claim, checksum = self._claim, self._checksum
+        if claim is None or checksum is None:  # both are set by the first ``_append``
             # Nothing reached the OS yet: the whole content goes in one call.
             buffer = self._buffer
             self._buffer = None
             self._state = _FAILED  # until the owner has written and counted it
-            claim = self._owner.write(b"" if buffer is None else buffer, self._written)
+            written = self._owner.write(b"" if buffer is None else buffer, self._written)
             self._state = _CLOSED
-            return claim
+            return written
         self._drain_buffer(self._written)
         self._state = _CLOSED
-        return self._owner.complete(self._claim, self._offset, self._written)
+        return self._owner.complete(claim, self._offset, self._written, checksum.value)
 
     def abort(self) -> None:
         if self._state != _OPEN:
@@ -119,11 +128,14 @@ class FileSystemContentWriter(ContentWriter):
     def _append(self, data: bytes | bytearray | memoryview, size: int, size_hint: int) -> None:
         try:
             claim = self._claim
-            if claim is None:
+            checksum = self._checksum
+            if claim is None or checksum is None:
                 claim = self._owner.acquire(size_hint)
-                self._claim = claim
+                checksum = RunningChecksum()
+                self._claim, self._checksum = claim, checksum
                 self._offset = claim.length
             self._owner.append(claim, data, size)
+            checksum.update(data)
         except BaseException:
             self._state = _FAILED
             self._buffer = None

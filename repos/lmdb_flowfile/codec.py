@@ -2,6 +2,10 @@
 
 Records hold the full FlowFile state, never a delta, so that replaying any committed
 transaction is idempotent. Integer keys are 8-byte big-endian so LMDB keeps them in order.
+
+The structs are msgpack arrays; a field added later goes last with a default, so records
+written before it decode with the default: a content claim stored before checksums
+existed decodes with ``checksum=None`` and is simply not checked.
 """
 
 from __future__ import annotations
