@@ -36,6 +36,7 @@ transfer order, as NiFi does), so ``success`` is in order.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -429,6 +430,12 @@ def _as_int(text: str | None) -> int | None:
         return None
 
 
+_SCHEDULING = Scheduling(trigger_serially=True, input_required=True, extra={"stateful": "LOCAL"})
+# While FlowFiles are parked the processor is also triggered with nothing queued: a Wait
+# Timeout or an inactive group's clean-up can come due by time alone.
+_SCHEDULING_PARKED = dataclasses.replace(_SCHEDULING, trigger_when_empty=True)
+
+
 @processor("EnforceOrder")
 class EnforceOrder(SessionFactoryProcessor):
     """NiFi's EnforceOrder (see the module docstring for where it follows NiFi's code)."""
@@ -451,13 +458,7 @@ class EnforceOrder(SessionFactoryProcessor):
     )
     relationships = (SUCCESS, WAIT, OVERTOOK, SKIPPED, FAILURE)
     # NiFi: @TriggerSerially, @Stateful(scopes = Scope.LOCAL), @InputRequirement(REQUIRED).
-    # Triggered when empty too: a parked FlowFile's Wait Timeout can pass with nothing queued.
-    scheduling = Scheduling(
-        trigger_serially=True,
-        input_required=True,
-        trigger_when_empty=True,
-        extra={"stateful": "LOCAL"},
-    )
+    scheduling = _SCHEDULING
 
     def __init__(self) -> None:
         super().__init__()
@@ -516,10 +517,15 @@ class EnforceOrder(SessionFactoryProcessor):
     def _unpark_all(self) -> None:
         parking, self._parking = self._parking, None
         self._lot.clear()
+        self._schedule(parked=False)
         self._index = None
         self._cleanup_at = None
         if parking is not None:
             parking.rollback()
+
+    def _schedule(self, *, parked: bool) -> None:
+        # An instance's own traits (the framework reads ``processor.scheduling``).
+        self.__dict__["scheduling"] = _SCHEDULING_PARKED if parked else _SCHEDULING
 
     def next_wake_ms(self, now_ms: int) -> int | None:
         """When time alone next gives work: a Wait Timeout or an inactive group's clean-up."""
@@ -538,8 +544,10 @@ class EnforceOrder(SessionFactoryProcessor):
             # The parked FlowFiles are read again from their queues (startedAt from the index).
             self._unpark_all()
             raise
-        if not worked:
-            context.yield_processor()
+        finally:
+            self._schedule(parked=bool(len(self._lot)))
+        if not worked and len(self._lot):
+            context.yield_processor()  # FlowFiles wait, nothing is due: no busy loop
 
     def _load_index(self, session: ProcessSession) -> dict[int, str]:
         if self._index is None:
