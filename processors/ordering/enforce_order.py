@@ -681,17 +681,20 @@ class EnforceOrder(SessionFactoryProcessor):
     def _after_routing(self, state: Mapping[str, str], inactive_timeout_ms: int) -> None:
         """Keep NiFi's loop timing while FlowFiles are parked.
 
-        NiFi's wait loop triggers EnforceOrder all the time, so an inactive group is
-        cleared soon after its Inactive Timeout and a group with waiting FlowFiles is
-        started afresh on the next pass; here the next trigger is scheduled for the first
-        such clean-up, and a cleared group's parked FlowFiles are looked at again.
+        NiFi's wait loop triggers EnforceOrder all the time: the next pass routes a
+        waiting FlowFile whose group's target has moved to or past it in this pass (an
+        overtake can leave it behind), an inactive group is cleared soon after its
+        Inactive Timeout, and a cleared group with waiting FlowFiles is started afresh.
+        Here such groups are looked at again on the next trigger, and that trigger is
+        scheduled for the first clean-up.
         """
         lot = self._lot
         if not len(lot):
             self._cleanup_at = None
             return
         for group in list(lot.groups()):
-            if group + STATE_TARGET not in state:
+            target = _as_int(state.get(group + STATE_TARGET))
+            if target is None or lot.held(group)[0].order <= target:
                 lot.recheck(group)
         deadlines = [
             parse_java_long(value) + inactive_timeout_ms + 1
