@@ -32,6 +32,12 @@ crash can never leave ``<group>.target`` ahead of or behind the FlowFiles.
 
 FlowFiles leave in the order EnforceOrder transfers them (the session enqueues in
 transfer order, as NiFi does), so ``success`` is in order.
+
+When ``wait`` loops straight back, a FlowFile that has to wait is parked instead of going
+round the loop: held in flight, untouched, by a long-lived session, its startedAt in keyed
+state (committed with the routing), and looked at again only when it could leave (its
+turn came, or its Wait Timeout passed); it then leaves exactly as the loop would let it
+(``processors/ordering/parking.py``; the design and its choices are in the notes).
 """
 
 from __future__ import annotations

@@ -68,8 +68,14 @@ def flow(wait_to: str = "enforce", **properties: str) -> dict[str, Any]:
             "run_state": "STOPPED",
             "auto_terminate": ["success"],
         }
-    return {"flow": {"name": "enforce-order-parking", "input_ports": ["in"],
-                     "processors": processors, "connections": connections}}
+    return {
+        "flow": {
+            "name": "enforce-order-parking",
+            "input_ports": ["in"],
+            "processors": processors,
+            "connections": connections,
+        }
+    }
 
 
 def open_node(data_dir: Path, definition: dict[str, Any], clock: ManualClock) -> Node:
@@ -171,7 +177,9 @@ def test_late_and_duplicate_flowfiles_are_skipped_as_in_the_loop(tmp_path: Path)
         enqueue(node, [("a", 0), ("a", 1)])
         run(node)
         ordered = drain(node, "ordered")
-        results = [(n, f.attributes[ATTR_RESULT]) for n, f in zip(names(ordered), ordered, strict=True)]
+        results = [
+            (n, f.attributes[ATTR_RESULT]) for n, f in zip(names(ordered), ordered, strict=True)
+        ]
         assert results == [
             ("a.0", "success"),
             ("a.1", "success"),
@@ -259,9 +267,20 @@ def test_parked_flowfiles_survive_kill_9_and_leave_in_order(tmp_path: Path) -> N
         DeterministicScheduler(node).run_until_idle(advance_clock=False)
         ordered = drain(node, "ordered")
         assert names(ordered) == [
-            "c.0", "a.0", "a.1", "a.2", "a.3", "a.4", "a.5", "b.0", "b.1", "b.2"
+            "c.0",
+            "a.0",
+            "a.1",
+            "a.2",
+            "a.3",
+            "a.4",
+            "a.5",
+            "b.0",
+            "b.1",
+            "b.2",
         ]
-        started = {n: f.attributes[ATTR_STARTED_AT] for n, f in zip(names(ordered), ordered, strict=True)}
+        started = {
+            n: f.attributes[ATTR_STARTED_AT] for n, f in zip(names(ordered), ordered, strict=True)
+        }
         assert started["a.5"] == started["b.2"] == str(park_flow.START_MS)
         assert started["a.0"] == str(clock.now_ms())
         assert parked_index(node) == {}
