@@ -663,7 +663,7 @@ class EnforceOrder(SessionFactoryProcessor):
                     self._unindex(session, index, flowfile.id)
             if put:
                 flowfile = session.put_all_attributes(flowfile, put)
-            if outcome.remove and any(k in flowfile.attributes for k in outcome.remove):
+            if outcome.remove and not flowfile.attributes.keys().isdisjoint(outcome.remove):
                 flowfile = session.remove_all_attributes(flowfile, outcome.remove)
             session.transfer(flowfile, outcome.relationship)
         if newly:
