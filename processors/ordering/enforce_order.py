@@ -413,6 +413,7 @@ def _period_ms(text: str) -> int:
 
 
 _PARKED_PREFIX = b"parked\x00"
+_ATTRIBUTE_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_.]*)\}", re.ASCII)
 
 
 def _parked_key(flowfile_id: int) -> bytes:
@@ -499,7 +500,17 @@ class EnforceOrder(SessionFactoryProcessor):
             def evaluate(attributes: Mapping[str, str]) -> str:
                 return value.evaluate(attributes).as_str()
 
-            return evaluate
+            reference = _ATTRIBUTE_REFERENCE.fullmatch(value.value or "")
+            if reference is None:
+                return evaluate
+            name = reference.group(1)
+
+            def attribute(attributes: Mapping[str, str]) -> str:
+                # ``${name}`` is the attribute itself when the FlowFile has it.
+                found = attributes.get(name)
+                return found if found is not None else evaluate(attributes)
+
+            return attribute
 
         maximum = context.get_property(MAXIMUM_ORDER)
         return Settings(
