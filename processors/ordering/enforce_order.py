@@ -190,8 +190,10 @@ class JavaNumberFormatError(ValueError):
 def _parse_java(text: str | None, low: int, high: int) -> int:
     if text is None:
         raise JavaNumberFormatError("Cannot parse null string: null")
-    if len(text) < 10 and text.isascii() and text.isdigit():
-        return int(text)  # the common case, within any range asked for
+    if len(text) < 19 and text.isascii() and text.isdigit():
+        value = int(text)  # the common case: plain digits
+        if value <= high:
+            return value
     if not _JAVA_INTEGER.fullmatch(text):
         raise JavaNumberFormatError(f'For input string: "{text}"')
     value = int(text)
@@ -714,7 +716,7 @@ class EnforceOrder(SessionFactoryProcessor):
             if target is None or lot.held(group)[0].order <= target:
                 lot.recheck(group)
         deadlines = [
-            parse_java_long(value) + inactive_timeout_ms + 1
+            int(value) + inactive_timeout_ms + 1  # written by this processor
             for key, value in state.items()
             if key.endswith(STATE_UPDATED_AT)
         ]
