@@ -236,6 +236,8 @@ class Outcome:
     relationship: Relationship
     put: dict[str, str] = field(default_factory=dict)
     remove: tuple[str, ...] = ()
+    order: int | None = None  # the parsed order, for ``wait`` (parking needs it)
+    started_ms: int | None = None  # the parsed startedAt, for ``wait``
 
 
 @dataclass(slots=True)
@@ -364,8 +366,8 @@ def decide(
                 if not is_max:
                     target += 1
             elif order > target:
-                waited = now - parse_java_long(valid.started_at)
-                relationship = OVERTOOK if waited > settings.wait_timeout_ms else WAIT
+                started_ms = parse_java_long(valid.started_at)
+                relationship = OVERTOOK if now - started_ms > settings.wait_timeout_ms else WAIT
                 outcomes.append(
                     Outcome(
                         valid.index,
@@ -376,6 +378,8 @@ def decide(
                             ATTR_EXPECTED_ORDER: str(target),
                         },
                         (ATTR_DETAIL,),
+                        order,
+                        started_ms,
                     )
                 )
                 if relationship is OVERTOOK:
@@ -610,7 +614,7 @@ class EnforceOrder(SessionFactoryProcessor):
             group = settings.group_id(attrs)
             attributes.append(attrs)
             groups.append(group)
-            if len(lot) and not _is_blank(group):
+            if lot.held(group):
                 order = _as_int(attrs.get(settings.order_attribute))
                 if order is not None:
                     arrivals.setdefault(group, []).append(
@@ -664,9 +668,9 @@ class EnforceOrder(SessionFactoryProcessor):
                 flowfile = flowfiles[position - parked_count]
                 if outcome.relationship is WAIT and hold:
                     started = put[ATTR_STARTED_AT]
-                    order = parse_java_int(batch[position].get(settings.order_attribute))
+                    assert outcome.order is not None and outcome.started_ms is not None
                     group = groups[position - parked_count]
-                    newly.append(Parked(flowfile, group, order, parse_java_long(started)))
+                    newly.append(Parked(flowfile, group, outcome.order, outcome.started_ms))
                     if index.get(flowfile.id) != started:
                         session.keyed_state.put(_parked_key(flowfile.id), started.encode())
                         index[flowfile.id] = started
