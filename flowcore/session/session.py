@@ -80,7 +80,8 @@ class ProcessSession:
 
     def _reset(self) -> None:
         self._records: dict[int, SessionRecord] = {}
-        self._taken: list[SessionRecord] = []
+        # By FlowFile id, in the order taken: a migration hands a few over in O(1) each.
+        self._taken: dict[int, SessionRecord] = {}
         self._reported: list[ReportedEvent] = []
         self._forks: dict[int, list[int]] = {}
         self._joins: list[tuple[int, list[FlowFile]]] = []
@@ -145,7 +146,7 @@ class ProcessSession:
                     entered_ms=now,
                 )
                 self._records[queued.flowfile.id] = record
-                self._taken.append(record)
+                self._taken[queued.flowfile.id] = record
                 result.append(queued.flowfile)
             if len(result) >= max_results:
                 self._binding.poll_index = (start + offset + 1) % count
@@ -155,6 +156,20 @@ class ProcessSession:
     @property
     def queue_size(self) -> int:
         return sum(queue.size for queue in self._binding.incoming)
+
+    def loops_back(self, relationship: Relationship | str) -> bool:
+        """Whether FlowFiles routed to ``relationship`` come straight back to this component.
+
+        True when the relationship is not auto-terminated and has exactly one connection,
+        one of the component's own incoming ones (a self-loop such as EnforceOrder's
+        ``wait``). A processor may then keep such a FlowFile in flight, untouched, instead
+        of sending it round the loop.
+        """
+        name = str(relationship)
+        if name in self._binding.auto_terminated:
+            return False
+        queues = self._binding.outgoing.get(name, [])
+        return len(queues) == 1 and any(queues[0] is queue for queue in self._binding.incoming)
 
     # -- creating FlowFiles ---------------------------------------------------------------
 
@@ -465,12 +480,13 @@ class ProcessSession:
         if any(ids & set(children) or parent in ids for parent, children in self._forks.items()):
             msg = "cannot migrate FlowFiles that take part in a FORK of this session"
             raise FlowFileHandlingError(msg)
-        for flowfile_id in ids:
+        # In the order given, so the target rolls them back in that order.
+        for flowfile_id in dict.fromkeys(f.id for f in flowfiles):
             record = self._records.pop(flowfile_id)
             target._records[flowfile_id] = record
             if record.taken is not None:
-                self._taken.remove(record)
-                target._taken.append(record)
+                del self._taken[flowfile_id]
+                target._taken[flowfile_id] = record
             if record.owns_claim and record.current.claim is not None:
                 target._written.add(record.current.claim.resource)
         moved = [e for e in self._reported if e.flowfile.id in ids]
@@ -535,7 +551,7 @@ class ProcessSession:
         unreadable = self._unreadable_taken()
         settled = {r.taken.flowfile.id for r in unreadable if r.taken is not None}
         by_queue: dict[FlowFileQueue, list[QueuedFlowFile]] = {}
-        for record in self._taken:
+        for record in self._taken.values():
             assert record.source is not None and record.taken is not None
             if record.taken.flowfile.id in settled:
                 continue
@@ -563,7 +579,7 @@ class ProcessSession:
             return []
         return [
             r
-            for r in self._taken
+            for r in self._taken.values()
             if r.taken is not None
             and r.taken.flowfile.id in missing
             and missing[r.taken.flowfile.id][0] == r.taken.flowfile.claim
@@ -607,7 +623,7 @@ class ProcessSession:
                 entered_ms=record.entered_ms,
             )
             session._records[original.id] = restored
-            session._taken.append(restored)
+            session._taken[original.id] = restored
             reason = str(self._content_missing[original.id][1])
             flowfile = session.put_attribute(original, CONTENT_ERROR_REASON, reason)
             session.transfer(session.penalize(flowfile), FAILURE)

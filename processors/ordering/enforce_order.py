@@ -32,27 +32,36 @@ crash can never leave ``<group>.target`` ahead of or behind the FlowFiles.
 
 FlowFiles leave in the order EnforceOrder transfers them (the session enqueues in
 transfer order, as NiFi does), so ``success`` is in order.
+
+When ``wait`` loops straight back, a FlowFile that has to wait is parked instead of going
+round the loop: held in flight, untouched, by a long-lived session, its startedAt in keyed
+state (committed with the routing), and looked at again only when it could leave (its
+turn came, or its Wait Timeout passed); it then leaves exactly as the loop would let it
+(``processors/ordering/parking.py``; the design and its choices are in the notes).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from flowcore.processor import (
     ExpressionLanguageScope,
     ProcessContext,
-    Processor,
     PropertyDescriptor,
     Relationship,
     Scheduling,
+    SessionFactory,
+    SessionFactoryProcessor,
     ValidationResult,
     processor,
     validators,
 )
 from flowcore.session import ProcessSession
 from flowcore.units import parse_time_period
+from processors.ordering.parking import Arrival, Parked, ParkingLot, reachable
 
 # -- attributes and state keys ------------------------------------------------------------
 
@@ -181,6 +190,10 @@ class JavaNumberFormatError(ValueError):
 def _parse_java(text: str | None, low: int, high: int) -> int:
     if text is None:
         raise JavaNumberFormatError("Cannot parse null string: null")
+    if len(text) < 19 and text.isascii() and text.isdigit():
+        value = int(text)  # the common case: plain digits
+        if value <= high:
+            return value
     if not _JAVA_INTEGER.fullmatch(text):
         raise JavaNumberFormatError(f'For input string: "{text}"')
     value = int(text)
@@ -223,6 +236,8 @@ class Outcome:
     relationship: Relationship
     put: dict[str, str] = field(default_factory=dict)
     remove: tuple[str, ...] = ()
+    order: int | None = None  # the parsed order, for ``wait`` (parking needs it)
+    started_ms: int | None = None  # the parsed startedAt, for ``wait``
 
 
 @dataclass(slots=True)
@@ -252,11 +267,13 @@ def decide(
     settings: Settings,
     state: dict[str, str],
     now: int,
+    group_ids: Sequence[str] | None = None,
 ) -> list[Outcome]:
     """NiFi's algorithm for one trigger (B.6); ``state`` is updated in place.
 
     Returns the outcomes in transfer order: failures in queue order first, then each
-    group in Java String order, each sorted (stably) by order.
+    group in Java String order, each sorted (stably) by order. ``group_ids``, when given,
+    are the already evaluated Group Identifiers of the batch.
     """
     outcomes: list[Outcome] = []
     groups: dict[str, list[_Valid]] = {}
@@ -273,7 +290,7 @@ def decide(
 
     # 3. Validation pass, in queue order.
     for index, attributes in enumerate(batch):
-        group = settings.group_id(attributes)
+        group = group_ids[index] if group_ids is not None else settings.group_id(attributes)
         if _is_blank(group):
             fail(index, attributes, "Failed to get Group Identifier.")
             continue
@@ -349,8 +366,8 @@ def decide(
                 if not is_max:
                     target += 1
             elif order > target:
-                waited = now - parse_java_long(valid.started_at)
-                relationship = OVERTOOK if waited > settings.wait_timeout_ms else WAIT
+                started_ms = parse_java_long(valid.started_at)
+                relationship = OVERTOOK if now - started_ms > settings.wait_timeout_ms else WAIT
                 outcomes.append(
                     Outcome(
                         valid.index,
@@ -361,6 +378,8 @@ def decide(
                             ATTR_EXPECTED_ORDER: str(target),
                         },
                         (ATTR_DETAIL,),
+                        order,
+                        started_ms,
                     )
                 )
                 if relationship is OVERTOOK:
@@ -399,8 +418,39 @@ def _period_ms(text: str) -> int:
     return int(parse_time_period(text) * 1000)
 
 
+_PARKED_PREFIX = b"parked\x00"
+_ATTRIBUTE_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_.]*)\}", re.ASCII)
+
+
+def _parked_key(flowfile_id: int) -> bytes:
+    """The keyed-state key of a parked FlowFile's index entry (value: its startedAt)."""
+    return _PARKED_PREFIX + flowfile_id.to_bytes(8, "big")
+
+
+def _timed_out(started_at: str | None, now: int, wait_timeout_ms: int) -> bool:
+    if _is_blank(started_at):
+        return False
+    try:
+        return now - parse_java_long(started_at) > wait_timeout_ms
+    except JavaNumberFormatError:
+        return False  # the routing reports it
+
+
+def _as_int(text: str | None) -> int | None:
+    try:
+        return None if _is_blank(text) else parse_java_int(text)
+    except JavaNumberFormatError:
+        return None
+
+
+_SCHEDULING = Scheduling(trigger_serially=True, input_required=True, extra={"stateful": "LOCAL"})
+# While FlowFiles are parked the processor is also triggered with nothing queued: a Wait
+# Timeout or an inactive group's clean-up can come due by time alone.
+_SCHEDULING_PARKED = dataclasses.replace(_SCHEDULING, trigger_when_empty=True)
+
+
 @processor("EnforceOrder")
-class EnforceOrder(Processor):
+class EnforceOrder(SessionFactoryProcessor):
     """NiFi's EnforceOrder (see the module docstring for where it follows NiFi's code)."""
 
     description = (
@@ -421,7 +471,14 @@ class EnforceOrder(Processor):
     )
     relationships = (SUCCESS, WAIT, OVERTOOK, SKIPPED, FAILURE)
     # NiFi: @TriggerSerially, @Stateful(scopes = Scope.LOCAL), @InputRequirement(REQUIRED).
-    scheduling = Scheduling(trigger_serially=True, input_required=True, extra={"stateful": "LOCAL"})
+    scheduling = _SCHEDULING
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lot = ParkingLot()
+        self._parking: ProcessSession | None = None
+        self._index: dict[int, str] | None = None
+        self._cleanup_at: int | None = None
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
         wait = context.get_property(WAIT_TIMEOUT).as_str()
@@ -449,7 +506,17 @@ class EnforceOrder(Processor):
             def evaluate(attributes: Mapping[str, str]) -> str:
                 return value.evaluate(attributes).as_str()
 
-            return evaluate
+            reference = _ATTRIBUTE_REFERENCE.fullmatch(value.value or "")
+            if reference is None:
+                return evaluate
+            name = reference.group(1)
+
+            def attribute(attributes: Mapping[str, str]) -> str:
+                # ``${name}`` is the attribute itself when the FlowFile has it.
+                found = attributes.get(name)
+                return found if found is not None else evaluate(attributes)
+
+            return attribute
 
         maximum = context.get_property(MAXIMUM_ORDER)
         return Settings(
@@ -461,24 +528,200 @@ class EnforceOrder(Processor):
             inactive_timeout_ms=_period_ms(context.get_property(INACTIVE_TIMEOUT).as_str()),
         )
 
-    def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
-        """Decide a batch; the framework commits the routing and the state together."""
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def on_scheduled(self, context: ProcessContext) -> None:
+        self._unpark_all()
+
+    def on_stopped(self, context: ProcessContext) -> None:
+        """Parked FlowFiles go back to their queues untouched; the index keeps startedAt."""
+        self._unpark_all()
+
+    def _unpark_all(self) -> None:
+        parking, self._parking = self._parking, None
+        self._lot.clear()
+        self._schedule(parked=False)
+        self._index = None
+        self._cleanup_at = None
+        if parking is not None:
+            parking.rollback()
+
+    def _schedule(self, *, parked: bool) -> None:
+        # An instance's own traits (the framework reads ``processor.scheduling``).
+        self.__dict__["scheduling"] = _SCHEDULING_PARKED if parked else _SCHEDULING
+
+    def next_wake_ms(self, now_ms: int) -> int | None:
+        """When time alone next gives work: a Wait Timeout or an inactive group's clean-up."""
+        wakes = [w for w in (self._lot.next_wake_ms(now_ms), self._cleanup_at) if w is not None]
+        return min(wakes) if wakes else None
+
+    # -- triggering -----------------------------------------------------------------------
+
+    def on_trigger_with_factory(self, context: ProcessContext, factory: SessionFactory) -> None:
+        """One NiFi trigger over the new FlowFiles and the parked ones that can now leave."""
+        session = factory.create_session()
+        try:
+            worked = self._trigger(context, factory, session)
+        except BaseException:
+            session.rollback(penalize=True)
+            # The parked FlowFiles are read again from their queues (startedAt from the index).
+            self._unpark_all()
+            raise
+        finally:
+            self._schedule(parked=bool(len(self._lot)))
+        if not worked and len(self._lot):
+            context.yield_processor()  # FlowFiles wait, nothing is due: no busy loop
+
+    def _load_index(self, session: ProcessSession) -> dict[int, str]:
+        if self._index is None:
+            size = len(_PARKED_PREFIX)
+            self._index = {
+                int.from_bytes(key[size:], "big"): value.decode()
+                for key, value in session.keyed_state.scan(_PARKED_PREFIX)
+            }
+        return self._index
+
+    def _trigger(
+        self, context: ProcessContext, factory: SessionFactory, session: ProcessSession
+    ) -> bool:
+        settings = self._settings(context)
         batch_count = context.get_property(BATCH_COUNT).as_int() or 1000
         flowfiles = session.get_batch(batch_count)
-        if not flowfiles:
-            return
+        now = context.now_ms()
+        lot = self._lot
+        due, recheck = lot.take_due(now)
+        cleanup = self._cleanup_at is not None and self._cleanup_at <= now
+        if not (flowfiles or due or recheck or cleanup):
+            return False
+        hold = session.loops_back(WAIT)
+        index = self._load_index(session)
+        wait_ms = settings.wait_timeout_ms
         state = session.get_state()
-        outcomes = decide(
-            [flowfile.attributes for flowfile in flowfiles],
-            self._settings(context),
-            state,
-            context.now_ms(),
-        )
+
+        # The arrivals, as the routing sees them: one parked before a restart gets back the
+        # startedAt it had.
+        attributes: list[Mapping[str, str]] = []
+        groups: list[str] = []
+        restored: dict[int, str] = {}
+        arrivals: dict[str, list[Arrival]] = {}
+        for position, flowfile in enumerate(flowfiles):
+            attrs = flowfile.attributes
+            started = index.get(flowfile.id)
+            if started is not None:
+                if _is_blank(attrs.get(ATTR_STARTED_AT)):
+                    attrs = {**attrs, ATTR_STARTED_AT: started}
+                restored[position] = attrs[ATTR_STARTED_AT]
+            group = settings.group_id(attrs)
+            attributes.append(attrs)
+            groups.append(group)
+            if lot.held(group):
+                order = _as_int(attrs.get(settings.order_attribute))
+                if order is not None:
+                    arrivals.setdefault(group, []).append(
+                        Arrival(order, _timed_out(attrs.get(ATTR_STARTED_AT), now, wait_ms))
+                    )
+
+        # The parked FlowFiles that could leave now; the others would only wait again.
+        selected: list[Parked] = []
+        selected_attributes: list[Mapping[str, str]] = []
+        for group in sorted(set(arrivals) | due | recheck, key=_java_string_key):
+            held = lot.held(group)
+            if not held:
+                continue
+            target = _as_int(state.get(group + STATE_TARGET))
+            maximum = _as_int(state.get(group + STATE_MAX))
+            count = reachable(
+                held, arrivals.get(group, ()), target, maximum, now, wait_ms, group in due
+            )
+            for parked in held[:count]:
+                attrs = parked.flowfile.attributes
+                if _is_blank(attrs.get(ATTR_STARTED_AT)):
+                    attrs = {**attrs, ATTR_STARTED_AT: str(parked.started_at)}
+                selected.append(parked)
+                selected_attributes.append(attrs)
+
+        parked_count = len(selected)
+        batch = selected_attributes + attributes
+        outcomes = decide(batch, settings, state, now, [p.group for p in selected] + groups)
+
+        # Parked FlowFiles that leave join this session; new ones that wait are parked.
+        leaving: dict[str, list[Parked]] = {}
         for outcome in outcomes:
-            flowfile = flowfiles[outcome.index]
-            if outcome.put:
-                flowfile = session.put_all_attributes(flowfile, outcome.put)
-            if outcome.remove and any(k in flowfile.attributes for k in outcome.remove):
+            if outcome.index < parked_count and outcome.relationship is not WAIT:
+                parked = selected[outcome.index]
+                leaving.setdefault(parked.group, []).append(parked)
+        parking = self._parking
+        if leaving:
+            assert parking is not None
+            parking.migrate(session, [p.flowfile for ps in leaving.values() for p in ps])
+        newly: list[Parked] = []
+        for outcome in outcomes:
+            position = outcome.index
+            put = outcome.put
+            if position < parked_count:
+                if outcome.relationship is WAIT:
+                    continue
+                flowfile = selected[position].flowfile
+                put = {**put, ATTR_STARTED_AT: batch[position][ATTR_STARTED_AT]}
+                self._unindex(session, index, flowfile.id)
+            else:
+                flowfile = flowfiles[position - parked_count]
+                if outcome.relationship is WAIT and hold:
+                    started = put[ATTR_STARTED_AT]
+                    assert outcome.order is not None and outcome.started_ms is not None
+                    group = groups[position - parked_count]
+                    newly.append(Parked(flowfile, group, outcome.order, outcome.started_ms))
+                    if index.get(flowfile.id) != started:
+                        session.keyed_state.put(_parked_key(flowfile.id), started.encode())
+                        index[flowfile.id] = started
+                    continue
+                if (position - parked_count) in restored:
+                    put = {**put, ATTR_STARTED_AT: restored[position - parked_count]}
+                    self._unindex(session, index, flowfile.id)
+            if put:
+                flowfile = session.put_all_attributes(flowfile, put)
+            if outcome.remove and not flowfile.attributes.keys().isdisjoint(outcome.remove):
                 flowfile = session.remove_all_attributes(flowfile, outcome.remove)
             session.transfer(flowfile, outcome.relationship)
+        if newly:
+            if parking is None:
+                parking = self._parking = factory.create_session()
+            session.migrate(parking, [p.flowfile for p in newly])
+            for parked in newly:
+                lot.add(parked, wait_ms)
+        for group, gone in leaving.items():
+            lot.remove(group, gone)
+        self._after_routing(state, settings.inactive_timeout_ms)
         session.set_state(state)
+        session.commit()
+        return True
+
+    @staticmethod
+    def _unindex(session: ProcessSession, index: dict[int, str], flowfile_id: int) -> None:
+        if index.pop(flowfile_id, None) is not None:
+            session.keyed_state.delete(_parked_key(flowfile_id))
+
+    def _after_routing(self, state: Mapping[str, str], inactive_timeout_ms: int) -> None:
+        """Keep NiFi's loop timing while FlowFiles are parked.
+
+        NiFi's wait loop triggers EnforceOrder all the time: the next pass routes a
+        waiting FlowFile whose group's target has moved to or past it in this pass (an
+        overtake can leave it behind), an inactive group is cleared soon after its
+        Inactive Timeout, and a cleared group with waiting FlowFiles is started afresh.
+        Here such groups are looked at again on the next trigger, and that trigger is
+        scheduled for the first clean-up.
+        """
+        lot = self._lot
+        if not len(lot):
+            self._cleanup_at = None
+            return
+        for group in list(lot.groups()):
+            target = _as_int(state.get(group + STATE_TARGET))
+            if target is None or lot.held(group)[0].order <= target:
+                lot.recheck(group)
+        deadlines = [
+            int(value) + inactive_timeout_ms + 1  # written by this processor
+            for key, value in state.items()
+            if key.endswith(STATE_UPDATED_AT)
+        ]
+        self._cleanup_at = min(deadlines) if deadlines else None
