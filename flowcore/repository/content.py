@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 
 from flowcore.model.flowfile import ContentClaim, ResourceClaim
 from flowcore.repository.checksum import RunningChecksum, check
-from flowcore.repository.identity import RepositoryIdentity, RepositoryProbe
+from flowcore.repository.identity import IdentifiedRepository
 
 if TYPE_CHECKING:
-    from flowcore.settings import EngineSettings
+    pass
 
 # What ``stream`` hands over at a time unless told otherwise.
 STREAM_CHUNK = 1 << 20
@@ -51,18 +51,8 @@ class ContentWriter(ABC):
         """Give up: the bytes written so far are never referenced."""
 
 
-class ContentRepository(ABC):
+class ContentRepository(IdentifiedRepository):
     """Resource claims in containers and sections, with claimant counts and an archive."""
-
-    @classmethod
-    def probe(cls, settings: EngineSettings) -> list[RepositoryProbe]:
-        """Each container as found on disk, read without opening it for writing (nothing is
-        created or changed); empty if the implementation cannot tell (then unchecked)."""
-        return []
-
-    @abstractmethod
-    def write_identity(self, identity: RepositoryIdentity, *, durable: bool) -> None:
-        """Record the data directory's identity; on disk at return, fsynced if ``durable``."""
 
     @abstractmethod
     def create_writer(self) -> ContentWriter: ...

@@ -9,7 +9,7 @@ or none of it is.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,7 +19,7 @@ import msgspec
 
 from flowcore.model.flowfile import FlowFile, ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent
-from flowcore.repository.identity import RepositoryIdentity, RepositoryProbe
+from flowcore.repository.identity import IdentifiedRepository
 
 if TYPE_CHECKING:
     from flowcore.settings import EngineSettings
@@ -118,18 +118,8 @@ class RecoveredState:
     next_seq: dict[str, int]
 
 
-class FlowFileRepository(ABC):
+class FlowFileRepository(IdentifiedRepository):
     """Durable FlowFile state, processor state and the provenance journal."""
-
-    @classmethod
-    def probe(cls, settings: EngineSettings) -> list[RepositoryProbe]:
-        """The repository as found on disk, read without opening it for writing (nothing is
-        created or changed); empty if the implementation cannot tell (then unchecked)."""
-        return []
-
-    @abstractmethod
-    def write_identity(self, identity: RepositoryIdentity, *, durable: bool) -> None:
-        """Record the data directory's identity; on disk at return, fsynced if ``durable``."""
 
     @classmethod
     def restart_event_ids(cls, settings: EngineSettings, next_event_id: int) -> int:

@@ -13,8 +13,13 @@ opening them for writing (``probe`` on each repository contract).
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from flowcore.settings import EngineSettings
 
 # The generation of a repository that carries no identity: created before identities
 # existed, or whose marking an interrupted start-up never reached.
@@ -82,3 +87,17 @@ class RepositoryProbe:
     @property
     def generation(self) -> int:
         return UNMARKED if self.identity is None else self.identity.generation
+
+
+class IdentifiedRepository(ABC):
+    """What every repository contract offers for the data directory's identity."""
+
+    @classmethod
+    def probe(cls, settings: EngineSettings) -> list[RepositoryProbe]:
+        """The repository as found on disk, read without opening it for writing (nothing is
+        created or changed); empty if the implementation cannot tell (then unchecked)."""
+        return []
+
+    @abstractmethod
+    def write_identity(self, identity: RepositoryIdentity, *, durable: bool) -> None:
+        """Record the data directory's identity; on disk at return, fsynced if ``durable``."""

@@ -8,12 +8,12 @@ point loses no event and stores none twice.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from flowcore.model.provenance import ProvenanceEvent
-from flowcore.repository.identity import RepositoryIdentity, RepositoryProbe
+from flowcore.repository.identity import IdentifiedRepository
 
 if TYPE_CHECKING:
     from flowcore.settings import EngineSettings
@@ -72,18 +72,8 @@ class LineageGraph:
     links: list[LineageLink]
 
 
-class ProvenanceRepository(ABC):
+class ProvenanceRepository(IdentifiedRepository):
     """Stores provenance events and answers search, lineage and event look-ups."""
-
-    @classmethod
-    def probe(cls, settings: EngineSettings) -> list[RepositoryProbe]:
-        """The repository as found on disk, read without opening it for writing (nothing is
-        created or changed); empty if the implementation cannot tell (then unchecked)."""
-        return []
-
-    @abstractmethod
-    def write_identity(self, identity: RepositoryIdentity, *, durable: bool) -> None:
-        """Record the data directory's identity; on disk at return, fsynced if ``durable``."""
 
     @classmethod
     def restart_at(cls, settings: EngineSettings, event_id: int) -> None:

@@ -36,6 +36,8 @@ import os
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from flowcore.el import Expression, compile_expression
 from flowcore.el.lookup import FlowFileLookup as values_of
@@ -198,46 +200,12 @@ class UpdateAttribute(Processor):
                 self._trigger_stateful(context, session, flowfiles)
                 session.commit()
             return
-        actions = self._actions
-        delete = self._delete
         env = os.environ
         now = context.now_ms()
         for flowfile in flowfiles:
-            attributes = flowfile.attributes
-            lookup = values_of(flowfile)  # fileSize, entryDate, ... then the attributes
-            try:
-                updates = {
-                    name: expression.evaluate(lookup, env=env, now_ms=now)
-                    for name, expression in actions
-                }
-                doomed: list[str] = []
-                if delete is not None:
-                    regex = delete.evaluate(lookup, env=env, now_ms=now)
-                    if regex:
-                        pattern = self._pattern(regex)
-                        doomed = [
-                            key for key in attributes if key != _UUID and pattern.fullmatch(key)
-                        ]
-            except ExpressionError as exc:
-                self.logger.error(
-                    "Could not update the attributes of %s (uuid %s); "
-                    "penalizing it and returning it to its queue: %s",
-                    attributes.get("filename"),
-                    attributes.get(_UUID),
-                    exc,
-                )
-                session.transfer(session.penalize(flowfile))
-                continue
-            for key in doomed:
-                updates.pop(key, None)
-            if any(attributes.get(key) != value for key, value in updates.items()):
-                flowfile = session.put_all_attributes(flowfile, updates)
-            if doomed:
-                flowfile = session.remove_all_attributes(flowfile, doomed)
-            identifier = updates.get(_ALTERNATE_IDENTIFIER)
-            if identifier:
-                self._associate(session, flowfile, identifier)
-            session.transfer(flowfile, SUCCESS)
+            evaluated = self._evaluate(session, flowfile, env, now, None)
+            if evaluated is not None:
+                self._apply(session, flowfile, evaluated)
 
     def _trigger_stateful(
         self, context: ProcessContext, session: ProcessSession, flowfiles: list[FlowFile]
@@ -247,50 +215,74 @@ class UpdateAttribute(Processor):
         state = dict(committed)
         for name, _ in self._actions:
             state.setdefault(name, self._initial_value)
-        delete = self._delete
         env = os.environ
         now = context.now_ms()
         for flowfile in flowfiles:
-            attributes = flowfile.attributes
-            lookup = values_of(flowfile)  # fileSize, entryDate, ... then the attributes
-            try:
-                values = {
-                    name: expression.evaluate(lookup, env=env, now_ms=now, state=state)
-                    for name, expression in self._actions
-                }
-                doomed: list[str] = []
-                if delete is not None:
-                    regex = delete.evaluate(lookup, env=env, now_ms=now, state=state)
-                    if regex:
-                        pattern = self._pattern(regex)
-                        doomed = [
-                            key for key in attributes if key != _UUID and pattern.fullmatch(key)
-                        ]
-            except ExpressionError as exc:
-                self.logger.error(
-                    "Could not update the attributes of %s (uuid %s); "
-                    "penalizing it and returning it to its queue: %s",
-                    attributes.get("filename"),
-                    attributes.get(_UUID),
-                    exc,
-                )
-                session.transfer(session.penalize(flowfile))
-                continue
-            state.update(values)  # deleted attributes still set their state, as in NiFi
-            updates = {key: value for key, value in values.items() if key not in doomed}
-            if any(attributes.get(key) != value for key, value in updates.items()):
-                flowfile = session.put_all_attributes(flowfile, updates)
-            if doomed:
-                flowfile = session.remove_all_attributes(flowfile, doomed)
-            identifier = updates.get(_ALTERNATE_IDENTIFIER)
-            if identifier:
-                self._associate(session, flowfile, identifier)
-            session.transfer(flowfile, SUCCESS)
+            evaluated = self._evaluate(session, flowfile, env, now, state)
+            if evaluated is not None:
+                state.update(evaluated.values)  # deleted attributes still set their state
+                self._apply(session, flowfile, evaluated)
         if state != committed:
             session.set_state(state)
+
+    def _evaluate(
+        self,
+        session: ProcessSession,
+        flowfile: FlowFile,
+        env: Mapping[str, str],
+        now: int,
+        state: Mapping[str, str] | None,
+    ) -> _Evaluated | None:
+        """The new values and the attributes to delete; None (the FlowFile penalized and
+        returned to its queue, the error logged) when an expression fails."""
+        attributes = flowfile.attributes
+        lookup = values_of(flowfile)  # fileSize, entryDate, ... then the attributes
+        try:
+            values = {
+                name: expression.evaluate(lookup, env=env, now_ms=now, state=state)
+                for name, expression in self._actions
+            }
+            doomed: list[str] = []
+            if self._delete is not None:
+                regex = self._delete.evaluate(lookup, env=env, now_ms=now, state=state)
+                if regex:
+                    pattern = self._pattern(regex)
+                    doomed = [key for key in attributes if key != _UUID and pattern.fullmatch(key)]
+        except ExpressionError as exc:
+            self.logger.error(
+                "Could not update the attributes of %s (uuid %s); "
+                "penalizing it and returning it to its queue: %s",
+                attributes.get("filename"),
+                attributes.get(_UUID),
+                exc,
+            )
+            session.transfer(session.penalize(flowfile))
+            return None
+        return _Evaluated(values, doomed)
+
+    def _apply(self, session: ProcessSession, flowfile: FlowFile, evaluated: _Evaluated) -> None:
+        """Set the new values (deleted names excepted), delete, and transfer to success."""
+        doomed = evaluated.doomed
+        updates = {k: v for k, v in evaluated.values.items() if k not in doomed}
+        if any(flowfile.attributes.get(key) != value for key, value in updates.items()):
+            flowfile = session.put_all_attributes(flowfile, updates)
+        if doomed:
+            flowfile = session.remove_all_attributes(flowfile, doomed)
+        identifier = updates.get(_ALTERNATE_IDENTIFIER)
+        if identifier:
+            self._associate(session, flowfile, identifier)
+        session.transfer(flowfile, SUCCESS)
 
     @staticmethod
     def _associate(session: ProcessSession, flowfile: FlowFile, identifier: str) -> None:
         match = _URI_LIKE.match(identifier)
         if match is not None:
             session.provenance.associate(flowfile, match.group(1), match.group(2))
+
+
+@dataclass(frozen=True, slots=True)
+class _Evaluated:
+    """One FlowFile's evaluated properties: attribute values and attributes to delete."""
+
+    values: dict[str, str]
+    doomed: list[str]
