@@ -12,7 +12,8 @@ import binascii
 import hmac
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -28,6 +29,7 @@ from prometheus_client.registry import Collector
 from pydantic import BaseModel, Field
 from starlette.requests import ClientDisconnect
 
+from api.enqueue_batcher import EnqueueBatcher
 from api.settings import ApiSettings, Role
 from flowcore.engine.node import BackPressureError, EnqueueItem, Node, ReplayError
 from flowcore.engine.processor_node import RunState
@@ -42,6 +44,9 @@ log = safe_logger("flowcore.api")
 
 _DIGITS = re.compile(r"[0-9]+")
 MAX_INT64 = 2**63 - 1
+# A single enqueue with a declared body up to this size is read whole and committed
+# together with the concurrent ones (api/enqueue_batcher.py); larger ones stream.
+SMALL_BODY = 256 * 1024
 
 API = "/api/v1"
 NDJSON = "application/x-ndjson"
@@ -332,17 +337,18 @@ def parse_ndjson(body: bytes) -> list[EnqueueItem]:
     return items
 
 
-def check_declared_size(request: Request, limit: int) -> None:
-    """Refuse (413) a body whose ``Content-Length`` passes ``limit``, before reading it;
-    a ``Content-Length`` that is not ASCII digits is a 400."""
+def check_declared_size(request: Request, limit: int) -> int | None:
+    """The declared ``Content-Length`` (None if there is none); refuse (413) a body that
+    passes ``limit`` before reading it, and (400) one that is not ASCII digits."""
     declared = request.headers.get("content-length")
     if declared is None:
-        return
+        return None
     size = parse_count(declared.strip())
     if size is None:
         raise BadInput(400, f"Content-Length must be a number of bytes, not '{declared}'")
     if size > limit:
         raise BadInput(413, f"the body exceeds the maximum size of {limit} bytes")
+    return size
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -567,10 +573,18 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
     settings = settings or ApiSettings()
     limit = settings.max_body_bytes
     registry = _metrics(node)
+    batcher = EnqueueBatcher(node)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await batcher.close()
+
     app = FastAPI(
         title="flowcore",
         version="1",
         description="Enqueue FlowFiles, watch the flow, query provenance and lineage, replay.",
+        lifespan=lifespan,
     )
     app.state.node = node
     app.state.settings = settings
@@ -668,7 +682,13 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         attributes = parse_attribute_header(x_flowfile_attributes)
         if port not in node.input_ports:
             raise HTTPException(404, f"no input port named '{port}'")
-        check_declared_size(request, limit)
+        declared = check_declared_size(request, limit)
+        if declared is not None and declared <= SMALL_BODY:
+            # Small and sized: read whole, then commit together with concurrent requests.
+            if CoreAttribute.UUID in attributes:
+                raise BadInput(422, "the 'uuid' attribute cannot be set")
+            body = await read_body(request, limit)
+            return UuidResult(uuid=await batcher.enqueue(port, EnqueueItem(body, attributes)))
         try:
             upload = await run_in_threadpool(node.open_upload, port, attributes)
         except ValueError as exc:
