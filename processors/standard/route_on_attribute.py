@@ -43,8 +43,10 @@ BATCH_SIZE = 1000
 ROUTE_ATTRIBUTE = "RouteOnAttribute.Route"
 
 ROUTE_PROPERTY_NAME = "Route to Property name"
-ROUTE_ALL_MATCH = "Route to 'matched' if all match"
-ROUTE_ANY_MATCHES = "Route to 'matched' if any matches"
+# NiFi stores these values (with 'match', a typo it keeps for compatibility) and shows
+# the display names with 'matched'; either is accepted.
+ROUTE_ALL_MATCH = "Route to 'match' if all match"
+ROUTE_ANY_MATCHES = "Route to 'match' if any matches"
 
 ROUTING_STRATEGY = PropertyDescriptor(
     name="Routing Strategy",
@@ -62,13 +64,13 @@ ROUTING_STRATEGY = PropertyDescriptor(
         ),
         AllowableValue(
             ROUTE_ALL_MATCH,
-            ROUTE_ALL_MATCH,
+            "Route to 'matched' if all match",
             "Requires that all user-defined expressions evaluate to 'true' for "
             "the FlowFile to be considered a match",
         ),
         AllowableValue(
             ROUTE_ANY_MATCHES,
-            ROUTE_ANY_MATCHES,
+            "Route to 'matched' if any matches",
             "Requires that at least one user-defined expression evaluate to "
             "'true' for the FlowFile to be considered a match",
         ),
@@ -87,7 +89,7 @@ MATCHED = Relationship(
 
 
 def _strategy(properties: dict[str, str]) -> str:
-    return properties.get(ROUTING_STRATEGY.name) or ROUTE_PROPERTY_NAME
+    return ROUTING_STRATEGY.canonical(properties.get(ROUTING_STRATEGY.name) or ROUTE_PROPERTY_NAME)
 
 
 def _dynamic_names(properties: dict[str, str]) -> list[str]:
