@@ -11,6 +11,7 @@ from processors.standard.generate_flowfile import GenerateFlowFile
 from processors.standard.get_file import GetFile
 from processors.standard.log_attribute import LogAttribute
 from processors.standard.put_file import PutFile
+from processors.standard.replace_text import ReplaceText
 from processors.standard.route_on_attribute import RouteOnAttribute
 from processors.standard.split_text import SplitText
 from processors.standard.unsupported import Unsupported
@@ -22,6 +23,7 @@ __all__ = [
     "GetFile",
     "LogAttribute",
     "PutFile",
+    "ReplaceText",
     "RouteOnAttribute",
     "SplitText",
     "Unsupported",
