@@ -8,6 +8,7 @@ names (each module's docstring lists where it differs or chooses).
 
 from processors.standard.funnel import Funnel
 from processors.standard.generate_flowfile import GenerateFlowFile
+from processors.standard.extract_text import ExtractText
 from processors.standard.get_file import GetFile
 from processors.standard.log_attribute import LogAttribute
 from processors.standard.put_file import PutFile
@@ -18,6 +19,7 @@ from processors.standard.unsupported import Unsupported
 from processors.standard.update_attribute import UpdateAttribute
 
 __all__ = [
+    "ExtractText",
     "Funnel",
     "GenerateFlowFile",
     "GetFile",
