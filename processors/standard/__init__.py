@@ -8,6 +8,8 @@ names (each module's docstring lists where it differs or chooses).
 
 from processors.standard.funnel import Funnel
 from processors.standard.generate_flowfile import GenerateFlowFile
+from processors.standard.cryptographic_hash_content import CryptographicHashContent
+from processors.standard.duplicate_flowfile import DuplicateFlowFile
 from processors.standard.extract_text import ExtractText
 from processors.standard.get_file import GetFile
 from processors.standard.log_attribute import LogAttribute
@@ -19,6 +21,8 @@ from processors.standard.unsupported import Unsupported
 from processors.standard.update_attribute import UpdateAttribute
 
 __all__ = [
+    "CryptographicHashContent",
+    "DuplicateFlowFile",
     "ExtractText",
     "Funnel",
     "GenerateFlowFile",
