@@ -1,16 +1,17 @@
 """The everyday processors: importing this package registers every one of them.
 
 GenerateFlowFile, GetFile, PutFile, UpdateAttribute, RouteOnAttribute, LogAttribute,
-SplitText and Funnel, one module each (and Unsupported, the stand-in for a NiFi
+SplitText, ReplaceText, ExtractText, CryptographicHashContent, DuplicateFlowFile and
+Funnel, one module each (and Unsupported, the stand-in for a NiFi
 component flowcore lacks), following Apache NiFi's processors of the same
 names (each module's docstring lists where it differs or chooses).
 """
 
-from processors.standard.funnel import Funnel
-from processors.standard.generate_flowfile import GenerateFlowFile
 from processors.standard.cryptographic_hash_content import CryptographicHashContent
 from processors.standard.duplicate_flowfile import DuplicateFlowFile
 from processors.standard.extract_text import ExtractText
+from processors.standard.funnel import Funnel
+from processors.standard.generate_flowfile import GenerateFlowFile
 from processors.standard.get_file import GetFile
 from processors.standard.log_attribute import LogAttribute
 from processors.standard.put_file import PutFile

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from typing import Protocol
 
 from flowcore.processor import (
     AllowableValue,
@@ -20,7 +21,14 @@ from flowcore.processor import (
 )
 from flowcore.session import ProcessSession
 
-Hasher = Callable[[], "hashlib._Hash"]
+
+class Digest(Protocol):
+    def update(self, data: bytes, /) -> None: ...
+
+    def hexdigest(self) -> str: ...
+
+
+Hasher = Callable[[], Digest]
 
 
 def _blake2(size: int) -> Hasher:
@@ -38,10 +46,14 @@ ALGORITHMS: dict[str, tuple[Hasher, str]] = {
     "SHA-256": (_named("sha256"), "SHA-256 (32 byte output) SHA-2 family"),
     "SHA-384": (_named("sha384"), "SHA-384 (48 byte output) SHA-2 family"),
     "SHA-512": (_named("sha512"), "SHA-512 (64 byte output) SHA-2 family"),
-    "SHA-512/224": (_named("sha512_224"), "SHA-512/224 (28 byte output) SHA-2 using SHA-512 "
-                    "with truncated output"),
-    "SHA-512/256": (_named("sha512_256"), "SHA-512/256 (32 byte output) SHA-2 using SHA-512 "
-                    "with truncated output"),
+    "SHA-512/224": (
+        _named("sha512_224"),
+        "SHA-512/224 (28 byte output) SHA-2 using SHA-512 with truncated output",
+    ),
+    "SHA-512/256": (
+        _named("sha512_256"),
+        "SHA-512/256 (32 byte output) SHA-2 using SHA-512 with truncated output",
+    ),
     "SHA3-224": (_named("sha3_224"), "SHA3-224 (28 byte output) Keccak-based SHA3 family"),
     "SHA3-256": (_named("sha3_256"), "SHA3-256 (32 byte output) Keccak-based SHA3 family"),
     "SHA3-384": (_named("sha3_384"), "SHA3-384 (48 byte output) Keccak-based SHA3 family"),
@@ -72,8 +84,9 @@ HASH_ALGORITHM = PropertyDescriptor(
 )
 
 SUCCESS = Relationship("success", "Used for flowfiles that have a hash value added")
-FAILURE = Relationship("failure", "Used for flowfiles that have no content if the 'fail on "
-                       "empty' setting is enabled")
+FAILURE = Relationship(
+    "failure", "Used for flowfiles that have no content if the 'fail on empty' setting is enabled"
+)
 
 
 @processor("CryptographicHashContent")

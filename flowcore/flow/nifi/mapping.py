@@ -118,6 +118,13 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
     _processor("RouteOnAttribute"),
     _processor("LogAttribute"),
     _processor("SplitText"),
+    _processor("ReplaceText", aliases={"Regular Expression": "Search Value"}),
+    _processor("ExtractText"),
+    _processor(
+        "CryptographicHashContent",
+        aliases={"fail_when_empty": "Fail When Content Empty", "hash_algorithm": "Hash Algorithm"},
+    ),
+    _processor("DuplicateFlowFile"),
     _processor("SplitRecord"),
     _processor(
         "ConvertRecord",

@@ -139,7 +139,14 @@ def test_repeating_capture_groups(make_runner: RunnerFactory) -> None:
         **{"Enable Repeating Capture Group": "true", "regex.result": "(\\w+)=(\\d+)"},
     )
     expected = {
-        "": "a", ".0": "a=1", ".1": "a", ".2": "1", ".3": "b", ".4": "10", ".5": "c", ".6": "100"
+        "": "a",
+        ".0": "a=1",
+        ".1": "a",
+        ".2": "1",
+        ".3": "b",
+        ".4": "10",
+        ".5": "c",
+        ".6": "100",
     }
     for suffix, value in expected.items():
         out.assert_attribute_equals("regex.result" + suffix, value)
@@ -182,7 +189,8 @@ def test_maximum_capture_group_length_and_character_set(make_runner: RunnerFacto
     [out] = runner.get_flowfiles_for_relationship("matched")
     out.assert_attribute_equals("word", "éab")
     modified = [
-        e for e in runner.get_provenance_events()
+        e
+        for e in runner.get_provenance_events()
         if e.event_type == ProvenanceEventType.ATTRIBUTES_MODIFIED
     ]
     assert len(modified) == 1

@@ -16,7 +16,7 @@ RunnerFactory = Callable[..., TestRunner]
 @pytest.mark.parametrize(
     ("algorithm", "expected"),
     [
-        ("MD5", hashlib.md5(b"apachenifi").hexdigest()),  # noqa: S324
+        ("MD5", hashlib.md5(b"apachenifi").hexdigest()),
         ("SHA-256", hashlib.sha256(b"apachenifi").hexdigest()),
         ("SHA-512/256", hashlib.new("sha512_256", b"apachenifi").hexdigest()),
         ("SHA3-224", hashlib.sha3_224(b"apachenifi").hexdigest()),

@@ -48,16 +48,24 @@ def test_literal_replace_with_expression_language(make_runner: RunnerFactory, mo
         make_runner,
         text,
         attributes,
-        **_p(strategy="Literal Replace", search="Me, ${search.value}",
-             replacement='"Replacement"', mode=mode),
+        **_p(
+            strategy="Literal Replace",
+            search="Me, ${search.value}",
+            replacement='"Replacement"',
+            mode=mode,
+        ),
     )
     assert out == '"Replacement" and the other'
     out = _replace(
         make_runner,
         "Me, you, them and the other",
         attributes,
-        **_p(strategy="Literal Replace", search="Me, you,",
-             replacement="With ${replacement.value}", mode=mode),
+        **_p(
+            strategy="Literal Replace",
+            search="Me, you,",
+            replacement="With ${replacement.value}",
+            mode=mode,
+        ),
     )
     assert out == "With us them and the other"
 
@@ -69,7 +77,7 @@ def test_iterative_regex_replace_with_group_in_expression_language(
     out = _replace(
         make_runner,
         '{"name":"Smith","middle":"nifi","firstname":"John"}',
-        **_p(search='"([a-z]+?)":"(.*?)"', replacement="\"${'$1':toUpper()}\":\"$2\"", mode=mode),
+        **_p(search='"([a-z]+?)":"(.*?)"', replacement='"${\'$1\':toUpper()}":"$2"', mode=mode),
     )
     assert out == '{"NAME":"Smith","MIDDLE":"nifi","FIRSTNAME":"John"}'
 
@@ -124,9 +132,7 @@ def test_capturing_group_in_expression_language_line_by_line(make_runner: Runner
 
 
 def test_default_regex_replaces_everything(make_runner: RunnerFactory) -> None:
-    out = _replace(
-        make_runner, "line-1\nline-2", **_p(replacement="default", mode="Entire text")
-    )
+    out = _replace(make_runner, "line-1\nline-2", **_p(replacement="default", mode="Entire text"))
     assert out == "default"
     # The default search and replacement leave the content as it is.
     assert _replace(make_runner, "line-1\r\nline-2\n") == "line-1\r\nline-2\n"
@@ -168,12 +174,18 @@ def test_append_line_by_line_keeps_line_endings(
 
 
 def test_prepend_and_append_entire_text(make_runner: RunnerFactory) -> None:
-    assert _replace(
-        make_runner, HELLO, **_p(strategy="Prepend", replacement="TEST", mode="Entire text")
-    ) == "TESTHello, World!"
-    assert _replace(
-        make_runner, HELLO, **_p(strategy="Append", replacement="TEST", mode="Entire text")
-    ) == "Hello, World!TEST"
+    assert (
+        _replace(
+            make_runner, HELLO, **_p(strategy="Prepend", replacement="TEST", mode="Entire text")
+        )
+        == "TESTHello, World!"
+    )
+    assert (
+        _replace(
+            make_runner, HELLO, **_p(strategy="Append", replacement="TEST", mode="Entire text")
+        )
+        == "Hello, World!TEST"
+    )
 
 
 def test_surround(make_runner: RunnerFactory) -> None:

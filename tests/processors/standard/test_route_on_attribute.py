@@ -144,7 +144,11 @@ def test_nifi_stored_strategy_values(
 ) -> None:
     """A NiFi flow stores the allowable value ('match'); the display name ('matched')
     is accepted too."""
-    properties = {"Routing Strategy": strategy, "red": "${color:equals('red')}", "big": "${literal(false)}"}
+    properties = {
+        "Routing Strategy": strategy,
+        "red": "${color:equals('red')}",
+        "big": "${literal(false)}",
+    }
     runner = make_runner("RouteOnAttribute", properties=properties)
     runner.assert_valid()
     assert _names(RouteOnAttribute().get_relationships(properties)) == ["matched", "unmatched"]
