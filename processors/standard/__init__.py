@@ -17,6 +17,7 @@ from processors.standard.log_attribute import LogAttribute
 from processors.standard.put_file import PutFile
 from processors.standard.replace_text import ReplaceText
 from processors.standard.route_on_attribute import RouteOnAttribute
+from processors.standard.route_on_content import RouteOnContent
 from processors.standard.split_text import SplitText
 from processors.standard.unsupported import Unsupported
 from processors.standard.update_attribute import UpdateAttribute
@@ -32,6 +33,7 @@ __all__ = [
     "PutFile",
     "ReplaceText",
     "RouteOnAttribute",
+    "RouteOnContent",
     "SplitText",
     "Unsupported",
     "UpdateAttribute",

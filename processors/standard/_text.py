@@ -147,3 +147,16 @@ class DecoratedValues(Mapping[str, str]):
 def java_quote(text: str) -> str:
     """``Pattern.quote``: the text as a literal in a Java regular expression."""
     return "\\Q" + text.replace("\\E", "\\E\\\\E\\Q") + "\\E"
+
+
+def read_prefix(chunks: Iterable[bytes], limit: int) -> bytes:
+    """The first ``limit`` bytes of the chunks; the rest is never read."""
+    parts: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        if size + len(chunk) >= limit:
+            parts.append(chunk[: limit - size])
+            break
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)

@@ -31,7 +31,7 @@ from flowcore.processor import (
 )
 from flowcore.session import ProcessSession
 from processors.standard._support import character_set
-from processors.standard._text import java_quote
+from processors.standard._text import java_quote, read_prefix
 
 
 def _flag(name: str, description: str, default: str = "false") -> PropertyDescriptor:
@@ -255,11 +255,7 @@ class ExtractText(Processor):
         start_group = 0 if context.get_property(INCLUDE_CAPTURE_GROUP_ZERO).as_bool() else 1
         named = context.get_property(ENABLE_NAMED_GROUPS).as_bool()
         repeating = context.get_property(ENABLE_REPEATING_CAPTURE_GROUP).as_bool()
-        data = b""
-        for chunk in session.stream(flowfile):
-            data += chunk[: max_buffer - len(data)]
-            if len(data) >= max_buffer:
-                break
+        data = read_prefix(session.stream(flowfile), max_buffer)
         text = data.decode(charset, errors="replace")
 
         results: dict[str, str] = {}
