@@ -9,6 +9,7 @@ names (each module's docstring lists where it differs or chooses).
 
 from processors.standard.cryptographic_hash_content import CryptographicHashContent
 from processors.standard.duplicate_flowfile import DuplicateFlowFile
+from processors.standard.evaluate_json_path import EvaluateJsonPath
 from processors.standard.extract_text import ExtractText
 from processors.standard.funnel import Funnel
 from processors.standard.generate_flowfile import GenerateFlowFile
@@ -25,6 +26,7 @@ from processors.standard.update_attribute import UpdateAttribute
 __all__ = [
     "CryptographicHashContent",
     "DuplicateFlowFile",
+    "EvaluateJsonPath",
     "ExtractText",
     "Funnel",
     "GenerateFlowFile",
