@@ -155,7 +155,9 @@ def parse_json(data: bytes, max_string_length: int) -> Any:
 
 def read_path(path: JsonPath, document: Any) -> Any:
     """Jayway's ``read``: one value for a definite path (``PathNotFound`` if none), a list
-    for an indefinite one."""
+    for an indefinite one. Below a scalar document (``null``, ``1``) nothing is found."""
+    if not isinstance(document, dict | list) and path.text.strip() != "$":
+        raise PathNotFound(path.text)
     try:
         matches = path.matches(document)
     except PathFailed as exc:
