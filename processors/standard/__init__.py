@@ -7,6 +7,7 @@ component flowcore lacks), following Apache NiFi's processors of the same
 names (each module's docstring lists where it differs or chooses).
 """
 
+from processors.standard.attributes_to_json import AttributesToJSON
 from processors.standard.cryptographic_hash_content import CryptographicHashContent
 from processors.standard.duplicate_flowfile import DuplicateFlowFile
 from processors.standard.evaluate_json_path import EvaluateJsonPath
@@ -25,6 +26,7 @@ from processors.standard.unsupported import Unsupported
 from processors.standard.update_attribute import UpdateAttribute
 
 __all__ = [
+    "AttributesToJSON",
     "CryptographicHashContent",
     "DuplicateFlowFile",
     "EvaluateJsonPath",
