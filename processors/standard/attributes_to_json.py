@@ -208,7 +208,9 @@ class AttributesToJSON(Processor):
             try:
                 selected = {k: _nested(v) for k, v in selected.items()}
             except ValueError as exc:
-                self.logger.error("Could not read an attribute of %s as JSON: %s", flowfile.uuid, exc)
+                self.logger.error(
+                    "Could not read an attribute of %s as JSON: %s", flowfile.uuid, exc
+                )
                 session.transfer(flowfile, FAILURE)
                 return
         if context.get_property(DESTINATION).as_str() == DESTINATION_CONTENT:

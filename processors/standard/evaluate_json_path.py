@@ -227,17 +227,17 @@ class EvaluateJsonPath(Processor):
         )
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
-        if context.get_property(DESTINATION).as_str() == DESTINATION_CONTENT:
-            if len(context.dynamic_properties()) != 1:
-                return [
-                    ValidationResult(
-                        "JsonPaths",
-                        False,
-                        None,
-                        "Exactly one JsonPath must be set if using destination of "
-                        + DESTINATION_CONTENT,
-                    )
-                ]
+        to_content = context.get_property(DESTINATION).as_str() == DESTINATION_CONTENT
+        if to_content and len(context.dynamic_properties()) != 1:
+            return [
+                ValidationResult(
+                    "JsonPaths",
+                    False,
+                    None,
+                    "Exactly one JsonPath must be set if using destination of "
+                    + DESTINATION_CONTENT,
+                )
+            ]
         return []
 
     def on_scheduled(self, context: ProcessContext) -> None:

@@ -28,7 +28,9 @@ def test_cloning(make_runner: RunnerFactory) -> None:
     runner.get_flowfiles_for_relationship("world")[0].assert_attribute_equals(
         "RouteOnContent.Route", "world"
     )
-    routes = [e for e in runner.get_provenance_events() if e.event_type == ProvenanceEventType.ROUTE]
+    routes = [
+        e for e in runner.get_provenance_events() if e.event_type == ProvenanceEventType.ROUTE
+    ]
     assert len(routes) == 2
 
 

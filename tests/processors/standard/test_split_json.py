@@ -88,9 +88,7 @@ def test_split_scalars_and_empty_array(make_runner: RunnerFactory) -> None:
     ("representation", "expected"), [("empty string", ""), ("the string 'null'", "null")]
 )
 def test_array_of_nulls(make_runner: RunnerFactory, representation: str, expected: str) -> None:
-    runner = _runner(
-        make_runner, "$.arrayOfNulls", **{"Null Value Representation": representation}
-    )
+    runner = _runner(make_runner, "$.arrayOfNulls", **{"Null Value Representation": representation})
     runner.enqueue('{"stringField": "String Value", "arrayOfNulls": [null, null, null]}')
     runner.run()
     splits = runner.get_flowfiles_for_relationship("split")
