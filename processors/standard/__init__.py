@@ -21,6 +21,7 @@ from processors.standard.put_file import PutFile
 from processors.standard.replace_text import ReplaceText
 from processors.standard.route_on_attribute import RouteOnAttribute
 from processors.standard.route_on_content import RouteOnContent
+from processors.standard.route_text import RouteText
 from processors.standard.split_json import SplitJson
 from processors.standard.split_text import SplitText
 from processors.standard.unsupported import Unsupported
@@ -41,6 +42,7 @@ __all__ = [
     "ReplaceText",
     "RouteOnAttribute",
     "RouteOnContent",
+    "RouteText",
     "SplitJson",
     "SplitText",
     "Unsupported",
