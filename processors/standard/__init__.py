@@ -9,6 +9,7 @@ names (each module's docstring lists where it differs or chooses).
 
 from processors.standard.attributes_to_json import AttributesToJSON
 from processors.standard.compress_content import CompressContent
+from processors.standard.control_rate import ControlRate
 from processors.standard.cryptographic_hash_content import CryptographicHashContent
 from processors.standard.duplicate_flowfile import DuplicateFlowFile
 from processors.standard.evaluate_json_path import EvaluateJsonPath
@@ -30,6 +31,7 @@ from processors.standard.update_attribute import UpdateAttribute
 __all__ = [
     "AttributesToJSON",
     "CompressContent",
+    "ControlRate",
     "CryptographicHashContent",
     "DuplicateFlowFile",
     "EvaluateJsonPath",
