@@ -1,8 +1,10 @@
 """The everyday processors: importing this package registers every one of them.
 
 GenerateFlowFile, GetFile, PutFile, UpdateAttribute, RouteOnAttribute, LogAttribute,
-SplitText, ReplaceText, ExtractText, CryptographicHashContent, DuplicateFlowFile and
-Funnel, one module each (and Unsupported, the stand-in for a NiFi
+SplitText, Funnel and the text and content processors (ReplaceText, ExtractText,
+RouteOnContent, RouteText, AttributesToJSON, EvaluateJsonPath, SplitJson,
+CompressContent, CryptographicHashContent, DuplicateFlowFile, ControlRate), one module
+each (and Unsupported, the stand-in for a NiFi
 component flowcore lacks), following Apache NiFi's processors of the same
 names (each module's docstring lists where it differs or chooses).
 """
