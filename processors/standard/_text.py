@@ -4,9 +4,11 @@ NiFi's buffer limits, and attribute views that decorate values for Expression La
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 _EOL_CHARS = "\r\n"
+_EOL = re.compile(r"\r\n|\r|\n")
 _OUT_CHUNK = 64 * 1024
 
 
@@ -36,26 +38,13 @@ def iter_text_lines(
         nonlocal pending
         text = pending + text
         start = 0
-        n = len(text)
-        i = 0
-        while i < n:
-            char = text[i]
-            if char == "\n":
-                yield text[start : i + 1]
-                start = i + 1
-            elif char == "\r":
-                if i + 1 < n:
-                    end = i + 2 if text[i + 1] == "\n" else i + 1
-                    yield text[start:end]
-                    start = end
-                    i = end
-                    continue
-                if final:
-                    yield text[start : i + 1]
-                    start = i + 1
-                else:
-                    break  # "\r" last: maybe half of "\r\n"
-            i += 1
+        size = len(text)
+        for match in _EOL.finditer(text):
+            end = match.end()
+            if end == size and not final and match.group() == "\r":
+                break  # "\r" last: maybe half of "\r\n"
+            yield text[start:end]
+            start = end
         pending = text[start:]
         check(pending)
         if final and pending:
