@@ -1,6 +1,9 @@
 """RouteOnAttribute: routes FlowFiles by boolean Expression Language on their attributes.
 
-Follows NiFi's RouteOnAttribute. Choices made here:
+Follows NiFi's RouteOnAttribute. The Routing Strategy's values are NiFi's stored ones
+("Route to 'match' if all match", "Route to 'match' if any matches", "Route to Property
+name"); the display names ("Route to 'matched' if ...") are accepted too. Choices made
+here:
 
 * With "Route to Property name", a FlowFile matching several properties goes to the
   first matching one (in the order the properties are configured) and a clone goes to
