@@ -1,28 +1,53 @@
 """The everyday processors: importing this package registers every one of them.
 
 GenerateFlowFile, GetFile, PutFile, UpdateAttribute, RouteOnAttribute, LogAttribute,
-SplitText and Funnel, one module each (and Unsupported, the stand-in for a NiFi
+SplitText, Funnel and the text and content processors (ReplaceText, ExtractText,
+RouteOnContent, RouteText, AttributesToJSON, EvaluateJsonPath, SplitJson,
+CompressContent, CryptographicHashContent, DuplicateFlowFile, ControlRate), one module
+each (and Unsupported, the stand-in for a NiFi
 component flowcore lacks), following Apache NiFi's processors of the same
 names (each module's docstring lists where it differs or chooses).
 """
 
+from processors.standard.attributes_to_json import AttributesToJSON
+from processors.standard.compress_content import CompressContent
+from processors.standard.control_rate import ControlRate
+from processors.standard.cryptographic_hash_content import CryptographicHashContent
+from processors.standard.duplicate_flowfile import DuplicateFlowFile
+from processors.standard.evaluate_json_path import EvaluateJsonPath
+from processors.standard.extract_text import ExtractText
 from processors.standard.funnel import Funnel
 from processors.standard.generate_flowfile import GenerateFlowFile
 from processors.standard.get_file import GetFile
 from processors.standard.log_attribute import LogAttribute
 from processors.standard.put_file import PutFile
+from processors.standard.replace_text import ReplaceText
 from processors.standard.route_on_attribute import RouteOnAttribute
+from processors.standard.route_on_content import RouteOnContent
+from processors.standard.route_text import RouteText
+from processors.standard.split_json import SplitJson
 from processors.standard.split_text import SplitText
 from processors.standard.unsupported import Unsupported
 from processors.standard.update_attribute import UpdateAttribute
 
 __all__ = [
+    "AttributesToJSON",
+    "CompressContent",
+    "ControlRate",
+    "CryptographicHashContent",
+    "DuplicateFlowFile",
+    "EvaluateJsonPath",
+    "ExtractText",
     "Funnel",
     "GenerateFlowFile",
     "GetFile",
     "LogAttribute",
     "PutFile",
+    "ReplaceText",
     "RouteOnAttribute",
+    "RouteOnContent",
+    "RouteText",
+    "SplitJson",
     "SplitText",
     "Unsupported",
     "UpdateAttribute",

@@ -1,6 +1,9 @@
 """RouteOnAttribute: routes FlowFiles by boolean Expression Language on their attributes.
 
-Follows NiFi's RouteOnAttribute. Choices made here:
+Follows NiFi's RouteOnAttribute. The Routing Strategy's values are NiFi's stored ones
+("Route to 'match' if all match", "Route to 'match' if any matches", "Route to Property
+name"); the display names ("Route to 'matched' if ...") are accepted too. Choices made
+here:
 
 * With "Route to Property name", a FlowFile matching several properties goes to the
   first matching one (in the order the properties are configured) and a clone goes to
@@ -43,8 +46,10 @@ BATCH_SIZE = 1000
 ROUTE_ATTRIBUTE = "RouteOnAttribute.Route"
 
 ROUTE_PROPERTY_NAME = "Route to Property name"
-ROUTE_ALL_MATCH = "Route to 'matched' if all match"
-ROUTE_ANY_MATCHES = "Route to 'matched' if any matches"
+# NiFi stores these values (with 'match', a typo it keeps for compatibility) and shows
+# the display names with 'matched'; either is accepted.
+ROUTE_ALL_MATCH = "Route to 'match' if all match"
+ROUTE_ANY_MATCHES = "Route to 'match' if any matches"
 
 ROUTING_STRATEGY = PropertyDescriptor(
     name="Routing Strategy",
@@ -62,13 +67,13 @@ ROUTING_STRATEGY = PropertyDescriptor(
         ),
         AllowableValue(
             ROUTE_ALL_MATCH,
-            ROUTE_ALL_MATCH,
+            "Route to 'matched' if all match",
             "Requires that all user-defined expressions evaluate to 'true' for "
             "the FlowFile to be considered a match",
         ),
         AllowableValue(
             ROUTE_ANY_MATCHES,
-            ROUTE_ANY_MATCHES,
+            "Route to 'matched' if any matches",
             "Requires that at least one user-defined expression evaluate to "
             "'true' for the FlowFile to be considered a match",
         ),
@@ -87,7 +92,7 @@ MATCHED = Relationship(
 
 
 def _strategy(properties: dict[str, str]) -> str:
-    return properties.get(ROUTING_STRATEGY.name) or ROUTE_PROPERTY_NAME
+    return ROUTING_STRATEGY.canonical(properties.get(ROUTING_STRATEGY.name) or ROUTE_PROPERTY_NAME)
 
 
 def _dynamic_names(properties: dict[str, str]) -> list[str]:

@@ -118,6 +118,31 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
     _processor("RouteOnAttribute"),
     _processor("LogAttribute"),
     _processor("SplitText"),
+    _processor("ReplaceText", aliases={"Regular Expression": "Search Value"}),
+    _processor(
+        "ExtractText",
+        aliases={
+            "extract-text-enable-repeating-capture-group": "Enable Repeating Capture Group",
+            "Enable repeating capture group": "Enable Repeating Capture Group",
+            "extract-text-enable-named-groups": "Enable Named Groups",
+            "Enable named group support": "Enable Named Groups",
+        },
+    ),
+    _processor("RouteOnContent"),
+    _processor("RouteText"),
+    _processor(
+        "AttributesToJSON",
+        aliases={"attributes-to-json-regex": "Attributes Regular Expression"},
+    ),
+    _processor("EvaluateJsonPath"),
+    _processor("SplitJson"),
+    _processor("CompressContent"),
+    _processor("ControlRate"),
+    _processor(
+        "CryptographicHashContent",
+        aliases={"fail_when_empty": "Fail When Content Empty", "hash_algorithm": "Hash Algorithm"},
+    ),
+    _processor("DuplicateFlowFile"),
     _processor("SplitRecord"),
     _processor(
         "ConvertRecord",

@@ -130,6 +130,33 @@ def test_route_to_matched_if_any_matches(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("unmatched", 1)
 
 
+@pytest.mark.parametrize(
+    ("strategy", "routed"),
+    [
+        ("Route to 'match' if all match", "unmatched"),
+        ("Route to 'match' if any matches", "matched"),
+        ("Route to 'matched' if all match", "unmatched"),
+        ("Route to 'matched' if any matches", "matched"),
+    ],
+)
+def test_nifi_stored_strategy_values(
+    make_runner: RunnerFactory, strategy: str, routed: str
+) -> None:
+    """A NiFi flow stores the allowable value ('match'); the display name ('matched')
+    is accepted too."""
+    properties = {
+        "Routing Strategy": strategy,
+        "red": "${color:equals('red')}",
+        "big": "${literal(false)}",
+    }
+    runner = make_runner("RouteOnAttribute", properties=properties)
+    runner.assert_valid()
+    assert _names(RouteOnAttribute().get_relationships(properties)) == ["matched", "unmatched"]
+    runner.enqueue("", {"color": "red"})
+    runner.run()
+    runner.assert_all_flowfiles_transferred(routed, 1)
+
+
 def test_literal_boolean_results(make_runner: RunnerFactory) -> None:
     runner = make_runner(
         "RouteOnAttribute",
@@ -157,8 +184,8 @@ def test_validation(make_runner: RunnerFactory) -> None:
     runner = make_runner("RouteOnAttribute", properties={"Routing Strategy": "Route somewhere"})
     assert runner.validation_errors() == [
         "'Routing Strategy' validated against 'Route somewhere' is invalid because Given value "
-        "not found in allowed set 'Route to Property name, Route to 'matched' if all match, "
-        "Route to 'matched' if any matches'"
+        "not found in allowed set 'Route to Property name, Route to 'match' if all match, "
+        "Route to 'match' if any matches'"
     ]
 
     runner = make_runner("RouteOnAttribute", properties={"bad": "${x:nope()}"})
