@@ -127,6 +127,7 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         },
     ),
     _processor("PartitionRecord"),
+    _processor("QueryRecord"),
     _processor(
         "MergeRecord",
         aliases={
