@@ -129,6 +129,30 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
     _processor("PartitionRecord"),
     _processor("QueryRecord"),
     _processor(
+        "ValidateRecord",
+        aliases={
+            **_RECORD_ALIASES,
+            "invalid-record-writer": "Record Writer for Invalid Records",
+            "schema-access-strategy": "Schema Access Strategy",
+            "schema-text": "Schema Text",
+            "allow-extra-fields": "Allow Extra Fields",
+            "strict-type-checking": "Strict Type Checking",
+            "coerce-types": "Force Types From Reader Schema",
+            "validation-details-attribute-name": "Validation Details Attribute Name",
+            "maximum-validation-details-length": "Maximum Validation Details Length",
+        },
+        ignored={
+            "schema-registry": ANY,
+            "Schema Registry": ANY,
+            "schema-name": "${schema.name}",
+            "Schema Name": "${schema.name}",
+            "schema-branch": ANY,
+            "Schema Branch": ANY,
+            "schema-version": ANY,
+            "Schema Version": ANY,
+        },
+    ),
+    _processor(
         "MergeRecord",
         aliases={
             **_RECORD_ALIASES,
