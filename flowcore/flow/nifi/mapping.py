@@ -66,6 +66,11 @@ _CSV = {"CSV Format": "custom", "Comment Marker": ANY, "csvutils-character-set":
 _RECORD_ALIASES = {"record-reader": "Record Reader", "record-writer": "Record Writer"}
 
 
+def _without(ignored: Mapping[str, str], *names: str) -> dict[str, str]:
+    """``ignored`` less the properties the flowcore service takes."""
+    return {k: v for k, v in ignored.items() if k not in names}
+
+
 def _processor(
     name: str,
     package: str = "org.apache.nifi.processors.standard",
@@ -184,7 +189,7 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         READER_API,
         ignored={
             **_SCHEMA,
-            **_CSV,
+            **_without(_CSV, "Comment Marker"),
             "csv-reader-csv-parser": "commons-csv",
             "Record Separator": "\\n",
             "csvutils-allow-duplicate-header-names": "true",
@@ -202,7 +207,7 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         "org.apache.nifi.json",
         READER_API,
         ignored={
-            **_SCHEMA,
+            **_without(_SCHEMA, "Date Format", "Time Format", "Timestamp Format"),
             "starting-field-strategy": "ROOT_NODE",
             "schema-application-strategy": "SELECTED_PART",
             "Max String Length": "20 MB",
@@ -214,8 +219,7 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         "org.apache.nifi.json",
         WRITER_API,
         ignored={
-            **_WRITER,
-            "Pretty Print JSON": "false",
+            **_without(_WRITER, "Schema Write Strategy"),
             "Allow Scientific Notation": "false",
             "compression-format": "none",
             "compression-level": ANY,
