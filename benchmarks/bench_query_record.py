@@ -28,7 +28,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-import processors.record  # noqa: F401  (registers the services)
+import processors.record
 import processors.record_processors  # noqa: F401  (registers QueryRecord)
 from benchmarks._common import best_of, fmt_rate, rate, result_line
 from flowcore.settings import EngineSettings

@@ -12,9 +12,9 @@ import pyarrow.csv as pacsv
 
 from flowcore.errors import ConfigurationError, ProcessException
 from flowcore.processor import (
-    ExpressionLanguageScope,
     AllowableValue,
     ControllerService,
+    ExpressionLanguageScope,
     ProcessContext,
     PropertyDescriptor,
     controller_service,
@@ -184,7 +184,9 @@ class CSVReader(ControllerService):
         self.ignore_header = context.get_property(IGNORE_CSV_HEADER).as_bool()
         self._context = context
         self.separator_expression = "${" in context.get_property(VALUE_SEPARATOR).as_str()
-        delimiter = None if self.separator_expression else common.character(context, VALUE_SEPARATOR)
+        delimiter = (
+            None if self.separator_expression else common.character(context, VALUE_SEPARATOR)
+        )
         marker = common.character(context, COMMENT_MARKER)
         self.comment_marker = marker.encode(self._encoding_name(context)) if marker else None
         quote = common.character(context, QUOTE_CHAR)
@@ -348,9 +350,7 @@ class CSVReader(ControllerService):
 def _without_comments(content: Content, marker: bytes) -> Iterator[bytes]:
     """The content without the lines that begin with the comment marker (streamed; a line
     split across chunks is joined first)."""
-    chunks = (
-        (bytes(content),) if isinstance(content, bytes | bytearray | memoryview) else content
-    )
+    chunks = (bytes(content),) if isinstance(content, bytes | bytearray | memoryview) else content
     pending = b""
     for chunk in chunks:
         data = pending + bytes(chunk)

@@ -16,7 +16,6 @@ import fastavro
 import pyarrow as pa
 
 from flowcore.processor import ValidationResult
-
 from processors.record.api import RecordReader, SchemaError
 
 _PRIMITIVES: dict[str, pa.DataType] = {

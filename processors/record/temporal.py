@@ -74,7 +74,8 @@ def java_to_strptime(pattern: str) -> str:
 
 def _parse_datetime(text: str, fmt: str | None) -> dt.datetime:
     if fmt is not None:
-        return dt.datetime.strptime(text, fmt)
+        # A pattern without an offset gives a local date-time, as Java's LocalDateTime.
+        return dt.datetime.strptime(text, fmt)  # noqa: DTZ007
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
@@ -99,7 +100,7 @@ def converter(
         def to_date(value: Any) -> Any:
             if isinstance(value, str):
                 if date is not None:
-                    return dt.datetime.strptime(value, date).date()
+                    return dt.datetime.strptime(value, date).date()  # noqa: DTZ007
                 return dt.date.fromisoformat(value)
             if isinstance(value, int | decimal.Decimal):
                 return dt.datetime.fromtimestamp(int(value) / 1000, dt.UTC).date()
@@ -111,11 +112,12 @@ def converter(
         def to_time(value: Any) -> Any:
             if isinstance(value, str):
                 if time is not None:
-                    return dt.datetime.strptime(value, time).time()
+                    return dt.datetime.strptime(value, time).time()  # noqa: DTZ007
                 return dt.time.fromisoformat(value)
             if isinstance(value, int | decimal.Decimal):
                 millis = int(value)
-                return (dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=millis)).time()
+                epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+                return (epoch + dt.timedelta(milliseconds=millis)).time()
             return value
 
         return to_time

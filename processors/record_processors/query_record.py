@@ -28,6 +28,7 @@ connection, made on first use and kept until the processor stops.
 from __future__ import annotations
 
 import threading
+
 import duckdb
 import pyarrow as pa
 
@@ -261,7 +262,9 @@ class QueryRecord(Processor):
         try:
             precision = context.get_property(DEFAULT_PRECISION).evaluate(original).as_int() or 10
             scale = context.get_property(DEFAULT_SCALE).evaluate(original).as_int() or 0
-            reader = readers.create_reader(session.stream(original), attributes, source_of(original))
+            reader = readers.create_reader(
+                session.stream(original), attributes, source_of(original)
+            )
             try:
                 table = pa.Table.from_batches(list(reader.batches()), schema=reader.schema)
             finally:
@@ -354,4 +357,3 @@ class QueryRecord(Processor):
             session.remove(child)
         original = session.put_attribute(original, ROUTE_ATTRIBUTE, FAILURE.name)
         session.transfer(original, FAILURE)
-

@@ -48,9 +48,9 @@ from flowcore.session import ProcessSession
 from flowcore.session.session import OpenContent
 from processors.record.api import (
     RecordReaderFactory,
-    SchemaError,
     RecordSetWriter,
     RecordSetWriterFactory,
+    SchemaError,
     as_reader_factory,
     as_writer_factory,
     source_of,
@@ -89,7 +89,7 @@ INVALID_RECORD_WRITER = PropertyDescriptor(
     name="Record Writer for Invalid Records",
     display_name="Record Writer for Invalid Records",
     description="If specified, this Controller Service will be used to write out any records "
-    "that are invalid. If not specified, the writer specified by the \"Record Writer\" "
+    'that are invalid. If not specified, the writer specified by the "Record Writer" '
     "property will be used with the schema used to read the input records.",
     required=False,
     controller_service=RecordSetWriterFactory,
@@ -164,6 +164,9 @@ MAX_VALIDATION_DETAILS_LENGTH = PropertyDescriptor(
     validators=[validators.positive_integer],
 )
 
+VALIDATION_FAILURES: tuple[type[BaseException], ...] = (*RECORD_FAILURES, SchemaError)
+"""A schema that does not parse fails the FlowFile as bad records do."""
+
 VALID = Relationship(
     "valid", "Records that are valid according to the schema will be routed to this relationship"
 )
@@ -231,18 +234,17 @@ def _widens(source: pa.DataType, target: pa.DataType) -> bool:
     if t.is_floating(source) and t.is_floating(target):
         return bool(target.bit_width >= source.bit_width)
     if t.is_string(source) or t.is_large_string(source):
-        return t.is_string(target) or t.is_large_string(target)
-    if t.is_timestamp(source) and t.is_timestamp(target):
-        return True
-    return False
+        return bool(t.is_string(target) or t.is_large_string(target))
+    return bool(t.is_timestamp(source) and t.is_timestamp(target))
 
 
 def _same_family(source: pa.DataType, target: pa.DataType) -> bool:
     """Integers for integers, floats for floats: a value is of the right type when it fits
     (an inferred ``long`` holding 1 is a valid ``int``)."""
     t = pa.types
-    return (t.is_integer(source) and t.is_integer(target)) or (
-        t.is_floating(source) and t.is_floating(target)
+    return bool(
+        (t.is_integer(source) and t.is_integer(target))
+        or (t.is_floating(source) and t.is_floating(target))
     )
 
 
@@ -319,7 +321,7 @@ class ValidateRecord(Processor):
         'that adhere to the schema are routed to the "valid" relationship while records that '
         'do not adhere to the schema are routed to the "invalid" relationship. It is '
         "therefore possible for a single incoming FlowFile to be split into two individual "
-        'FlowFiles if some records are valid according to the schema and others are not. Any '
+        "FlowFiles if some records are valid according to the schema and others are not. Any "
         'FlowFile that is routed to the "invalid" relationship will emit a ROUTE Provenance '
         "Event with the Details field populated to explain why records were invalid."
     )
@@ -380,7 +382,7 @@ class ValidateRecord(Processor):
             finally:
                 reader.close()
             finished = self._finish(context, session, outputs, problems)
-        except (*RECORD_FAILURES, SchemaError) as exc:
+        except VALIDATION_FAILURES as exc:
             self._discard(session, outputs)
             self.logger.error("Failed to process %s; will route to failure: %s", flowfile, exc)
             session.transfer(flowfile, FAILURE)

@@ -10,7 +10,7 @@ from typing import Any
 import fastavro
 import pytest
 
-import processors.merge  # noqa: F401  (registers MergeRecord)
+import processors.merge
 import processors.record  # noqa: F401  (registers the record services)
 from flowcore.settings import EngineSettings
 from flowcore.testing import TestRunner

@@ -201,7 +201,10 @@ def test_avro_union_of_enum_and_string_reads_as_string() -> None:
             "type": "record",
             "name": "r",
             "fields": [
-                {"name": "kind", "type": [{"type": "enum", "name": "K", "symbols": ["A"]}, "string"]}
+                {
+                    "name": "kind",
+                    "type": [{"type": "enum", "name": "K", "symbols": ["A"]}, "string"],
+                }
             ],
         }
     )

@@ -91,9 +91,7 @@ def test_provenance_fork_and_route_per_result(make_runner: RunnerFactory) -> Non
         for e in events
         if e.event_type == ProvenanceEventType.ROUTE
     }
-    assert routes == {
-        (runner.get_flowfiles_for_relationship(r)[0].uuid, r) for r in ("a", "b")
-    }
+    assert routes == {(runner.get_flowfiles_for_relationship(r)[0].uuid, r) for r in ("a", "b")}
 
 
 def test_aggregate_with_subquery(make_runner: RunnerFactory) -> None:
@@ -166,9 +164,7 @@ def test_zero_record_results_dropped_when_not_included(make_runner: RunnerFactor
     runner.assert_transfer_count("none", 0)
     runner.assert_transfer_count("some", 1)
     runner.assert_transfer_count("original", 1)
-    forks = [
-        e for e in runner.get_provenance_events() if e.event_type == ProvenanceEventType.FORK
-    ]
+    forks = [e for e in runner.get_provenance_events() if e.event_type == ProvenanceEventType.FORK]
     assert [e.flowfile_uuid for e in forks] == [original.uuid]
     assert len(forks[0].child_uuids) == 1
 
