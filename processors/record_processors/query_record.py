@@ -131,19 +131,28 @@ FAILURE = Relationship(
 QUERY_FAILURES: tuple[type[BaseException], ...] = (*RECORD_FAILURES, duckdb.Error)
 
 
+def select_statement(sql: str) -> str | None:
+    """Why ``sql`` is not one SELECT statement (DuckDB's parser), or None when it is."""
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as exc:
+        return f"Not a valid SQL Statement: {exc}"
+    if len(statements) != 1:
+        return "Not a valid SQL Statement: expected exactly one statement"
+    kind = statements[0].type
+    if kind != duckdb.StatementType.SELECT:
+        return f"Not a valid SQL Statement: a SELECT statement is required, not {kind.name}"
+    return None
+
+
 def sql_validator(subject: str, value: str) -> ValidationResult:
-    """NiFi's SqlValidator: the statement must parse (skipped when it holds Expression
-    Language, which is evaluated per FlowFile)."""
+    """NiFi's SqlValidator: the statement must parse, and be a SELECT (skipped when it holds
+    Expression Language, which is evaluated per FlowFile)."""
     if "${" in value:
         return ValidationResult(subject, True, value, "Expression Language Present")
-    try:
-        statements = duckdb.extract_statements(value)
-    except duckdb.Error as exc:
-        return ValidationResult(subject, False, value, f"Not a valid SQL Statement: {exc}")
-    if len(statements) != 1:
-        return ValidationResult(
-            subject, False, value, "Not a valid SQL Statement: expected exactly one statement"
-        )
+    problem = select_statement(value)
+    if problem is not None:
+        return ValidationResult(subject, False, value, problem)
     return ValidationResult(subject, True, value, "")
 
 
@@ -236,7 +245,12 @@ class QueryRecord(Processor):
         """This task's DuckDB connection (in memory), made on first use."""
         connection: duckdb.DuckDBPyConnection | None = getattr(self._local, "connection", None)
         if connection is None:
-            connection = duckdb.connect(":memory:")
+            # No files, no extensions, no network: the SQL sees the FlowFile's records only,
+            # as in NiFi; and a statement cannot change that.
+            connection = duckdb.connect(
+                ":memory:",
+                config={"enable_external_access": False, "lock_configuration": True},
+            )
             self._local.connection = connection
             with self._lock:
                 self._connections.append(connection)
@@ -322,6 +336,9 @@ class QueryRecord(Processor):
         child = session.create(original)
         content = session.open_write(child)
         try:
+            problem = select_statement(sql)
+            if problem is not None:
+                raise ProcessException(problem)
             relation = connection.sql(sql)
             if relation is None:
                 msg = f"SQL statement returns no result set: {sql}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 from flowcore.model import ProvenanceEventType
 from flowcore.testing import TestRunner
@@ -238,3 +239,25 @@ def test_failure_leaves_the_connection_usable(make_runner: RunnerFactory) -> Non
     runner.run(2, stop_on_finish=False)
     runner.assert_transfer_count("failure", 1)
     runner.assert_transfer_count("success", 1)
+
+
+def test_only_select_statements_are_valid(make_runner: RunnerFactory) -> None:
+    runner = _query_runner(make_runner, success="CREATE TABLE t AS SELECT * FROM FLOWFILE")
+    problems = runner.validation_errors()
+    assert any("a SELECT statement is required, not CREATE" in p for p in problems), problems
+
+
+def test_statement_from_expression_language_must_be_a_select(make_runner: RunnerFactory) -> None:
+    runner = _query_runner(make_runner, success="${sql}")
+    runner.enqueue(PEOPLE, {"sql": "CREATE TABLE t AS SELECT 1"})
+    runner.run()
+    runner.assert_all_flowfiles_transferred("failure", 1)
+
+
+def test_sql_cannot_read_files(make_runner: RunnerFactory, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.csv"
+    secret.write_text("a\n1\n")
+    runner = _query_runner(make_runner, success=f"SELECT * FROM read_csv('{secret}')")
+    runner.enqueue(PEOPLE)
+    runner.run()
+    runner.assert_all_flowfiles_transferred("failure", 1)
