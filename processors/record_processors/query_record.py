@@ -307,6 +307,7 @@ class QueryRecord(Processor):
                     continue
                 child = session.put_attribute(child, ROUTE_ATTRIBUTE, name)
                 results.append((child, Relationship(name)))
+                session.adjust_counter("Records Written", int(child.attributes["record.count"]))
         except QUERY_FAILURES as exc:
             self.logger.error("Unable to query %s due to %s", original, exc)
             self._fail(session, original, [child for child, _ in results])
@@ -314,6 +315,7 @@ class QueryRecord(Processor):
         finally:
             connection.unregister(TABLE_NAME)
 
+        session.adjust_counter("Records Read", table.num_rows)
         # The framework reports the FORK of the original to the children that live.
         for child, relationship in results:
             session.provenance.route(child, relationship.name)

@@ -358,6 +358,7 @@ class ValidateRecord(Processor):
         strict = context.get_property(STRICT_TYPE_CHECKING).as_bool()
         outputs: dict[str, _Output] = {}
         problems = _Problems()
+        counts = {"valid": 0, "invalid": 0}
         try:
             reader = readers.create_reader(
                 session.stream(flowfile), flowfile.attributes, source_of(flowfile)
@@ -370,6 +371,8 @@ class ValidateRecord(Processor):
                     mask = validate_batch(batch, schema, allow_extra, strict, problems)
                     good = batch.filter(mask)
                     bad = batch.filter(pc.invert(mask))
+                    counts["valid"] += good.num_rows
+                    counts["invalid"] += bad.num_rows
                     if good.num_rows:
                         good = conform(good, schema)
                         self._output(session, flowfile, outputs, "valid", valid_writers, schema)
@@ -393,6 +396,9 @@ class ValidateRecord(Processor):
         for child, relationship, details in finished:
             session.transfer(child, relationship)
             session.provenance.route(child, relationship.name, details=details)
+        session.adjust_counter("Records Validated", counts["valid"] + counts["invalid"])
+        session.adjust_counter("Records Found Valid", counts["valid"])
+        session.adjust_counter("Records Found Invalid", counts["invalid"])
         session.remove(flowfile)
 
     @staticmethod

@@ -261,3 +261,13 @@ def test_sql_cannot_read_files(make_runner: RunnerFactory, tmp_path: Path) -> No
     runner.enqueue(PEOPLE)
     runner.run()
     runner.assert_all_flowfiles_transferred("failure", 1)
+
+
+def test_counters(make_runner: RunnerFactory) -> None:
+    runner = _query_runner(
+        make_runner, a="SELECT * FROM FLOWFILE", b="SELECT * FROM FLOWFILE WHERE age > 40"
+    )
+    runner.enqueue(PEOPLE)
+    runner.run()
+    assert runner.get_counter_value("Records Read") == 3
+    assert runner.get_counter_value("Records Written") == 4

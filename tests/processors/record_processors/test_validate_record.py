@@ -181,3 +181,12 @@ def test_unparseable_schema_text_goes_to_failure(make_runner: RunnerFactory) -> 
     runner.enqueue(PEOPLE, {"schema": "{not json"})
     runner.run()
     runner.assert_all_flowfiles_transferred("failure", 1)
+
+
+def test_counters(make_runner: RunnerFactory) -> None:
+    runner = _with_schema(make_runner, **{"Strict Type Checking": "false"})
+    runner.enqueue(PEOPLE)
+    runner.run()
+    assert runner.get_counter_value("Records Validated") == 3
+    assert runner.get_counter_value("Records Found Valid") == 2
+    assert runner.get_counter_value("Records Found Invalid") == 1
