@@ -156,12 +156,16 @@ def sql_validator(subject: str, value: str) -> ValidationResult:
     return ValidationResult(subject, True, value, "")
 
 
-def _fallback_decimals(schema: pa.Schema, precision: int, scale: int) -> pa.Schema:
-    """Decimal columns without a precision (0) get the defaults; others are unchanged."""
+def _result_schema(schema: pa.Schema, precision: int, scale: int) -> pa.Schema:
+    """The schema results are written with: decimal columns without a precision (0) get
+    the defaults, and instants are labelled UTC (DuckDB labels them with the machine's
+    time zone; the instants are the same)."""
     fields = []
     for f in schema:
         if pa.types.is_decimal(f.type) and f.type.precision == 0:
             fields.append(f.with_type(pa.decimal128(precision, scale)))
+        elif pa.types.is_timestamp(f.type) and f.type.tz not in (None, "UTC"):
+            fields.append(f.with_type(pa.timestamp(f.type.unit, tz="UTC")))
         else:
             fields.append(f)
     return pa.schema(fields, metadata=schema.metadata)
@@ -347,7 +351,7 @@ class QueryRecord(Processor):
                 raise ProcessException(msg)
             result: pa.RecordBatchReader = relation.to_arrow_reader(RESULT_BATCH_ROWS)
             try:
-                schema = _fallback_decimals(result.schema, *decimals)
+                schema = _result_schema(result.schema, *decimals)
                 write_schema = writers.writer_schema(schema, original.attributes)
                 writer = writers.create_writer(write_schema, content, original.attributes)
                 try:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from flowcore.model import ProvenanceEventType
 from flowcore.testing import TestRunner
@@ -271,3 +274,35 @@ def test_counters(make_runner: RunnerFactory) -> None:
     runner.run()
     assert runner.get_counter_value("Records Read") == 3
     assert runner.get_counter_value("Records Written") == 4
+
+
+def test_instants_come_back_in_utc_whatever_the_machine_zone(
+    make_runner: RunnerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TZ", "Europe/Oslo")
+    time.tzset()
+    try:
+        schema = json.dumps(
+            {
+                "type": "record",
+                "name": "r",
+                "fields": [
+                    {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}}
+                ],
+            }
+        )
+        runner = make_runner(
+            "QueryRecord",
+            reader_type="JsonTreeReader",
+            reader={"Schema Access Strategy": "schema-text-property", "Schema Text": schema},
+            writer_type="JsonRecordSetWriter",
+            writer=JSON_LINES,
+        )
+        runner.set_property("success", 'SELECT "at" FROM FLOWFILE')
+        runner.enqueue('{"at": "2024-01-31T10:00:00Z"}\n')
+        runner.run()
+        out = runner.get_flowfiles_for_relationship("success")[0]
+        assert out.content.decode().startswith('{"at":"2024-01-31 10:00:00')
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
