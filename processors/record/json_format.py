@@ -44,6 +44,7 @@ from processors.record.api import (
 from processors.record.schema import arrow_to_avro, conform
 from processors.record.temporal import (
     TemporalFormatError,
+    arrow_reads_json,
     converter,
     java_to_strptime,
     needs_conversion,
@@ -218,14 +219,15 @@ class JsonTreeReader(ControllerService):
             return _ListReader([], schema, given[1] if given else None, self.batch_rows)
         if head.startswith(b"["):
             return self._array(stream, given, source)
-        if given is not None and needs_conversion(given[0]):
+        if given is not None and not arrow_reads_json(given[0], self.formats["timestamp"]):
             return self._decoded_lines(stream, given, source)
         return self._lines(stream, given, source)
 
     def _decoded_lines(
         self, stream: ChunkInput, given: tuple[pa.Schema, str], source: str
     ) -> RecordReader:
-        """JSON lines decoded row by row, for a schema whose values need converting."""
+        """JSON lines decoded row by row, for a schema with fields Arrow's JSON reader
+        cannot fill (dates, times, formatted timestamps)."""
         try:
             rows = _LINES.decode_lines(stream.readall())
         except msgspec.DecodeError as exc:

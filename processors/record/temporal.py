@@ -146,3 +146,16 @@ def needs_conversion(schema: pa.Schema) -> bool:
         t.is_decimal(f.type) or t.is_date(f.type) or t.is_time(f.type) or t.is_timestamp(f.type)
         for f in schema
     )
+
+
+def arrow_reads_json(schema: pa.Schema, timestamp_format: str | None) -> bool:
+    """Whether Arrow's JSON reader fills every top-level field itself: decimals from
+    numbers or text and ISO 8601 timestamps it does; dates, times and formatted
+    timestamps it does not."""
+    t = pa.types
+    for f in schema:
+        if t.is_date(f.type) or t.is_time(f.type):
+            return False
+        if t.is_timestamp(f.type) and timestamp_format is not None:
+            return False
+    return True

@@ -250,3 +250,28 @@ def test_invalid_avro_schema_text_is_rejected_at_validation(text: str, message: 
     assert message in str(problems[0])
     with pytest.raises(ConfigurationError, match="not a valid Avro schema"):
         enable_service(JsonTreeReader(), properties)
+
+
+def test_json_lines_with_decimals_and_iso_timestamps_still_stream() -> None:
+    schema = json.dumps(
+        {
+            "type": "record",
+            "name": "r",
+            "fields": [
+                {
+                    "name": "amount",
+                    "type": {"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2},
+                },
+                {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+            ],
+        }
+    )
+    reader = enable_service(
+        JsonTreeReader(),
+        {"Schema Access Strategy": "schema-text-property", "Schema Text": schema},
+    )
+    records = reader.create_reader([b'{"amount": 1.25, "at": "2024-01-31T10:00:00Z"}\n'], {}, "ff")
+    assert type(records).__name__ == "_LinesReader"
+    assert next(iter(records.batches())).to_pylist() == [
+        {"amount": decimal.Decimal("1.25"), "at": dt.datetime(2024, 1, 31, 10, tzinfo=dt.UTC)}
+    ]
