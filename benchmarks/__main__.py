@@ -73,6 +73,11 @@ BENCHMARKS: dict[str, Benchmark] = {
     "api": Benchmark("benchmarks.bench_api", (), ("--quick",)),
     "merge_entities": Benchmark("benchmarks.bench_merge_entities", (), ("--quick",)),
     "el": Benchmark("benchmarks.bench_el", (), ("--flowfiles", "2000", "--rounds", "1")),
+    "query_record": Benchmark(
+        "benchmarks.bench_query_record",
+        (),
+        ("--flowfiles", "4", "--records", "10000", "--rounds", "1"),
+    ),
 }
 
 _ALIASES = {name.replace("_", "-"): name for name in BENCHMARKS} | {

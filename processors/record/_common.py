@@ -15,7 +15,7 @@ from flowcore.processor import (
     validators,
 )
 from processors.record.api import DEFAULT_BATCH_ROWS, CountingSink
-from processors.record.schema import avro_to_arrow
+from processors.record.schema import avro_schema_validator, avro_to_arrow
 
 INFER_SCHEMA = AllowableValue("infer-schema", "Infer Schema", "Infer the schema from the data.")
 SCHEMA_TEXT_PROPERTY = AllowableValue(
@@ -52,6 +52,7 @@ SCHEMA_TEXT = PropertyDescriptor(
     description="The text of an Avro-formatted Schema",
     default="${avro.schema}",
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[avro_schema_validator],
 )
 
 BATCH_ROWS = PropertyDescriptor(

@@ -14,6 +14,7 @@ from flowcore.errors import ConfigurationError, ProcessException
 from flowcore.processor import (
     AllowableValue,
     ControllerService,
+    ExpressionLanguageScope,
     ProcessContext,
     PropertyDescriptor,
     controller_service,
@@ -39,9 +40,20 @@ _ROW = re.compile(r"Row #(\d+)")
 VALUE_SEPARATOR = PropertyDescriptor(
     name="Value Separator",
     display_name="Value Separator",
-    description="The character that is used to separate values/fields in a CSV Record.",
+    description="The character that is used to separate values/fields in a CSV Record. If "
+    "the property has been specified via Expression Language but the expression gets "
+    "evaluated to an invalid Value Separator at runtime, then it will be skipped and the "
+    "default Value Separator will be used.",
     default=",",
     required=True,
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+)
+COMMENT_MARKER = PropertyDescriptor(
+    name="Comment Marker",
+    display_name="Comment Marker",
+    description="The character that is used to denote the start of a comment. Any line "
+    "that begins with this comment will be ignored.",
+    required=False,
 )
 QUOTE_CHAR = PropertyDescriptor(
     name="Quote Character",
@@ -158,6 +170,7 @@ class CSVReader(ControllerService):
         VALUE_SEPARATOR,
         QUOTE_CHAR,
         ESCAPE_CHAR,
+        COMMENT_MARKER,
         NULL_STRING,
         TRIM_FIELDS,
         CHARSET,
@@ -169,7 +182,13 @@ class CSVReader(ControllerService):
         self.schema_source = common.schema_source(context, READER_STRATEGY)
         self.header = context.get_property(FIRST_LINE_IS_HEADER).as_bool()
         self.ignore_header = context.get_property(IGNORE_CSV_HEADER).as_bool()
-        delimiter = common.character(context, VALUE_SEPARATOR)
+        self._context = context
+        self.separator_expression = "${" in context.get_property(VALUE_SEPARATOR).as_str()
+        delimiter = (
+            None if self.separator_expression else common.character(context, VALUE_SEPARATOR)
+        )
+        marker = common.character(context, COMMENT_MARKER)
+        self.comment_marker = marker.encode(self._encoding_name(context)) if marker else None
         quote = common.character(context, QUOTE_CHAR)
         escape = common.character(context, ESCAPE_CHAR)
         self.trim = context.get_property(TRIM_FIELDS).as_bool()
@@ -185,6 +204,18 @@ class CSVReader(ControllerService):
             newlines_in_values=True,
             ignore_empty_lines=True,
         )
+
+    @staticmethod
+    def _encoding_name(context: ProcessContext) -> str:
+        return context.get_property(CHARSET).as_str() or "UTF-8"
+
+    def _separator(self, attributes: Mapping[str, str]) -> str:
+        """The Value Separator for a FlowFile: its Expression Language evaluated against the
+        attributes; an empty or longer result falls back to ',' (as NiFi does)."""
+        value = common.unescape(
+            self._context.get_property(VALUE_SEPARATOR).evaluate(dict(attributes)).as_str()
+        )
+        return value if len(value) == 1 else ","
 
     def _read_options(
         self, column_names: list[str] | None, skip: int, block: int = _BLOCK
@@ -214,6 +245,27 @@ class CSVReader(ControllerService):
         self, content: Content, attributes: Mapping[str, str], source: str
     ) -> RecordReader:
         given = self.schema_source.resolve(attributes)
+        if self.comment_marker is not None:
+            content = _without_comments(content, self.comment_marker)
+        parse_options = self.parse_options
+        if self.separator_expression:
+            parse_options = pacsv.ParseOptions(
+                delimiter=self._separator(attributes),
+                quote_char=parse_options.quote_char,
+                double_quote=True,
+                escape_char=parse_options.escape_char,
+                newlines_in_values=True,
+                ignore_empty_lines=True,
+            )
+        return self._create(content, given, source, parse_options)
+
+    def _create(
+        self,
+        content: Content,
+        given: tuple[pa.Schema, str] | None,
+        source: str,
+        parse_options: pacsv.ParseOptions,
+    ) -> RecordReader:
         stream = ChunkInput(content)
         if not stream.peek_bytes(1).strip() and not stream.peek_bytes(_BLOCK).strip():
             schema = given[0] if given else pa.schema([])
@@ -226,11 +278,11 @@ class CSVReader(ControllerService):
             else:
                 read = self._read_options(schema.names, 1 if self.header else 0)
                 convert = self._convert_options(schema, None)
-            reader = self._open(stream, read, convert, source)
+            reader = self._open(stream, read, convert, source, parse_options)
             return _CSVRecordReader(
                 reader, schema, text, source, stream, self.batch_rows, trim=self.trim
             )
-        inferred, whole = self._infer(stream, source)
+        inferred, whole = self._infer(stream, source, parse_options)
         if whole is not None:  # the content fitted in the first block: parsed once
             return _CSVRecordReader(
                 None,
@@ -244,7 +296,7 @@ class CSVReader(ControllerService):
             )
         read = self._read_options(None, 0)
         convert = self._convert_options(inferred, None)
-        reader = self._open(stream, read, convert, source)
+        reader = self._open(stream, read, convert, source, parse_options)
         schema = inferred if inferred is not None else reader.schema
         return _CSVRecordReader(
             reader, schema, None, source, stream, self.batch_rows, trim=self.trim
@@ -256,18 +308,21 @@ class CSVReader(ControllerService):
         read: pacsv.ReadOptions,
         convert: pacsv.ConvertOptions,
         source: str,
+        parse_options: pacsv.ParseOptions,
     ) -> pacsv.CSVStreamingReader:
         try:
             return pacsv.open_csv(
                 stream,
                 read_options=read,
-                parse_options=self.parse_options,
+                parse_options=parse_options,
                 convert_options=convert,
             )
         except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as exc:
             raise _arrow_error(exc, source, 0, stream.offset) from None
 
-    def _infer(self, stream: ChunkInput, source: str) -> tuple[pa.Schema | None, pa.Table | None]:
+    def _infer(
+        self, stream: ChunkInput, source: str, parse_options: pacsv.ParseOptions
+    ) -> tuple[pa.Schema | None, pa.Table | None]:
         """Infer from the first block (nulls-only columns become strings); when that block
         is the whole content, also give its table."""
         head = stream.peek_bytes(_BLOCK)
@@ -279,7 +334,7 @@ class CSVReader(ControllerService):
             table = pacsv.read_csv(
                 io.BytesIO(head),
                 read_options=self._read_options(None, 0, max(len(head) + 1, 4096)),
-                parse_options=self.parse_options,
+                parse_options=parse_options,
                 convert_options=self._convert_options(None, None),
             )
         except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as exc:
@@ -290,6 +345,26 @@ class CSVReader(ControllerService):
         if complete:
             return schema, table if table.schema.equals(schema) else table.cast(schema)
         return schema, None
+
+
+def _without_comments(content: Content, marker: bytes) -> Iterator[bytes]:
+    """The content without the lines that begin with the comment marker (streamed; a line
+    split across chunks is joined first)."""
+    chunks = (bytes(content),) if isinstance(content, bytes | bytearray | memoryview) else content
+    pending = b""
+    for chunk in chunks:
+        data = pending + bytes(chunk)
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            pending = data
+            continue
+        pending = data[cut + 1 :]
+        lines = data[: cut + 1].splitlines(keepends=True)
+        kept = [line for line in lines if not line.startswith(marker)]
+        if kept:
+            yield b"".join(kept)
+    if pending and not pending.startswith(marker):
+        yield pending
 
 
 class _CSVRecordReader:
@@ -389,7 +464,11 @@ class CSVRecordSetWriter(ControllerService):
         common.validate(context, self.property_descriptors)
         self.schema_source = common.schema_source(context, WRITER_STRATEGY)
         self.include_header = context.get_property(INCLUDE_HEADER).as_bool()
-        self.delimiter = common.character(context, VALUE_SEPARATOR) or ","
+        self._context = context
+        self.separator_expression = "${" in context.get_property(VALUE_SEPARATOR).as_str()
+        self.delimiter = (
+            "," if self.separator_expression else common.character(context, VALUE_SEPARATOR) or ","
+        )
         self.eol = common.unescape(context.get_property(RECORD_SEPARATOR).as_str())
         quote = common.character(context, QUOTE_CHAR)
         if quote not in (None, '"'):
@@ -410,19 +489,28 @@ class CSVRecordSetWriter(ControllerService):
     def create_writer(
         self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
     ) -> RecordSetWriter:
-        return _CSVWriter(self, schema, sink)
+        delimiter = self.delimiter
+        if self.separator_expression:
+            value = common.unescape(
+                self._context.get_property(VALUE_SEPARATOR).evaluate(dict(attributes)).as_str()
+            )
+            delimiter = value if len(value) == 1 else ","
+        return _CSVWriter(self, schema, sink, delimiter)
 
 
 class _CSVWriter(common.CountingWriter):
     MIME_TYPE = CSV_MIME_TYPE
 
-    def __init__(self, service: CSVRecordSetWriter, schema: pa.Schema, sink: BinarySink) -> None:
+    def __init__(
+        self, service: CSVRecordSetWriter, schema: pa.Schema, sink: BinarySink, delimiter: str
+    ) -> None:
         self._service = service
+        self._delimiter = delimiter
         self._schema = schema
         self._sink = CountingSink(sink)
         self._records = 0
         self._header_written = not service.include_header
-        specials = (service.delimiter, '"', "\n", "\r")
+        specials = (self._delimiter, '"', "\n", "\r")
         plain = all(not any(c in name for c in specials) for name in schema.names)
         self._header_style = "none" if plain and service.quote_mode != "ALL" else "needed"
         self._escape_columns = [
@@ -436,7 +524,7 @@ class _CSVWriter(common.CountingWriter):
         return pacsv.WriteOptions(
             include_header=header,
             batch_size=8192,
-            delimiter=self._service.delimiter,
+            delimiter=self._delimiter,
             eol=self._service.eol,
             null_string=self._service.null_string,
             quoting_style=style,

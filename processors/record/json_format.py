@@ -8,7 +8,9 @@ object is made per field (nested and binary columns fall back to msgspec per val
 
 from __future__ import annotations
 
+import decimal
 import io
+import json
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -18,11 +20,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pajson
 
+from flowcore.errors import ConfigurationError
 from flowcore.processor import (
     AllowableValue,
     ControllerService,
     ProcessContext,
     PropertyDescriptor,
+    ValidationResult,
     controller_service,
 )
 from processors.record import _common as common
@@ -37,9 +41,19 @@ from processors.record.api import (
     WriteResult,
     bounded,
 )
-from processors.record.schema import conform
+from processors.record.schema import arrow_to_avro, conform
+from processors.record.temporal import (
+    TemporalFormatError,
+    arrow_reads_json,
+    converter,
+    java_to_strptime,
+    needs_conversion,
+)
 
 JSON_MIME_TYPE = "application/json"
+_EXACT_NUMBERS = msgspec.json.Decoder(float_hook=decimal.Decimal)
+"""Decodes JSON keeping each number's exact text (pretty printing)."""
+_LINES = msgspec.json.Decoder()
 _BLOCK = 1 << 20
 _ROW = re.compile(r"in row (\d+)")
 _BYTE = re.compile(r"byte (\d+)")
@@ -62,6 +76,51 @@ OUTPUT_GROUPING = PropertyDescriptor(
     default=OUTPUT_ARRAY.value,
     required=True,
     allowable_values=[OUTPUT_ARRAY, OUTPUT_ONELINE],
+)
+DATE_FORMAT = PropertyDescriptor(
+    name="Date Format",
+    display_name="Date Format",
+    description="Specifies the format to use when reading/writing Date fields. If not "
+    "specified, Date fields will be assumed to be number of milliseconds since epoch "
+    "(Midnight, Jan 1, 1970 GMT) or ISO 8601 text. If specified, the value must match the "
+    "Java java.time.format.DateTimeFormatter format (for example, MM/dd/yyyy).",
+)
+TIME_FORMAT = PropertyDescriptor(
+    name="Time Format",
+    display_name="Time Format",
+    description="Specifies the format to use when reading/writing Time fields (Java "
+    "DateTimeFormatter pattern, for example HH:mm:ss).",
+)
+TIMESTAMP_FORMAT = PropertyDescriptor(
+    name="Timestamp Format",
+    display_name="Timestamp Format",
+    description="Specifies the format to use when reading/writing Timestamp fields (Java "
+    "DateTimeFormatter pattern, for example MM/dd/yyyy HH:mm:ss.SSS).",
+)
+PRETTY_PRINT_JSON = PropertyDescriptor(
+    name="Pretty Print JSON",
+    display_name="Pretty Print JSON",
+    description="Specifies whether or not the JSON should be pretty printed",
+    default="false",
+    required=True,
+    allowable_values=["true", "false"],
+)
+NO_SCHEMA = AllowableValue(
+    "no-schema", "Do Not Write Schema", "Do not add any schema-related information"
+)
+AVRO_SCHEMA_ATTRIBUTE = AllowableValue(
+    "full-schema-attribute",
+    "Set 'avro.schema' Attribute",
+    "The FlowFile will be given an attribute named 'avro.schema' holding the Avro schema "
+    "of the records written",
+)
+SCHEMA_WRITE_STRATEGY = PropertyDescriptor(
+    name="Schema Write Strategy",
+    display_name="Schema Write Strategy",
+    description="Specifies how the schema for a Record should be added to the data.",
+    default=NO_SCHEMA.value,
+    required=True,
+    allowable_values=[NO_SCHEMA, AVRO_SCHEMA_ATTRIBUTE],
 )
 NEVER_SUPPRESS = AllowableValue("never-suppress", "Never Suppress", "Fields with null are written")
 ALWAYS_SUPPRESS = AllowableValue(
@@ -92,12 +151,62 @@ def _error(exc: Exception, source: str, records_before: int, offset: int) -> Mal
 class JsonTreeReader(ControllerService):
     """Reads a JSON array of objects, or JSON lines (objects one after another)."""
 
-    property_descriptors = (READER_STRATEGY, common.SCHEMA_TEXT, common.BATCH_ROWS)
+    property_descriptors = (
+        READER_STRATEGY,
+        common.SCHEMA_TEXT,
+        DATE_FORMAT,
+        TIME_FORMAT,
+        TIMESTAMP_FORMAT,
+        common.BATCH_ROWS,
+    )
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
         self.schema_source = common.schema_source(context, READER_STRATEGY)
         self.batch_rows = common.rows_per_batch(context)
+        self.formats: dict[str, str | None] = {}
+        for key, descriptor in (
+            ("date", DATE_FORMAT),
+            ("time", TIME_FORMAT),
+            ("timestamp", TIMESTAMP_FORMAT),
+        ):
+            pattern = context.get_property(descriptor).value
+            try:
+                self.formats[key] = java_to_strptime(pattern) if pattern else None
+            except TemporalFormatError as exc:
+                msg = f"'{descriptor.label}' validated against '{pattern}' is invalid because {exc}"
+                raise ConfigurationError(msg) from None
+
+    def _converted(
+        self, rows: list[dict[str, Any]], schema: pa.Schema, source: str
+    ) -> list[dict[str, Any]]:
+        """Rows with text and numbers made into the schema's decimals, dates, times and
+        timestamps (top-level fields), with the Date/Time/Timestamp Formats."""
+        converters = {
+            f.name: c
+            for f in schema
+            if (
+                c := converter(
+                    f.type,
+                    self.formats["date"],
+                    self.formats["time"],
+                    self.formats["timestamp"],
+                )
+            )
+            is not None
+        }
+        for index, row in enumerate(rows):
+            for name, convert in converters.items():
+                value = row.get(name)
+                if value is None:
+                    continue
+                try:
+                    row[name] = convert(value)
+                except (ValueError, TypeError, ArithmeticError) as exc:
+                    raise MalformedRecordError(
+                        source, f"record {index}", f"field '{name}': {exc}"
+                    ) from None
+        return rows
 
     def create_reader(
         self, content: Content, attributes: Mapping[str, str], source: str
@@ -110,12 +219,30 @@ class JsonTreeReader(ControllerService):
             return _ListReader([], schema, given[1] if given else None, self.batch_rows)
         if head.startswith(b"["):
             return self._array(stream, given, source)
+        if given is not None and not arrow_reads_json(given[0], self.formats["timestamp"]):
+            return self._decoded_lines(stream, given, source)
         return self._lines(stream, given, source)
+
+    def _decoded_lines(
+        self, stream: ChunkInput, given: tuple[pa.Schema, str], source: str
+    ) -> RecordReader:
+        """JSON lines decoded row by row, for a schema with fields Arrow's JSON reader
+        cannot fill (dates, times, formatted timestamps)."""
+        try:
+            rows = _LINES.decode_lines(stream.readall())
+        except msgspec.DecodeError as exc:
+            raise MalformedRecordError(source, "unknown position", str(exc)) from None
+        for index, row in enumerate(rows):
+            if not isinstance(row, dict):
+                raise MalformedRecordError(source, f"record {index}", "a line is not an object")
+        rows = self._converted(rows, given[0], source)
+        return _ListReader(rows, given[0], given[1], self.batch_rows, source)
 
     def _array(
         self, stream: ChunkInput, given: tuple[pa.Schema, str] | None, source: str
     ) -> RecordReader:
         data = stream.readall()
+        exact = given is not None and needs_conversion(given[0])
         try:
             rows = msgspec.json.decode(data)
         except msgspec.DecodeError as exc:
@@ -128,6 +255,8 @@ class JsonTreeReader(ControllerService):
                     source, f"record {index}", "a JSON array element is not an object"
                 )
         if given is not None:
+            if exact:
+                rows = self._converted(rows, given[0], source)
             return _ListReader(rows, given[0], given[1], self.batch_rows, source)
         try:
             schema = (
@@ -261,15 +390,44 @@ class _LinesReader:
 class JsonRecordSetWriter(ControllerService):
     """Writes records as a JSON array or as one JSON object per line."""
 
-    property_descriptors = (WRITER_STRATEGY, common.SCHEMA_TEXT, OUTPUT_GROUPING, SUPPRESS_NULLS)
+    property_descriptors = (
+        WRITER_STRATEGY,
+        common.SCHEMA_TEXT,
+        SCHEMA_WRITE_STRATEGY,
+        PRETTY_PRINT_JSON,
+        OUTPUT_GROUPING,
+        SUPPRESS_NULLS,
+    )
 
     mime_type = JSON_MIME_TYPE
 
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        pretty = context.get_property(PRETTY_PRINT_JSON).as_str() == "true"
+        grouping = context.get_property(OUTPUT_GROUPING).as_str()
+        if pretty and grouping in (OUTPUT_ONELINE.value, OUTPUT_ONELINE.display_name):
+            return [
+                ValidationResult(
+                    "Pretty Print",
+                    False,
+                    None,
+                    "Pretty Print JSON must be false when 'Output Grouping' is set to "
+                    "'One Line Per Object'",
+                )
+            ]
+        return []
+
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
+        problems = self.custom_validate(context)
+        if problems:
+            raise ConfigurationError(str(problems[0]))
         self.schema_source = common.schema_source(context, WRITER_STRATEGY)
         self.one_line = common.choice(context, OUTPUT_GROUPING) == OUTPUT_ONELINE.value
         self.suppress_nulls = common.choice(context, SUPPRESS_NULLS) == ALWAYS_SUPPRESS.value
+        self.pretty = context.get_property(PRETTY_PRINT_JSON).as_str() == "true"
+        self.write_schema = (
+            common.choice(context, SCHEMA_WRITE_STRATEGY) == AVRO_SCHEMA_ATTRIBUTE.value
+        )
 
     def writer_schema(self, read_schema: pa.Schema, attributes: Mapping[str, str]) -> pa.Schema:
         given = self.schema_source.resolve(attributes)
@@ -278,7 +436,17 @@ class JsonRecordSetWriter(ControllerService):
     def create_writer(
         self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
     ) -> RecordSetWriter:
-        return _JsonWriter(schema, sink, self.one_line, self.suppress_nulls)
+        extra: dict[str, str] = {}
+        if self.write_schema:
+            given = self.schema_source.resolve(attributes)
+            extra["avro.schema"] = (
+                given[1]
+                if given is not None and given[0].equals(schema)
+                else json.dumps(arrow_to_avro(schema), separators=(",", ":"))
+            )
+        if self.pretty and not self.one_line:
+            return _PrettyJsonWriter(schema, sink, self.suppress_nulls, extra)
+        return _JsonWriter(schema, sink, self.one_line, self.suppress_nulls, extra)
 
 
 _CONTROL = [chr(c) for c in range(32)]
@@ -335,8 +503,14 @@ class _JsonWriter(common.CountingWriter):
     MIME_TYPE = JSON_MIME_TYPE
 
     def __init__(
-        self, schema: pa.Schema, sink: BinarySink, one_line: bool, suppress_nulls: bool
+        self,
+        schema: pa.Schema,
+        sink: BinarySink,
+        one_line: bool,
+        suppress_nulls: bool,
+        attributes: Mapping[str, str] | None = None,
     ) -> None:
+        self._attributes = dict(attributes or {})
         self._schema = schema
         self._sink = CountingSink(sink)
         self._one_line = one_line
@@ -349,22 +523,7 @@ class _JsonWriter(common.CountingWriter):
     def write_batch(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:
             return
-        batch = conform(batch, self._schema)
-        fragments: list[pa.Array] = []
-        for key, column in zip(self._keys, batch.columns, strict=True):
-            values = _json_values(column)
-            if not self._suppress:
-                values = values.fill_null("null")
-            fragments.append(pc.binary_join_element_wise(key, values, ""))
-        if fragments:
-            body = pc.binary_join_element_wise(*fragments, ",", null_handling="skip")
-            body = body.fill_null("")
-        else:
-            body = pa.array([""] * batch.num_rows, pa.string())
-        if self._one_line:
-            rows = pc.binary_join_element_wise("{", body, "}\n", "")
-        else:
-            rows = pc.binary_join_element_wise(",{", body, "}", "")
+        rows = self._rows(batch)
         buffers = rows.buffers()
         offsets = pa.Array.from_buffers(
             pa.int32(), len(rows) + 1, [None, buffers[1]], offset=rows.offset
@@ -378,6 +537,28 @@ class _JsonWriter(common.CountingWriter):
         self._sink.write(data)
         self._records += batch.num_rows
 
+    def _objects(self, batch: pa.RecordBatch) -> pa.Array:
+        """The JSON text of each record's members, without braces."""
+        batch = conform(batch, self._schema)
+        fragments: list[pa.Array] = []
+        for key, column in zip(self._keys, batch.columns, strict=True):
+            values = _json_values(column)
+            if not self._suppress:
+                values = values.fill_null("null")
+            fragments.append(pc.binary_join_element_wise(key, values, ""))
+        if fragments:
+            body = pc.binary_join_element_wise(*fragments, ",", null_handling="skip")
+            body = body.fill_null("")
+        else:
+            body = pa.array([""] * batch.num_rows, pa.string())
+        return body
+
+    def _rows(self, batch: pa.RecordBatch) -> pa.Array:
+        body = self._objects(batch)
+        if self._one_line:
+            return pc.binary_join_element_wise("{", body, "}\n", "")
+        return pc.binary_join_element_wise(",{", body, "}", "")
+
     def flush(self) -> None:
         """Nothing is buffered."""
 
@@ -385,7 +566,61 @@ class _JsonWriter(common.CountingWriter):
         if not self._finished and not self._one_line:
             self._sink.write(b"]" if self._started else b"[]")
         self._finished = True
-        return WriteResult(self._records, JSON_MIME_TYPE)
+        return WriteResult(self._records, JSON_MIME_TYPE, self._attributes)
 
     def abort(self) -> None:
         self._finished = True
+
+
+class _PrettyJsonWriter(_JsonWriter):
+    """A JSON array laid out as NiFi's (Jackson's default pretty printer) lays it out:
+    ``[ {`` then one ``"name" : value`` per line, two spaces per level, ``}, {`` between
+    records and ``} ]`` at the end. Each record is rendered compactly first, then laid out
+    (numbers keep their text)."""
+
+    def __init__(
+        self,
+        schema: pa.Schema,
+        sink: BinarySink,
+        suppress_nulls: bool,
+        attributes: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(schema, sink, False, suppress_nulls, attributes)
+
+    def write_batch(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        bodies = self._objects(batch).to_pylist()
+        parts: list[str] = []
+        for body in bodies:
+            value = _EXACT_NUMBERS.decode(("{" + body + "}").encode())
+            parts.append(("[ " if not self._started else ", ") + _pretty(value, 0))
+            self._started = True
+        self._sink.write("".join(parts).encode())
+        self._records += batch.num_rows
+
+    def finish(self) -> WriteResult:
+        if not self._finished:
+            self._sink.write(b" ]" if self._started else b"[ ]")
+        self._finished = True
+        return WriteResult(self._records, JSON_MIME_TYPE, self._attributes)
+
+
+def _pretty(value: Any, level: int) -> str:
+    """Jackson's DefaultPrettyPrinter layout of a decoded JSON value."""
+    if isinstance(value, dict):
+        if not value:
+            return "{ }"
+        inner = "  " * (level + 1)
+        members = [
+            f"{inner}{msgspec.json.encode(k).decode()} : {_pretty(v, level + 1)}"
+            for k, v in value.items()
+        ]
+        return "{\n" + ",\n".join(members) + "\n" + "  " * level + "}"
+    if isinstance(value, list):
+        if not value:
+            return "[ ]"
+        return "[ " + ", ".join(_pretty(v, level) for v in value) + " ]"
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    return msgspec.json.encode(value).decode()

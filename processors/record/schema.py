@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import fastavro
 import pyarrow as pa
 
+from flowcore.processor import ValidationResult
 from processors.record.api import RecordReader, SchemaError
 
 _PRIMITIVES: dict[str, pa.DataType] = {
@@ -28,12 +30,37 @@ _PRIMITIVES: dict[str, pa.DataType] = {
 }
 
 
+AVRO_DEFAULT_METADATA = b"avro.default"
+"""Arrow field metadata holding a field's Avro default, as JSON text (mergers read it)."""
+
+
 def parse_avro_schema(text: str) -> Any:
+    """The schema JSON, checked by Avro's rules (``fastavro.parse_schema``): an unknown
+    type, a record without a name or a default that does not fit its type is refused
+    with fastavro's message."""
     try:
-        return json.loads(text)
+        parsed = json.loads(text)
     except ValueError as exc:
         msg = f"Schema Text is not valid Avro schema JSON: {exc}"
         raise SchemaError(msg) from None
+    try:
+        fastavro.parse_schema(parsed)
+    except Exception as exc:  # fastavro raises several unrelated types for a bad schema
+        msg = f"Schema Text is not a valid Avro schema: {exc}"
+        raise SchemaError(msg) from None
+    return parsed
+
+
+def avro_schema_validator(subject: str, value: str) -> ValidationResult:
+    """A property validator: the text is a valid Avro schema (skipped when it holds
+    Expression Language, which is evaluated per FlowFile)."""
+    if "${" in value:
+        return ValidationResult(subject, True, value, "Expression Language Present")
+    try:
+        parse_avro_schema(value)
+    except SchemaError as exc:
+        return ValidationResult(subject, False, value, str(exc))
+    return ValidationResult(subject, True, value, "")
 
 
 def avro_to_arrow(text_or_schema: str | dict[str, Any]) -> pa.Schema:
@@ -51,7 +78,10 @@ def _field(avro_field: dict[str, Any], named: dict[str, pa.DataType]) -> pa.Fiel
         msg = f"Avro field without name or type: {avro_field}"
         raise SchemaError(msg)
     data_type, nullable = _type(avro_field["type"], named)
-    return pa.field(avro_field["name"], data_type, nullable=nullable)
+    metadata = None
+    if "default" in avro_field:
+        metadata = {AVRO_DEFAULT_METADATA: json.dumps(avro_field["default"]).encode()}
+    return pa.field(avro_field["name"], data_type, nullable=nullable, metadata=metadata)
 
 
 def _type(avro: Any, named: dict[str, pa.DataType]) -> tuple[pa.DataType, bool]:
@@ -62,6 +92,14 @@ def _type(avro: Any, named: dict[str, pa.DataType]) -> tuple[pa.DataType, bool]:
             return _type(branches[0], named)[0], nullable
         if not branches:
             return pa.null(), True
+        types = [_type(b, named)[0] for b in branches]
+        if all(t.equals(types[0]) for t in types):
+            # enum | string, or the same type twice: one Arrow type holds every branch.
+            return types[0], nullable
+        if all(pa.types.is_integer(t) for t in types):
+            return max(types, key=lambda t: t.bit_width), nullable
+        if all(pa.types.is_integer(t) or pa.types.is_floating(t) for t in types):
+            return pa.float64(), nullable
         msg = f"Avro unions of several non-null types are not supported: {avro}"
         raise SchemaError(msg)
     if isinstance(avro, str):

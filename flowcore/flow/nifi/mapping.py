@@ -66,6 +66,11 @@ _CSV = {"CSV Format": "custom", "Comment Marker": ANY, "csvutils-character-set":
 _RECORD_ALIASES = {"record-reader": "Record Reader", "record-writer": "Record Writer"}
 
 
+def _without(ignored: Mapping[str, str], *names: str) -> dict[str, str]:
+    """``ignored`` less the properties the flowcore service takes."""
+    return {k: v for k, v in ignored.items() if k not in names}
+
+
 def _processor(
     name: str,
     package: str = "org.apache.nifi.processors.standard",
@@ -152,6 +157,31 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         },
     ),
     _processor("PartitionRecord"),
+    _processor("QueryRecord"),
+    _processor(
+        "ValidateRecord",
+        aliases={
+            **_RECORD_ALIASES,
+            "invalid-record-writer": "Record Writer for Invalid Records",
+            "schema-access-strategy": "Schema Access Strategy",
+            "schema-text": "Schema Text",
+            "allow-extra-fields": "Allow Extra Fields",
+            "strict-type-checking": "Strict Type Checking",
+            "coerce-types": "Force Types From Reader Schema",
+            "validation-details-attribute-name": "Validation Details Attribute Name",
+            "maximum-validation-details-length": "Maximum Validation Details Length",
+        },
+        ignored={
+            "schema-registry": ANY,
+            "Schema Registry": ANY,
+            "schema-name": "${schema.name}",
+            "Schema Name": "${schema.name}",
+            "schema-branch": ANY,
+            "Schema Branch": ANY,
+            "schema-version": ANY,
+            "Schema Version": ANY,
+        },
+    ),
     _processor(
         "MergeRecord",
         aliases={
@@ -184,7 +214,7 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         READER_API,
         ignored={
             **_SCHEMA,
-            **_CSV,
+            **_without(_CSV, "Comment Marker"),
             "csv-reader-csv-parser": "commons-csv",
             "Record Separator": "\\n",
             "csvutils-allow-duplicate-header-names": "true",
@@ -202,7 +232,7 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         "org.apache.nifi.json",
         READER_API,
         ignored={
-            **_SCHEMA,
+            **_without(_SCHEMA, "Date Format", "Time Format", "Timestamp Format"),
             "starting-field-strategy": "ROOT_NODE",
             "schema-application-strategy": "SELECTED_PART",
             "Max String Length": "20 MB",
@@ -214,8 +244,7 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         "org.apache.nifi.json",
         WRITER_API,
         ignored={
-            **_WRITER,
-            "Pretty Print JSON": "false",
+            **_without(_WRITER, "Schema Write Strategy"),
             "Allow Scientific Notation": "false",
             "compression-format": "none",
             "compression-level": ANY,
