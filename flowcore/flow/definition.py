@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from flowcore.errors import ConfigurationError
 from flowcore.units import parse_data_size, parse_time_period
@@ -164,6 +172,12 @@ class FlowSpec(_Model):
 class FlowDefinition(_Model):
     version: Literal[1] = 1
     flow: FlowSpec
+    _folder: Path | None = PrivateAttr(default=None)
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder of the file the flow was read from (None if not read from one)."""
+        return self._folder
 
 
 _PARAM = re.compile(r"#\{([^}]+)\}")
@@ -222,7 +236,9 @@ def load_flow(path: Path, *, allow_unsupported: bool = False) -> FlowDefinition:
     ``allow_unsupported`` puts them in place as stopped stubs.
     """
     document = read_flow_document(path, allow_unsupported=allow_unsupported)
-    return parse_flow(document, str(path))
+    definition = parse_flow(document, str(path))
+    definition._folder = path.parent.resolve()
+    return definition
 
 
 def read_flow_document(path: Path, *, allow_unsupported: bool = False) -> Any:

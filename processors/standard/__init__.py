@@ -6,6 +6,7 @@ component flowcore lacks), following Apache NiFi's processors of the same
 names (each module's docstring lists where it differs or chooses).
 """
 
+import processors.python_extensions  # noqa: F401 - registers the NiFi Python processors
 from processors.standard.funnel import Funnel
 from processors.standard.generate_flowfile import GenerateFlowFile
 from processors.standard.get_file import GetFile

@@ -1,0 +1,189 @@
+"""NiFi Python processors written to NiFi's developer guide, run unmodified."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from flowcore.settings import EngineSettings
+from flowcore.testing import TestRunner
+
+EXTENSIONS = Path(__file__).parent / "extensions"
+
+
+def make_runner(tmp_path: Path, type_name: str) -> TestRunner:
+    settings = EngineSettings(data_dir=tmp_path / "data", python_extensions_dir=EXTENSIONS)
+    return TestRunner(type_name, settings=settings)
+
+
+def test_flowfile_transform_writes_attributes_and_routes_to_custom_relationship(
+    tmp_path: Path,
+) -> None:
+    runner = make_runner(tmp_path, "RouteByKeyword")
+    runner.set_property("Keyword", "cat")
+    runner.set_property("Uppercase Content", "true")
+    runner.enqueue("a cat sat", {"filename": "one.txt"})
+    runner.enqueue("a dog sat", {"filename": "two.txt"})
+    runner.run(2)
+
+    matched = runner.get_flowfiles_for_relationship("matched")
+    assert len(matched) == 1
+    matched[0].assert_content_equals("A CAT SAT")
+    matched[0].assert_attribute_equals("keyword.found", "true")
+    matched[0].assert_attribute_equals("keyword.size", "9")
+    matched[0].assert_attribute_equals("keyword.scheduled", "1")  # onScheduled ran once
+    unmatched = runner.get_flowfiles_for_relationship("unmatched")
+    assert len(unmatched) == 1
+    unmatched[0].assert_content_equals("a dog sat")  # None contents keep the content
+    unmatched[0].assert_attribute_equals("keyword.found", "false")
+    originals = runner.get_flowfiles_for_relationship("original")
+    assert sorted(o.get_attribute("filename") or "" for o in originals) == ["one.txt", "two.txt"]
+    for original in originals:
+        original.assert_attribute_not_exists("keyword.found")
+    assert runner.get_flowfiles_for_relationship("success") == []
+
+
+def test_custom_relationships_replace_success(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, "RouteByKeyword")
+    assert sorted(runner._node.relationship_names()) == [
+        "failure",
+        "matched",
+        "original",
+        "unmatched",
+    ]
+
+
+def test_an_exception_routes_the_input_to_failure_unchanged(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, "RouteByKeyword")
+    runner.set_property("Keyword", "cat")
+    runner.enqueue("explode the cat", {"filename": "boom.txt"})
+    runner.run()
+    runner.assert_all_flowfiles_transferred("failure", 1)
+    failed = runner.get_flowfiles_for_relationship("failure")[0]
+    failed.assert_content_equals("explode the cat")
+    failed.assert_attribute_not_exists("keyword.found")
+
+
+def test_required_property_and_allowable_values_are_validated(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, "RouteByKeyword")
+    assert runner.validation_errors() == ["'Keyword' is invalid because Keyword is required"]
+    runner.set_property("Keyword", "cat")
+    runner.set_property("Uppercase Content", "maybe")
+    errors = runner.validation_errors()
+    assert len(errors) == 1 and "Given value not found in allowed set 'true, false'" in errors[0]
+
+
+def test_expression_language_and_validators(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, "AddPrefix")
+    runner.set_property("Prefix", "${tag}: ")
+    runner.set_property("Repeat Count", "0")
+    assert runner.validation_errors() == [
+        "'Repeat Count' validated against '0' is invalid because not a positive value"
+    ]
+    runner.set_property("Repeat Count", "2")
+    runner.enqueue("one\ntwo\n", {"tag": "x"})
+    runner.run()
+    out = runner.get_flowfiles_for_relationship("success")[0]
+    out.assert_content_equals("x: x: one\nx: x: two")
+    out.assert_attribute_not_exists("delay.visible")  # hidden by its dependency
+
+
+def test_dependent_properties_are_required_only_when_shown(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, "AddPrefix")
+    runner.set_property("Prefix", "> ")
+    runner.assert_valid()  # Delay is required, but depends on Add Timing = true
+    runner.set_property("Add Timing", "true")
+    assert runner.validation_errors() == ["'Delay' is invalid because Delay is required"]
+    runner.set_property("Delay", "soon")
+    assert "Must be of format <duration> <TimeUnit>" in runner.validation_errors()[0]
+    runner.set_property("Delay", "2 sec")
+    runner.enqueue("a")
+    runner.run()
+    out = runner.get_flowfiles_for_relationship("success")[0]
+    out.assert_attribute_equals("delay.millis", "2000")
+    out.assert_attribute_equals("limit.bytes", "1024")
+
+
+def _record_runner(tmp_path: Path) -> TestRunner:
+    runner = make_runner(tmp_path, "PartitionByField")
+    runner.add_controller_service("reader", "JsonTreeReader")
+    runner.add_controller_service("writer", "JsonRecordSetWriter")
+    runner.set_property("Record Reader", "reader")
+    runner.set_property("Record Writer", "writer")
+    return runner
+
+
+def test_record_transform_partitions_by_field(tmp_path: Path) -> None:
+    runner = _record_runner(tmp_path)
+    runner.set_property("Field Name", "${by}")
+    records = [
+        {"id": 1, "color": "red"},
+        {"id": 2, "color": "blue"},
+        {"id": 3, "color": "red", "remove": True},
+        {"id": 4, "color": "red"},
+    ]
+    for record in records:
+        record.setdefault("remove", False)
+    runner.enqueue(json.dumps(records), {"by": "color", "filename": "in.json"})
+    runner.run()
+
+    out = runner.get_flowfiles_for_relationship("success")
+    by_color = {f.get_attribute("color"): f for f in out}
+    assert sorted(by_color) == ["blue", "red"]
+    red = json.loads(by_color["red"].content)
+    assert [r["id"] for r in red] == [1, 4]
+    assert all(r["seen_by"] == "python" for r in red)
+    by_color["red"].assert_attribute_equals("record.count", "2")
+    by_color["red"].assert_attribute_equals("mime.type", "application/json")
+    by_color["red"].assert_attribute_equals("filename", "in.json")  # a child of the input
+    by_color["blue"].assert_attribute_equals("record.count", "1")
+    runner.assert_transfer_count("original", 1)
+    assert runner.get_counter_value("Records Read") == 4
+    assert runner.get_counter_value("Record Written") == 3
+
+
+def test_record_transform_bad_input_goes_to_failure(tmp_path: Path) -> None:
+    runner = _record_runner(tmp_path)
+    runner.set_property("Field Name", "color")
+    runner.enqueue("{not json")
+    runner.run()
+    runner.assert_all_flowfiles_transferred("failure", 1)
+    assert runner.get_flowfiles_for_relationship("success") == []
+
+
+def test_record_transform_requires_reader_and_writer(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, "PartitionByField")
+    runner.set_property("Field Name", "color")
+    assert sorted(runner.validation_errors()) == [
+        "'Record Reader' is invalid because Record Reader is required",
+        "'Record Writer' is invalid because Record Writer is required",
+    ]
+
+
+def test_flowfile_source_creates_and_keeps_state(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, "CreateGreeting")
+    runner.set_property("Name", "flowcore")
+    runner.run(3)
+    out = runner.get_flowfiles_for_relationship("success")
+    assert [f.content for f in out] == [b"Hello, flowcore", b"Hello, flowcore"]
+    assert [f.get_attribute("greeting.number") for f in out] == ["1", "2"]
+    out[0].assert_attribute_exists("uuid")
+    out[0].assert_attribute_exists("filename")
+    assert runner.state["count"] == "2"
+
+
+def test_missing_requirement_is_a_validation_error_naming_it(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, "NeedsMissingPackage")
+    errors = runner.validation_errors()
+    assert len(errors) == 1
+    assert "flowcore-no-such-package==1.2.3" in errors[0]
+    assert "not installed" in errors[0]
+
+
+def test_unknown_type_lists_nothing_from_the_folder(tmp_path: Path) -> None:
+    from flowcore.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="unknown processor type 'NoSuchProcessor'"):
+        make_runner(tmp_path, "NoSuchProcessor")
