@@ -179,6 +179,14 @@ class FlowDefinition(_Model):
         """The folder of the file the flow was read from (None if not read from one)."""
         return self._folder
 
+    def __eq__(self, other: object) -> bool:
+        """The same flow, wherever it was read from."""
+        if not isinstance(other, FlowDefinition):
+            return NotImplemented
+        return self.version == other.version and self.flow == other.flow
+
+    __hash__ = None  # type: ignore[assignment]
+
 
 _PARAM = re.compile(r"#\{([^}]+)\}")
 

@@ -260,6 +260,7 @@ class PythonProcessorAdapter(Processor):
 
     def on_scheduled(self, context: ProcessContext) -> None:
         python = self._require_python()
+        python.identifier = context.component_id
         self._api_context = self._make_context(context)
         if hasattr(python, "onScheduled"):
             python.onScheduled(self._api_context)

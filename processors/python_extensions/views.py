@@ -8,6 +8,7 @@ units, controller services) and by the trigger's session for state.
 from __future__ import annotations
 
 import io
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -101,11 +102,11 @@ class PropertyEngine:
         return self._context.get_controller_service(identifier)
 
 
-class SessionState:
-    """Component state through the session of the running trigger (committed with it)."""
+class SessionState(threading.local):
+    """Component state through the session of the running trigger (committed with it);
+    per thread, as concurrent tasks each run their own session."""
 
-    def __init__(self) -> None:
-        self.session: ProcessSession | None = None
+    session: ProcessSession | None = None
 
     def _current(self) -> ProcessSession:
         if self.session is None:
