@@ -4,6 +4,8 @@ with the trigger's session, as every other state change in flowcore."""
 
 from __future__ import annotations
 
+import json
+import zlib
 from collections.abc import Mapping
 from enum import Enum
 
@@ -19,13 +21,17 @@ class StateException(Exception):
     """A state operation that failed."""
 
 
-_VERSION_KEY = "\x00version"
+def _version(values: Mapping[str, str]) -> int | None:
+    """A version standing for the content: None for no state, else a checksum of it."""
+    if not values:
+        return None
+    return zlib.crc32(json.dumps(values, sort_keys=True).encode("utf-8"))
 
 
 class StateMap:
-    def __init__(self, values: Mapping[str, str], version: int | None) -> None:
+    def __init__(self, values: Mapping[str, str]) -> None:
         self._values = dict(values)
-        self._version = version
+        self._version = _version(self._values)
 
     def getStateVersion(self) -> int | None:
         return self._version
@@ -40,42 +46,30 @@ class StateMap:
 class StateManager:
     """The state of one component; values are strings.
 
-    The version (``getStateVersion``) is kept beside the values under a key processors
-    never see, so that ``replace`` can refuse a stale map as NiFi does.
+    flowcore keeps no version number beside the state, so that the state holds exactly
+    the processor's keys: a map's version stands for its content, and ``replace``
+    succeeds when the state still holds what ``oldValue`` held.
     """
 
     def __init__(self, backend: StateBackend) -> None:
         self._backend = backend
 
-    def _read(self) -> tuple[dict[str, str], int | None]:
-        stored = self._backend.get()
-        raw = stored.pop(_VERSION_KEY, None)
-        return stored, (int(raw) if raw is not None else None)
-
-    def _write(self, values: Mapping[str, str], version: int | None) -> None:
+    def setState(self, state: Mapping[str, str], scope: Scope) -> None:
         try:
-            data = {str(k): str(v) for k, v in values.items()}
+            values = {str(k): str(v) for k, v in state.items()}
         except Exception as exc:
             raise StateException("Set state failed") from exc
-        data[_VERSION_KEY] = str((version or 0) + 1)
-        self._backend.set(data)
-
-    def setState(self, state: Mapping[str, str], scope: Scope) -> None:
-        _, version = self._read()
-        self._write(state, version)
+        self._backend.set(values)
 
     def getState(self, scope: Scope) -> StateMap:
-        values, version = self._read()
-        return StateMap(values, version)
+        return StateMap(self._backend.get())
 
     def replace(self, oldValue: StateMap, newValue: Mapping[str, str], scope: Scope) -> bool:
-        """Replace the state if it is still ``oldValue``'s version; False otherwise."""
-        _, version = self._read()
-        if version != oldValue.getStateVersion():
+        """Replace the state if it still holds ``oldValue``'s content; False otherwise."""
+        if self._backend.get() != oldValue.toMap():
             return False
-        self._write(newValue, version)
+        self.setState(newValue, scope)
         return True
 
     def clear(self, scope: Scope) -> None:
-        _, version = self._read()
-        self._write({}, version)
+        self._backend.set({})

@@ -8,6 +8,7 @@ import each other as NiFi lets them (``import helpers``), and relative imports w
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import importlib.util
 import sys
 from types import ModuleType
@@ -33,15 +34,17 @@ def load_module(info: ExtensionInfo) -> ModuleType:
         package_name = _unique(str(package_dir))
         if package_name not in sys.modules:
             init = package_dir / "__init__.py"
-            spec = importlib.util.spec_from_file_location(
-                package_name,
-                init if init.is_file() else None,
-                submodule_search_locations=[str(package_dir)],
-            )
+            if init.is_file():
+                spec = importlib.util.spec_from_file_location(
+                    package_name, init, submodule_search_locations=[str(package_dir)]
+                )
+            else:  # a folder of modules: a namespace-like package of its own
+                spec = importlib.machinery.ModuleSpec(package_name, None, is_package=True)
+                spec.submodule_search_locations = [str(package_dir)]
             assert spec is not None
             package = importlib.util.module_from_spec(spec)
             sys.modules[package_name] = package
-            if spec.loader is not None and init.is_file():
+            if spec.loader is not None:
                 spec.loader.exec_module(package)
         relative = path.relative_to(package_dir).with_suffix("")
         name = ".".join((package_name, *relative.parts))

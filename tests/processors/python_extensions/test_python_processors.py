@@ -187,3 +187,57 @@ def test_unknown_type_lists_nothing_from_the_folder(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigurationError, match="unknown processor type 'NoSuchProcessor'"):
         make_runner(tmp_path, "NoSuchProcessor")
+
+
+def test_processor_details_dependencies_are_checked_too(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, "UndeclaredImport")
+    errors = runner.validation_errors()
+    assert len(errors) == 1 and "flowcore-another-missing-package>=2" in errors[0]
+
+
+def test_a_module_that_fails_to_import_names_the_reason(tmp_path: Path) -> None:
+    from flowcore.errors import ConfigurationError
+    from processors.python_extensions.discovery import scan_folder
+
+    broken = tmp_path / "ext"
+    broken.mkdir()
+    text = (EXTENSIONS / "UndeclaredImport.py").read_text()
+    (broken / "UndeclaredImport.py").write_text(
+        text.replace("        dependencies = [", "        x = [")
+    )
+    assert [i.class_name for i in scan_folder(broken)] == ["UndeclaredImport"]
+    settings = EngineSettings(data_dir=tmp_path / "data", python_extensions_dir=broken)
+    with pytest.raises(ConfigurationError, match="No module named 'flowcore_undeclared_package'"):
+        TestRunner("UndeclaredImport", settings=settings)
+
+
+def test_only_classes_implementing_a_processor_interface_are_found() -> None:
+    from processors.python_extensions.discovery import scan_folder
+
+    found = {info.class_name: info for info in scan_folder(EXTENSIONS)}
+    assert sorted(found) == [
+        "AddPrefix",
+        "CreateGreeting",
+        "NeedsMissingPackage",
+        "PartitionByField",
+        "RouteByKeyword",
+        "Shout",
+        "UndeclaredImport",
+    ]
+    assert found["PartitionByField"].kind == "RecordTransform"
+    assert found["CreateGreeting"].kind == "FlowFileSource"
+    assert found["RouteByKeyword"].version == "1.0.0"
+    assert found["NeedsMissingPackage"].requirements == ("flowcore-no-such-package==1.2.3",)
+    assert found["NeedsMissingPackage"].package_dir == EXTENSIONS / "missing_bundle"
+
+
+def test_a_package_imports_its_own_modules_when_its_requirements_are_met(tmp_path: Path) -> None:
+    import pyarrow
+
+    runner = make_runner(tmp_path, "Shout")
+    runner.assert_valid()
+    runner.enqueue("hey")
+    runner.run()
+    out = runner.get_flowfiles_for_relationship("success")[0]
+    out.assert_content_equals("HEY!")
+    out.assert_attribute_equals("arrow.version", pyarrow.__version__)
