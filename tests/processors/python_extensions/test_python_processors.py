@@ -241,3 +241,20 @@ def test_a_package_imports_its_own_modules_when_its_requirements_are_met(tmp_pat
     out = runner.get_flowfiles_for_relationship("success")[0]
     out.assert_content_equals("HEY!")
     out.assert_attribute_equals("arrow.version", pyarrow.__version__)
+
+
+def test_provenance_of_a_transform_and_a_record_transform(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, "RouteByKeyword")
+    runner.set_property("Keyword", "cat")
+    runner.set_property("Uppercase Content", "true")
+    runner.enqueue("cat")
+    runner.run()
+    kinds = sorted(str(e.event_type) for e in runner.get_provenance_events())
+    assert kinds == ["CLONE", "CONTENT_MODIFIED"]  # attributes too: CONTENT_MODIFIED covers
+
+    records = _record_runner(tmp_path / "records")
+    records.set_property("Field Name", "k")
+    records.enqueue(json.dumps([{"k": "a", "remove": False}, {"k": "b", "remove": False}]))
+    records.run()
+    forks = [e for e in records.get_provenance_events() if str(e.event_type) == "FORK"]
+    assert len(forks) == 1 and len(forks[0].child_uuids) == 2
