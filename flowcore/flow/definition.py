@@ -179,6 +179,11 @@ class FlowDefinition(_Model):
         """The folder of the file the flow was read from (None if not read from one)."""
         return self._folder
 
+    def set_folder(self, folder: Path) -> None:
+        """Record the folder the flow was read from (where its relative paths and its
+        ``python/extensions`` are)."""
+        self._folder = folder.resolve()
+
     def __eq__(self, other: object) -> bool:
         """The same flow, wherever it was read from."""
         if not isinstance(other, FlowDefinition):
@@ -245,7 +250,7 @@ def load_flow(path: Path, *, allow_unsupported: bool = False) -> FlowDefinition:
     """
     document = read_flow_document(path, allow_unsupported=allow_unsupported)
     definition = parse_flow(document, str(path))
-    definition._folder = path.parent.resolve()
+    definition.set_folder(path.parent)
     return definition
 
 

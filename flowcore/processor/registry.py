@@ -85,6 +85,9 @@ def processor_class(type_name: str, search_dirs: Sequence[Path] = ()) -> type[Pr
                 return found
         known = ", ".join(sorted(_processors)) or "none"
         msg = f"unknown processor type '{type_name}' (known types: {known})"
+        if search_dirs:
+            folders = ", ".join(str(folder) for folder in search_dirs)
+            msg += f"; no NiFi Python processor of that name in {folders}"
         raise ConfigurationError(msg) from None
 
 

@@ -136,7 +136,9 @@ class PythonProcessorAdapter(Processor):
     missing: ClassVar[tuple[str, ...]] = ()
     python_type: ClassVar[type[Any] | None] = None
     api_descriptors: ClassVar[tuple[api.PropertyDescriptor, ...]] = ()
-    fixed_relationships: ClassVar[tuple[Relationship, ...]] = ()
+    nifi_bundle: ClassVar[tuple[str, str, str]] = ("org.apache.nifi", "python-extensions", "")
+    """NiFi's bundle of the processor (group, artifact, its ProcessorDetails version), for
+    export."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -487,6 +489,7 @@ def adapter_class(info: ExtensionInfo) -> type[PythonProcessorAdapter]:
     missing = tuple(missing_requirements(info.requirements))
     namespace: dict[str, Any] = {
         "extension": info,
+        "nifi_bundle": ("org.apache.nifi", "python-extensions", info.version),
         "missing": missing,
         "description": info.description,
         "tags": info.tags,

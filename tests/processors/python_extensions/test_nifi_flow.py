@@ -104,3 +104,40 @@ def test_nifi_flow_with_python_processors_runs(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert [p.read_text() for p in out.iterdir()] == ["HELLO, CAT"]
+
+
+def test_export_gives_python_processors_nifi_s_bundle_and_imports_back(tmp_path: Path) -> None:
+    import yaml
+
+    project = tmp_path / "project"
+    shutil.copytree(EXTENSIONS, project / "python" / "extensions")
+    flow = {
+        "flow": {
+            "name": "py",
+            "processors": {
+                "route": {
+                    "type": "RouteByKeyword",
+                    "properties": {"Keyword": "cat"},
+                    "auto_terminate": ["matched", "unmatched", "original", "failure"],
+                }
+            },
+        }
+    }
+    path = project / "flow.yaml"
+    path.write_text(yaml.safe_dump(flow))
+    out = tmp_path / "flow.json"
+    result = CliRunner(env={"FLOWCORE_DATA_DIR": None}).invoke(
+        app, ["export", "nifi", str(path), "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(out.read_text())
+    (processor,) = document["flowContents"]["processors"]
+    assert processor["type"] == "RouteByKeyword"
+    assert processor["bundle"] == {
+        "group": "org.apache.nifi",
+        "artifact": "python-extensions",
+        "version": "1.0.0",
+    }
+    assert processor["properties"] == {"Keyword": "cat"}
+    back = import_nifi(document).document["flow"]["processors"]["route"]
+    assert back["type"] == "RouteByKeyword" and back["properties"] == {"Keyword": "cat"}

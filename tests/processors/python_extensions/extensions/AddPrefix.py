@@ -1,16 +1,22 @@
 # A FlowFileTransform with Expression Language, validators and a dependency, unmodified.
 from nifiapi.flowfiletransform import FlowFileTransform, FlowFileTransformResult
-from nifiapi.properties import (ExpressionLanguageScope, PropertyDependency, PropertyDescriptor,
-                                StandardValidators, TimeUnit, DataUnit)
+from nifiapi.properties import (
+    ExpressionLanguageScope,
+    PropertyDependency,
+    PropertyDescriptor,
+    StandardValidators,
+    TimeUnit,
+    DataUnit,
+)
 
 
 class AddPrefix(FlowFileTransform):
     class Java:
-        implements = ['org.apache.nifi.python.processor.FlowFileTransform']
+        implements = ["org.apache.nifi.python.processor.FlowFileTransform"]
 
     class ProcessorDetails:
-        version = '0.0.1-SNAPSHOT'
-        description = 'Prefixes each line of the content'
+        version = "0.0.1-SNAPSHOT"
+        description = "Prefixes each line of the content"
 
     PREFIX = PropertyDescriptor(
         name="Prefix",
@@ -65,9 +71,14 @@ class AddPrefix(FlowFileTransform):
             line = reader.readLine()
         attributes = {}
         if context.getProperty(self.ADD_TIMING).asBoolean():
-            attributes['delay.millis'] = str(context.getProperty(self.DELAY).asTimePeriod(TimeUnit.MILLISECONDS))
-            attributes['limit.bytes'] = str(int(context.getProperty(self.LIMIT).asDataSize(DataUnit.B)))
+            attributes["delay.millis"] = str(
+                context.getProperty(self.DELAY).asTimePeriod(TimeUnit.MILLISECONDS)
+            )
+            attributes["limit.bytes"] = str(
+                int(context.getProperty(self.LIMIT).asDataSize(DataUnit.B))
+            )
         elif context.getProperty(self.DELAY) is not None:
-            attributes['delay.visible'] = 'true'
-        return FlowFileTransformResult(relationship='success', contents='\n'.join(lines),
-                                       attributes=attributes)
+            attributes["delay.visible"] = "true"
+        return FlowFileTransformResult(
+            relationship="success", contents="\n".join(lines), attributes=attributes
+        )

@@ -6,11 +6,11 @@ from nifiapi.properties import PropertyDescriptor, StandardValidators
 
 class CreateGreeting(FlowFileSource):
     class Java:
-        implements = ['org.apache.nifi.python.processor.FlowFileSource']
+        implements = ["org.apache.nifi.python.processor.FlowFileSource"]
 
     class ProcessorDetails:
-        version = '0.0.1-SNAPSHOT'
-        description = 'Creates a greeting; counts the greetings in state'
+        version = "0.0.1-SNAPSHOT"
+        description = "Creates a greeting; counts the greetings in state"
 
     NAME = PropertyDescriptor(
         name="Name",
@@ -33,11 +33,13 @@ class CreateGreeting(FlowFileSource):
 
     def create(self, context):
         state = context.getStateManager().getState(Scope.LOCAL)
-        count = int(state.get('count') or 0)
+        count = int(state.get("count") or 0)
         if count >= context.getProperty(self.MAX).asInteger():
             context.yield_resources()
             return None
-        context.getStateManager().setState({'count': str(count + 1)}, Scope.LOCAL)
-        return FlowFileSourceResult(relationship='success',
-                                    attributes={'greeting.number': str(count + 1)},
-                                    contents='Hello, ' + context.getProperty(self.NAME).getValue())
+        context.getStateManager().setState({"count": str(count + 1)}, Scope.LOCAL)
+        return FlowFileSourceResult(
+            relationship="success",
+            attributes={"greeting.number": str(count + 1)},
+            contents="Hello, " + context.getProperty(self.NAME).getValue(),
+        )

@@ -5,12 +5,14 @@ from nifiapi.recordtransform import RecordTransform, RecordTransformResult
 
 class PartitionByField(RecordTransform):
     class Java:
-        implements = ['org.apache.nifi.python.processor.RecordTransform']
+        implements = ["org.apache.nifi.python.processor.RecordTransform"]
 
     class ProcessorDetails:
-        version = '0.0.1-SNAPSHOT'
-        description = 'Partitions records by the value of a field and drops records flagged for removal'
-        tags = ['record', 'partition']
+        version = "0.0.1-SNAPSHOT"
+        description = (
+            "Partitions records by the value of a field and drops records flagged for removal"
+        )
+        tags = ["record", "partition"]
 
     FIELD_NAME = PropertyDescriptor(
         name="Field Name",
@@ -27,9 +29,15 @@ class PartitionByField(RecordTransform):
         return [self.FIELD_NAME]
 
     def transform(self, context, record, schema, attributemap):
-        if record.get('remove'):
+        if record.get("remove"):
             return RecordTransformResult(record=None)
-        field = context.getProperty(self.FIELD_NAME).evaluateAttributeExpressions(attributemap).getValue()
+        field = (
+            context.getProperty(self.FIELD_NAME)
+            .evaluateAttributeExpressions(attributemap)
+            .getValue()
+        )
         value = record.get(field)
-        record['seen_by'] = 'python'
-        return RecordTransformResult(record=record, relationship='success', partition={field: value})
+        record["seen_by"] = "python"
+        return RecordTransformResult(
+            record=record, relationship="success", partition={field: value}
+        )

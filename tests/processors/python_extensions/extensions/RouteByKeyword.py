@@ -6,12 +6,12 @@ from nifiapi.relationship import Relationship
 
 class RouteByKeyword(FlowFileTransform):
     class Java:
-        implements = ['org.apache.nifi.python.processor.FlowFileTransform']
+        implements = ["org.apache.nifi.python.processor.FlowFileTransform"]
 
     class ProcessorDetails:
-        version = '1.0.0'
-        description = 'Routes text that contains a keyword to matched, and adds attributes'
-        tags = ['text', 'route']
+        version = "1.0.0"
+        description = "Routes text that contains a keyword to matched, and adds attributes"
+        tags = ["text", "route"]
 
     KEYWORD = PropertyDescriptor(
         name="Keyword",
@@ -45,14 +45,21 @@ class RouteByKeyword(FlowFileTransform):
         self.keyword = context.getProperty(self.KEYWORD).getValue()
 
     def transform(self, context, flowfile):
-        text = flowfile.getContentsAsBytes().decode('utf-8')
-        if 'explode' in text:
-            raise ValueError('cannot handle explosions')
+        text = flowfile.getContentsAsBytes().decode("utf-8")
+        if "explode" in text:
+            raise ValueError("cannot handle explosions")
         if self.keyword in text:
             contents = text.upper() if context.getProperty(self.UPPERCASE).asBoolean() else None
-            self.logger.info("Found {} in {}", self.keyword, flowfile.getAttribute('filename'))
-            return FlowFileTransformResult(relationship='matched', contents=contents,
-                                           attributes={'keyword.found': 'true',
-                                                       'keyword.size': str(flowfile.getSize()),
-                                                       'keyword.scheduled': str(self.scheduled)})
-        return FlowFileTransformResult(relationship='unmatched', attributes={'keyword.found': 'false'})
+            self.logger.info("Found {} in {}", self.keyword, flowfile.getAttribute("filename"))
+            return FlowFileTransformResult(
+                relationship="matched",
+                contents=contents,
+                attributes={
+                    "keyword.found": "true",
+                    "keyword.size": str(flowfile.getSize()),
+                    "keyword.scheduled": str(self.scheduled),
+                },
+            )
+        return FlowFileTransformResult(
+            relationship="unmatched", attributes={"keyword.found": "false"}
+        )
