@@ -324,7 +324,7 @@ class FlowFileTransformAdapter(PythonProcessorAdapter):
             session.transfer(flowfile, FAILURE)
             return
         if len(results) == 1:
-            self._apply_single(session, flowfile, results[0])
+            self._apply_single(context, session, flowfile, results[0])
             return
         for result in results:
             child = session.create(flowfile)
@@ -337,19 +337,22 @@ class FlowFileTransformAdapter(PythonProcessorAdapter):
         session.transfer(flowfile, ORIGINAL)
 
     @staticmethod
-    def _apply_single(session: ProcessSession, flowfile: FlowFile, result: Any) -> None:
+    def _apply_single(
+        context: ProcessContext, session: ProcessSession, flowfile: FlowFile, result: Any
+    ) -> None:
         relationship = str(result.getRelationship())
         attributes = _string_attributes(result.getAttributes())
         if relationship == FAILURE.name:
             session.transfer(session.put_all_attributes(flowfile, attributes), FAILURE)
             return
-        original = session.clone(flowfile)
+        original = None if context.is_auto_terminated(ORIGINAL) else session.clone(flowfile)
         output = session.put_all_attributes(flowfile, attributes) if attributes else flowfile
         contents = result.getContents()
         if contents is not None:
             output = session.write(output, bytes(contents))
         session.transfer(output, relationship)
-        session.transfer(original, ORIGINAL)
+        if original is not None:
+            session.transfer(original, ORIGINAL)
 
 
 class FlowFileSourceAdapter(PythonProcessorAdapter):

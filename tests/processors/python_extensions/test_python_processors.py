@@ -258,3 +258,14 @@ def test_provenance_of_a_transform_and_a_record_transform(tmp_path: Path) -> Non
     records.run()
     forks = [e for e in records.get_provenance_events() if str(e.event_type) == "FORK"]
     assert len(forks) == 1 and len(forks[0].child_uuids) == 2
+
+
+def test_no_clone_for_an_auto_terminated_original(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, "RouteByKeyword")
+    runner.set_property("Keyword", "cat")
+    runner.set_relationship_auto_terminated("original")
+    runner.enqueue("cat")
+    runner.run()
+    runner.assert_transfer_count("matched", 1)
+    kinds = [str(e.event_type) for e in runner.get_provenance_events()]
+    assert "CLONE" not in kinds and "DROP" not in kinds
