@@ -221,6 +221,7 @@ def test_only_classes_implementing_a_processor_interface_are_found() -> None:
         "NeedsMissingPackage",
         "PartitionByField",
         "RouteByKeyword",
+        "SetAttributes",
         "Shout",
         "UndeclaredImport",
     ]
@@ -269,3 +270,21 @@ def test_no_clone_for_an_auto_terminated_original(tmp_path: Path) -> None:
     runner.assert_transfer_count("matched", 1)
     kinds = [str(e.event_type) for e in runner.get_provenance_events()]
     assert "CLONE" not in kinds and "DROP" not in kinds
+
+
+def test_dynamic_properties_and_custom_validate(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, "SetAttributes")
+    assert runner.validation_errors() == [
+        "'User-defined Properties' is invalid because At least one attribute must be added"
+    ]
+    runner.set_property("greeting", "hello ${name}")
+    runner.set_property("Attribute Prefix", "x.")
+    runner.assert_valid()
+    runner.enqueue("", {"name": "world"})
+    runner.run()
+    out = runner.get_flowfiles_for_relationship("success")[0]
+    out.assert_attribute_equals("x.greeting", "hello world")
+    runner.set_property("empty", "")
+    assert runner.validation_errors() == [
+        "'empty' validated against '' is invalid because empty cannot be empty"
+    ]
