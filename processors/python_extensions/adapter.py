@@ -359,12 +359,14 @@ class FlowFileSourceAdapter(PythonProcessorAdapter):
     scheduling = Scheduling(input_required=False)
 
     def trigger(self, python: Any, context: ProcessContext, session: ProcessSession) -> None:
-        outcome = python.createFlowFile()
-        if outcome is None:
+        try:
+            outcome = python.createFlowFile()
+            results = [] if outcome is None else outcome if isinstance(outcome, list) else [outcome]
+            for result in results:
+                self._check_relationship(context, str(result.getRelationship()))
+        except Exception as exc:  # as NiFi: logged, nothing created, no rollback
+            self.logger.error("Failed to create FlowFile: %s: %s", type(exc).__name__, exc)
             return
-        results = outcome if isinstance(outcome, list) else [outcome]
-        for result in results:
-            self._check_relationship(context, str(result.getRelationship()))
         for result in results:
             flowfile = session.create()
             attributes = _string_attributes(result.getAttributes())

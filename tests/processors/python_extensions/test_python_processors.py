@@ -288,3 +288,23 @@ def test_dynamic_properties_and_custom_validate(tmp_path: Path) -> None:
     assert runner.validation_errors() == [
         "'empty' validated against '' is invalid because empty cannot be empty"
     ]
+
+
+def test_a_source_that_raises_creates_nothing_and_logs(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    (folder / "Flaky.py").write_text(
+        "from nifiapi.flowfilesource import FlowFileSource, FlowFileSourceResult\n"
+        "class Flaky(FlowFileSource):\n"
+        "    class Java:\n"
+        "        implements = ['org.apache.nifi.python.processor.FlowFileSource']\n"
+        "    def create(self, context):\n"
+        "        raise RuntimeError('no source today')\n"
+    )
+    settings = EngineSettings(data_dir=tmp_path / "data", python_extensions_dir=folder)
+    runner = TestRunner("Flaky", settings=settings)
+    runner.run()
+    assert runner.get_flowfiles_for_relationship("success") == []
+    assert "Failed to create FlowFile: RuntimeError: no source today" in caplog.text
