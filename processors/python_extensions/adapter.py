@@ -185,8 +185,8 @@ class PythonProcessorAdapter(Processor):
                     None,
                     f"{self.extension.class_name} requires "
                     + ", ".join(self.missing)
-                    + ", which is not installed (install it into flowcore's environment; "
-                    "flowcore does not install packages at run time)",
+                    + ", not installed in flowcore's environment (flowcore does not "
+                    "install packages at run time: pip install what is missing)",
                 )
             ]
         results: list[ValidationResult] = []
