@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import pyarrow as pa
@@ -30,6 +31,7 @@ from flowcore.processor import (
     ValidationResult,
 )
 from flowcore.session import ProcessSession
+from flowcore.session.session import OpenContent
 from nifiapi import properties as api
 from nifiapi.logging import Logger
 from nifiapi.properties import dependencies_met
@@ -44,7 +46,9 @@ from processors.python_extensions.views import (
     SessionState,
 )
 from processors.record.api import (
+    RecordReader,
     RecordReaderFactory,
+    RecordSetWriter,
     RecordSetWriterFactory,
     as_reader_factory,
     as_writer_factory,
@@ -378,10 +382,25 @@ class FlowFileSourceAdapter(PythonProcessorAdapter):
             session.transfer(flowfile, str(result.getRelationship()))
 
 
+@dataclass(slots=True)
+class _Group:
+    """One output FlowFile: the records of one (relationship, partition)."""
+
+    relationship: str
+    partition: Mapping[str, Any] | None
+    child: FlowFile
+    content: OpenContent | None
+    """The child's content, open while its writer writes into it."""
+    writer: RecordSetWriter
+    schema: pa.Schema
+
+
 class RecordTransformAdapter(PythonProcessorAdapter):
     """Records are handed over as JSON values (as NiFi's JSON bridge does), one Arrow
     batch of the reader at a time; results are grouped by (relationship, partition) into
-    one FlowFile each, written with the Record Writer."""
+    one FlowFile each, written as they come by the group's own Record Writer, whose
+    schema is set by the group's first records (as NiFi's writer is made for the first
+    record it gets)."""
 
     def trigger(self, python: Any, context: ProcessContext, session: ProcessSession) -> None:
         flowfile = session.get()
@@ -389,91 +408,137 @@ class RecordTransformAdapter(PythonProcessorAdapter):
             return
         readers = as_reader_factory(context.get_property(RECORD_READER).as_controller_service())
         writers = as_writer_factory(context.get_property(RECORD_WRITER).as_controller_service())
-        attribute_map = AttributeMap(flowfile.attributes)
-        groups: dict[tuple[str, str], tuple[dict[str, Any] | None, list[dict[str, Any]]]] = {}
-        read = written = 0
-        children: list[tuple[FlowFile, str]] = []
+        groups: dict[tuple[str, str], _Group] = {}
+        counts = [0, 0]
         try:
             reader = readers.create_reader(
                 session.stream(flowfile), flowfile.attributes, source_of(flowfile)
             )
             try:
-                read_schema = reader.schema
-                for batch in reader.batches():
-                    if batch.num_rows == 0:
-                        continue
-                    records = json.loads(json.dumps(batch.to_pylist(), default=str))
-                    read += len(records)
-                    for result in python.transformRecord(records, read_schema, attribute_map):
-                        record = result.getRecord()
-                        if record is None:
-                            continue
-                        relationship = str(result.getRelationship())
-                        self._check_relationship(context, relationship)
-                        partition = result.getPartition()
-                        key = (relationship, json.dumps(partition, sort_keys=True, default=str))
-                        groups.setdefault(key, (partition, []))[1].append(record)
-                        written += 1
+                self._transform(python, context, session, flowfile, reader, writers, groups, counts)
             finally:
                 reader.close()
-            for (relationship, _), (partition, records) in groups.items():
-                child = self._write_group(
-                    session, flowfile, writers, read_schema, records, partition
-                )
-                children.append((child, relationship))
+            children = [
+                (self._finish(session, group), group.relationship) for group in groups.values()
+            ]
         except Exception as exc:
-            for child, _ in children:
-                session.remove(child)
+            self._discard(session, groups)
             self._log_failure(flowfile, exc)
             session.transfer(flowfile, FAILURE)
             return
-        session.adjust_counter("Records Read", read)
-        session.adjust_counter("Record Written", written)
+        except BaseException:
+            self._discard(session, groups, remove=False)
+            raise
+        session.adjust_counter("Records Read", counts[0])
+        session.adjust_counter("Record Written", counts[1])
         for child, relationship in children:
             session.transfer(child, relationship)
         session.transfer(flowfile, ORIGINAL)
 
+    def _transform(
+        self,
+        python: Any,
+        context: ProcessContext,
+        session: ProcessSession,
+        flowfile: FlowFile,
+        reader: RecordReader,
+        writers: RecordSetWriterFactory,
+        groups: dict[tuple[str, str], _Group],
+        counts: list[int],
+    ) -> None:
+        attribute_map = AttributeMap(flowfile.attributes)
+        read_schema = reader.schema
+        for batch in reader.batches():
+            if batch.num_rows == 0:
+                continue
+            records = json.loads(json.dumps(batch.to_pylist(), default=str))
+            counts[0] += len(records)
+            pending: dict[tuple[str, str], tuple[Mapping[str, Any] | None, list[Any]]] = {}
+            for result in python.transformRecord(records, read_schema, attribute_map):
+                record = result.getRecord()
+                if record is None:
+                    continue
+                relationship = str(result.getRelationship())
+                self._check_relationship(context, relationship)
+                partition = result.getPartition()
+                key = (relationship, json.dumps(partition, sort_keys=True, default=str))
+                pending.setdefault(key, (partition, []))[1].append(record)
+                counts[1] += 1
+            for key, (partition, chunk) in pending.items():
+                group = groups.get(key)
+                if group is None:
+                    table = _first_table(chunk, read_schema)
+                    group = self._open(session, flowfile, writers, key[0], partition, table)
+                    groups[key] = group
+                else:
+                    table = pa.Table.from_pylist(chunk, schema=group.schema)
+                for out in table.cast(group.schema).to_batches():
+                    group.writer.write_batch(out)
+
     @staticmethod
-    def _write_group(
+    def _open(
         session: ProcessSession,
         flowfile: FlowFile,
         writers: RecordSetWriterFactory,
-        read_schema: pa.Schema,
-        records: Sequence[dict[str, Any]],
+        relationship: str,
         partition: Mapping[str, Any] | None,
-    ) -> FlowFile:
-        table: pa.Table | None = None
-        if all(list(r) == read_schema.names for r in records):
-            try:
-                table = pa.Table.from_pylist(list(records), schema=read_schema)
-            except (pa.ArrowException, ValueError, TypeError):
-                table = None
-        if table is None:
-            table = pa.Table.from_pylist(list(records))
+        table: pa.Table,
+    ) -> _Group:
         schema = writers.writer_schema(table.schema, flowfile.attributes)
         child = session.create(flowfile)
-        outcome: list[Any] = []
-
-        def emit(sink: Any) -> None:
-            writer = writers.create_writer(schema, sink, flowfile.attributes)
-            for batch in table.cast(schema).to_batches():
-                writer.write_batch(batch)
-            outcome.append(writer.finish())
-
+        content = session.open_write(child)
         try:
-            child = session.write(child, emit)
+            writer = writers.create_writer(schema, content, child.attributes)
         except BaseException:
+            content.abort()
             session.remove(child)
             raise
-        result = outcome[0]
+        return _Group(relationship, partition, child, content, writer, schema)
+
+    @staticmethod
+    def _finish(session: ProcessSession, group: _Group) -> FlowFile:
+        result = group.writer.finish()
+        content = group.content
+        assert content is not None
+        group.content = None
+        group.child = content.close()
         attributes = {
             **result.attributes,
             "record.count": str(result.record_count),
             "mime.type": result.mime_type,
         }
-        for name, value in (partition or {}).items():
+        for name, value in (group.partition or {}).items():
             attributes[str(name)] = _text(value)
-        return session.put_all_attributes(child, attributes)
+        group.child = session.put_all_attributes(group.child, attributes)
+        return group.child
+
+    @staticmethod
+    def _discard(
+        session: ProcessSession, groups: dict[tuple[str, str], _Group], remove: bool = True
+    ) -> None:
+        """Abort the open writers and contents and remove the outputs (unless the session
+        is about to be rolled back, which aborts open content too)."""
+        for group in groups.values():
+            if group.content is not None:
+                try:
+                    group.writer.abort()
+                except Exception:
+                    pass
+                group.content.abort()
+                group.content = None
+            if remove:
+                session.remove(group.child)
+
+
+def _first_table(records: list[Any], read_schema: pa.Schema) -> pa.Table:
+    """A group's first records as a table: in the read schema when they keep its fields
+    and fit it, else with a schema inferred from them."""
+    if all(isinstance(r, dict) and list(r) == read_schema.names for r in records):
+        try:
+            return pa.Table.from_pylist(records, schema=read_schema)
+        except (pa.ArrowException, ValueError, TypeError):
+            pass
+    return pa.Table.from_pylist(records)
 
 
 _KINDS: dict[str, type[PythonProcessorAdapter]] = {

@@ -27,6 +27,7 @@ def _flow(folder: Path) -> Path:
             "processors": {
                 "greet": {
                     "type": "CreateGreeting",
+                    "schedule": {"max_runs": 1},
                     "properties": {"Name": "cat", "Max Greetings": "1"},
                 },
                 "route": {

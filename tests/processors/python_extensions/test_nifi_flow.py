@@ -100,7 +100,16 @@ def test_nifi_flow_with_python_processors_runs(tmp_path: Path) -> None:
     path = project / "flow.json"
     path.write_text(json.dumps(_nifi_flow(out)))
     result = CliRunner(env={"FLOWCORE_DATA_DIR": None}).invoke(
-        app, ["run", str(path), "--data-dir", str(tmp_path / "data"), "--until-idle"]
+        app,
+        [
+            "run",
+            str(path),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--until-idle",
+            "--idle-wait",
+            "0 sec",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert [p.read_text() for p in out.iterdir()] == ["HELLO, CAT"]

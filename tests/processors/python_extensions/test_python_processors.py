@@ -308,3 +308,20 @@ def test_a_source_that_raises_creates_nothing_and_logs(
     runner.run()
     assert runner.get_flowfiles_for_relationship("success") == []
     assert "Failed to create FlowFile: RuntimeError: no source today" in caplog.text
+
+
+def test_record_groups_span_reader_batches(tmp_path: Path) -> None:
+    from processors.record.api import DEFAULT_BATCH_ROWS
+
+    total = DEFAULT_BATCH_ROWS + 10
+    runner = _record_runner(tmp_path)
+    runner.set_property("Field Name", "parity")
+    lines = [json.dumps({"n": n, "parity": n % 2, "remove": False}) for n in range(total)]
+    runner.enqueue("\n".join(lines))
+    runner.run()
+    out = {f.get_attribute("parity"): f for f in runner.get_flowfiles_for_relationship("success")}
+    assert sorted(out) == ["0", "1"]
+    odd = json.loads(out["1"].content)
+    assert len(odd) == total // 2 and odd[-1]["n"] == total - 1
+    out["0"].assert_attribute_equals("record.count", str(total - total // 2))
+    assert runner.get_counter_value("Records Read") == total
