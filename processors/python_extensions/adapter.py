@@ -275,11 +275,14 @@ class PythonProcessorAdapter(Processor):
     def on_stopped(self, context: ProcessContext) -> None:
         if self.python is not None and hasattr(self.python, "onStopped"):
             self.python.onStopped(self._api_context or self._make_context(context))
+        self._api_context = None  # the next start sees the configuration as it is then
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
         python = self._require_python()
-        if self._api_context is None:
-            self.on_scheduled(context)
+        if self._api_context is None:  # triggered without being scheduled (a TestRunner's
+            # run(initialize=False)): the context, but no onScheduled, as nifi-mock
+            self._api_context = self._make_context(context)
+            python.setContext(self._api_context)
         self._state.session = session
         try:
             self.trigger(python, context, session)

@@ -325,3 +325,19 @@ def test_record_groups_span_reader_batches(tmp_path: Path) -> None:
     assert len(odd) == total // 2 and odd[-1]["n"] == total - 1
     out["0"].assert_attribute_equals("record.count", str(total - total // 2))
     assert runner.get_counter_value("Records Read") == total
+
+
+def test_a_restart_sees_the_new_configuration_and_schedules_again(tmp_path: Path) -> None:
+    runner = make_runner(tmp_path, "RouteByKeyword")
+    runner.set_property("Keyword", "cat")
+    runner.enqueue("cat")
+    runner.run()
+    runner.set_property("Keyword", "dog")
+    runner.enqueue("dog")
+    runner.run()
+    matched = runner.get_flowfiles_for_relationship("matched")
+    assert [f.get_attribute("keyword.scheduled") for f in matched] == ["1", "2"]
+    runner.enqueue("dog")
+    runner.run(initialize=False)  # as nifi-mock: no onScheduled
+    matched = runner.get_flowfiles_for_relationship("matched")
+    assert [f.get_attribute("keyword.scheduled") for f in matched] == ["1", "2", "2"]
