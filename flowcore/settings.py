@@ -191,6 +191,15 @@ class EngineSettings(BaseSettings):
     scheduler: SchedulerSettings = Field(default_factory=SchedulerSettings)
     spark: SparkSettings = Field(default_factory=SparkSettings)
     record_mergers: RecordMergerSettings = Field(default_factory=RecordMergerSettings)
+    python_extensions_dir: Path | None = None
+    """Where NiFi Python processors are found; None: ``python/extensions`` in the flow
+    file's folder (the working directory when there is no flow file)."""
+
+    def python_extension_dirs(self, flow_folder: Path | None = None) -> list[Path]:
+        """The folders searched for NiFi Python processors."""
+        if self.python_extensions_dir is not None:
+            return [self.python_extensions_dir]
+        return [(flow_folder or Path.cwd()) / "python" / "extensions"]
 
     @property
     def flowfile_repository_dir(self) -> Path:

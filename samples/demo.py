@@ -47,9 +47,9 @@ def run_sample(flow_file: Path, root: Path) -> None:
         input_dir = data_dir / "input"
         importlib.import_module(f"samples.{name}.prepare").prepare(input_dir)
         parameters["input_dir"] = str(input_dir)
-    node = Node.from_flow(
-        sample_settings(flow_file.parent, data_dir), parse_flow(document), SystemClock()
-    )
+    definition = parse_flow(document)
+    definition.set_folder(flow_file.parent)  # its python/extensions, if it has one
+    node = Node.from_flow(sample_settings(flow_file.parent, data_dir), definition, SystemClock())
     try:
         summary = DeterministicScheduler(node).run_until_idle()
         console.print(f"ran until idle: {summary.triggers} processor triggers")

@@ -175,9 +175,10 @@ class Node:
                     problems.append(
                         FlowDefinitionError(f"flow.controller_services.{name}.properties", str(exc))
                     )
+        extension_dirs = self.settings.python_extension_dirs(definition.folder)
         for name, spec in flow.processors.items():
             try:
-                processor = processor_class(spec.type)()
+                processor = processor_class(spec.type, extension_dirs)()
             except ConfigurationError as exc:
                 problems.append(FlowDefinitionError(f"flow.processors.{name}.type", str(exc)))
                 continue

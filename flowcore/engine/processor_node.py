@@ -152,6 +152,7 @@ class ProcessorNode:
             available_relationships=frozenset(self.relationship_names()),
             settings=self.settings,
             compute=self.compute,
+            auto_terminated=self.auto_terminate,
         )
 
     def validate(self) -> list[ValidationResult]:

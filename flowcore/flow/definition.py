@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from flowcore.errors import ConfigurationError
 from flowcore.units import parse_data_size, parse_time_period
@@ -164,6 +172,25 @@ class FlowSpec(_Model):
 class FlowDefinition(_Model):
     version: Literal[1] = 1
     flow: FlowSpec
+    _folder: Path | None = PrivateAttr(default=None)
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder of the file the flow was read from (None if not read from one)."""
+        return self._folder
+
+    def set_folder(self, folder: Path) -> None:
+        """Record the folder the flow was read from (where its relative paths and its
+        ``python/extensions`` are)."""
+        self._folder = folder.resolve()
+
+    def __eq__(self, other: object) -> bool:
+        """The same flow, wherever it was read from."""
+        if not isinstance(other, FlowDefinition):
+            return NotImplemented
+        return self.version == other.version and self.flow == other.flow
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 _PARAM = re.compile(r"#\{([^}]+)\}")
@@ -222,7 +249,9 @@ def load_flow(path: Path, *, allow_unsupported: bool = False) -> FlowDefinition:
     ``allow_unsupported`` puts them in place as stopped stubs.
     """
     document = read_flow_document(path, allow_unsupported=allow_unsupported)
-    return parse_flow(document, str(path))
+    definition = parse_flow(document, str(path))
+    definition.set_folder(path.parent)
+    return definition
 
 
 def read_flow_document(path: Path, *, allow_unsupported: bool = False) -> Any:

@@ -10,7 +10,11 @@ from flowcore.clock import Clock
 from flowcore.errors import ConfigurationError
 from flowcore.logsafe import safe_logger
 from flowcore.model.flowfile import FlowFile
-from flowcore.processor.descriptors import ExpressionLanguageScope, PropertyDescriptor
+from flowcore.processor.descriptors import (
+    ExpressionLanguageScope,
+    PropertyDescriptor,
+    Relationship,
+)
 from flowcore.units import parse_data_size, parse_time_period
 
 if TYPE_CHECKING:
@@ -114,6 +118,7 @@ class ProcessContext:
         available_relationships: frozenset[str] = frozenset(),
         settings: EngineSettings | None = None,
         compute: ComputeServices | None = None,
+        auto_terminated: frozenset[str] = frozenset(),
     ) -> None:
         self.component_id = component_id
         self.name = name
@@ -124,6 +129,7 @@ class ProcessContext:
         self._yield = yield_callback
         self.max_concurrent_tasks = max_concurrent_tasks
         self.available_relationships = available_relationships
+        self.auto_terminated = auto_terminated
         self._settings = settings
         self._compute = compute
         self.logger = safe_logger(f"flowcore.processor.{name}")
@@ -183,6 +189,11 @@ class ProcessContext:
         except KeyError:
             msg = f"no controller service with identifier '{identifier}'"
             raise ConfigurationError(msg) from None
+
+    def is_auto_terminated(self, relationship: str | Relationship) -> bool:
+        """Whether FlowFiles sent to ``relationship`` are dropped (NiFi's isAutoTerminated):
+        a processor may then skip making them."""
+        return str(relationship) in self.auto_terminated
 
     def yield_processor(self) -> None:
         """Ask the framework not to trigger this processor for its yield duration."""

@@ -50,17 +50,17 @@ class TestRunner:
         settings: EngineSettings | None = None,
         clock: ManualClock | None = None,
     ) -> None:
-        if isinstance(processor, str):
-            instance = processor_class(processor)()
-        elif isinstance(processor, type):
-            instance = processor()
-        else:
-            instance = processor
         owned: Path | None = None
         if settings is None:
             if data_dir is None:
                 owned = data_dir = Path(tempfile.mkdtemp(prefix="flowcore-test-"))
             settings = EngineSettings(data_dir=data_dir)
+        if isinstance(processor, str):
+            instance = processor_class(processor, settings.python_extension_dirs())()
+        elif isinstance(processor, type):
+            instance = processor()
+        else:
+            instance = processor
         self.settings = settings
         self.clock = clock or ManualClock()
         self.node = Node(self.settings, self.clock)

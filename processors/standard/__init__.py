@@ -9,6 +9,7 @@ component flowcore lacks), following Apache NiFi's processors of the same
 names (each module's docstring lists where it differs or chooses).
 """
 
+import processors.python_extensions  # noqa: F401 - registers the NiFi Python processors
 from processors.standard.attributes_to_json import AttributesToJSON
 from processors.standard.compress_content import CompressContent
 from processors.standard.control_rate import ControlRate

@@ -10,6 +10,7 @@ clock's time so that GetFile sees the copied input files as zero seconds old.
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 import time
 from collections.abc import Iterator
@@ -65,9 +66,9 @@ def run_sample(tmp_path: Path) -> Iterator[Any]:
             shutil.copytree(SAMPLES / name / "input", input_dir)
         document = _document(name, out_dir, input_dir)
         clock = ManualClock(int(time.time() * 1000))
-        node = Node.from_flow(
-            EngineSettings(data_dir=tmp_path / "data"), parse_flow(document), clock
-        )
+        definition = parse_flow(document)
+        definition.set_folder(SAMPLES / name)  # its python/extensions, if it has one
+        node = Node.from_flow(EngineSettings(data_dir=tmp_path / "data"), definition, clock)
         nodes.append(node)
         summary = DeterministicScheduler(node).run_until_idle(max_triggers=10_000)
         assert summary.idle, f"{name} did not finish: {summary}"
@@ -225,3 +226,12 @@ def test_every_put_file_of_the_samples_is_confined_to_out_dir() -> None:
     for where, properties in puts.items():
         assert properties.get("Base Directory") == "#{out_dir}", where
         assert properties["Directory"].startswith("#{out_dir}"), where
+
+
+def test_python_processors_run_unmodified(run_sample: Any) -> None:
+    _node, out_dir = run_sample("python_processors")
+
+    written = {p.relative_to(out_dir).as_posix(): p for p in out_dir.rglob("*.json")}
+    assert sorted(written) == ["big/east-1.json", "big/south-2.json", "small/north-2.json"]
+    north = json.loads(written["small/north-2.json"].read_text())
+    assert [(r["id"], r["total"]) for r in north] == [(1, 20.0), (3, 15.0)]

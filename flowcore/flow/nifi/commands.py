@@ -107,6 +107,7 @@ def export_nifi_command(
     try:
         document = read_flow_document(flow)
         definition = FlowDefinition.model_validate(document)
+        definition.set_folder(flow.parent)
         result = export_nifi(definition)
     except FlowCoreError as exc:
         err.print(f"[bold red]error:[/] {exc}")

@@ -43,6 +43,7 @@ from flowcore.flow.nifi.model import (
 )
 from flowcore.processor.descriptors import PropertyDescriptor
 from flowcore.processor.registry import processor_class, service_class
+from flowcore.settings import EngineSettings
 
 _NAMESPACE = uuid.UUID("6f1c1f4e-2b1e-4c55-9a59-7d3c3a0e9b11")
 
@@ -70,6 +71,7 @@ class _Exporter:
         self.root_id = _id("group", self.flow.name)
         self.notes: list[str] = []
         self.service_ids = {name: _id("service", name) for name in self.flow.controller_services}
+        self.extension_dirs = EngineSettings().python_extension_dirs(definition.folder)
 
     def _properties(
         self, values: dict[str, str], descriptors: list[PropertyDescriptor], mapping: TypeMapping
@@ -107,6 +109,7 @@ class _Exporter:
 
     def _processor(self, name: str, spec: ProcessorSpec, index: int) -> VersionedProcessor:
         values = dict(spec.properties)
+        bundle: Bundle | None = None
         if spec.type == STUB_TYPE:
             nifi_type = values.pop(STUB_COMPONENT_TYPE, STUB_TYPE)
             values.pop(STUB_RELATIONSHIPS, None)
@@ -115,8 +118,14 @@ class _Exporter:
             state = "DISABLED"
         else:
             mapping = nifi_class(spec.type, "processor")
-            descriptors = list(processor_class(spec.type)().property_descriptors)
+            cls = processor_class(spec.type, self.extension_dirs)
+            descriptors = list(cls().property_descriptors)
             state = "ENABLED" if spec.run_state == "RUNNING" else "DISABLED"
+            python_bundle = getattr(cls, "nifi_bundle", None)
+            if python_bundle is not None:  # a NiFi Python processor: NiFi's own bundle
+                group, artifact, version = python_bundle
+                mapping = TypeMapping(spec.type, spec.type, "processor", artifact)
+                bundle = Bundle(group=group, artifact=artifact, version=version)
         properties, nifi_descriptors = self._properties(values, descriptors, mapping)
         if spec.schedule.max_runs is not None:
             self.notes.append(
@@ -132,7 +141,7 @@ class _Exporter:
             position=Position(x=float(index % 4) * 400.0, y=float(index // 4) * 240.0),
             component_type="PROCESSOR",
             type=mapping.nifi_type,
-            bundle=_bundle(mapping),
+            bundle=bundle or _bundle(mapping),
             properties=properties,
             property_descriptors=nifi_descriptors,
             scheduled_state=state,

@@ -39,6 +39,9 @@ from flowcore.processor.registry import processor_class, service_class
 from flowcore.queue.prioritizers import PRIORITIZERS
 from flowcore.units import parse_data_size, parse_time_period_ms
 
+PYTHON_ARTIFACT = "python-extensions"
+"""The bundle NiFi gives its Python processors (``org.apache.nifi:python-extensions``)."""
+
 NIFI_OBJECT_THRESHOLD = 10_000
 NIFI_DATA_SIZE_THRESHOLD = "1 GB"
 _PARAM = re.compile(r"#\{([^}]+)\}")
@@ -338,7 +341,17 @@ class _Importer:
         mapping = nifi_mapping(processor.type, "processor")
         reasons: list[str] = []
         properties: dict[str, str] = {}
-        if mapping is None:
+        python = processor.bundle is not None and processor.bundle.artifact == PYTHON_ARTIFACT
+        if python:
+            # A NiFi Python processor: its type is its class name, found in the flow's
+            # python/extensions folder when the flow is built; properties as they are.
+            mapping = TypeMapping(processor.type, processor.type, "processor", PYTHON_ARTIFACT)
+            properties = {
+                key: self._reference(self._substitute(value, entry.parameters))
+                for key, value in processor.properties.items()
+                if value is not None
+            }
+        elif mapping is None:
             reasons.append("no flowcore processor of this type")
         else:
             try:

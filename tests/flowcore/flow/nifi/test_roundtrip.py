@@ -191,6 +191,7 @@ def test_import_export_import_is_stable(name: str) -> None:
 )
 def test_every_sample_flow_round_trips_but_for_max_runs(path: Path) -> None:
     definition = FlowDefinition.model_validate(yaml.safe_load(path.read_text("utf-8")))
+    definition.set_folder(path.parent)  # its python/extensions, if it has one
     result = export_nifi(definition)
     limited = [n for n, p in definition.flow.processors.items() if p.schedule.max_runs is not None]
     for name in limited:
