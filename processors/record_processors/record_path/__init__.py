@@ -1,0 +1,202 @@
+"""NiFi's RecordPath, compiled once and evaluated on Arrow record batches.
+
+``compile_record_path(text)`` parses the whole language of NiFi's RecordPath guide (see
+docs/record-path.md): child, descendant, wildcard, parent and current steps, array
+indexes, ranges and lists, map keys, predicates, standalone and filter functions.
+
+Evaluation has two forms. Whole columns at once with Arrow compute where the path allows
+it (child paths ``/a/b`` by ``struct_field``, and ``toUpperCase``/``toLowerCase``/``trim``
+over them): ``RecordPath.evaluate(batch)`` gives one value per record. Anything else is
+evaluated in Python on each record (a dictionary from the Arrow row) and gives the
+FieldValues a processor may read or update (``RecordPath.select``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from flowcore.processor import ValidationResult
+from processors.record_processors.record_path.evaluate import Context, evaluate
+from processors.record_processors.record_path.functions import check_call
+from processors.record_processors.record_path.parser import (
+    Call,
+    Child,
+    Compare,
+    Expr,
+    Filter,
+    Path,
+    RecordPathError,
+    parse,
+)
+from processors.record_processors.record_path.values import FieldValue, to_text, type_name
+
+__all__ = [
+    "FieldValue",
+    "RecordPath",
+    "RecordPathError",
+    "compile_record_path",
+    "record_path_validator",
+    "records_of",
+    "root_of",
+    "to_text",
+    "type_name",
+]
+
+Vector = Callable[[pa.RecordBatch], pa.Array | None]
+
+_VECTOR_FUNCTIONS: dict[str, Callable[[pa.Array], pa.Array]] = {
+    "toUpperCase": pc.utf8_upper,
+    "toLowerCase": pc.utf8_lower,
+    "trim": pc.utf8_trim_whitespace,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RecordPath:
+    """A compiled RecordPath."""
+
+    text: str
+    expr: Expr
+    vector: Vector | None
+    """Arrow evaluation of the whole batch, when the path allows it."""
+
+    @property
+    def is_absolute(self) -> bool:
+        """Whether the path starts at the root (``/``) rather than the context (``.``)."""
+        return not (
+            isinstance(self.expr, Path) and not self.expr.absolute and self.expr.start is None
+        )
+
+    def select(self, root: FieldValue, context: FieldValue | None = None) -> list[FieldValue]:
+        """The FieldValues selected in the record ``root`` (``.`` is ``context``)."""
+        return evaluate(self.expr, Context(root, context or root))
+
+    def evaluate(self, batch: pa.RecordBatch) -> pa.Array | None:
+        """The first selected value of every record (null when none), or None when a
+        vectorised path names a field that is not in the schema."""
+        if self.vector is not None:
+            return self.vector(batch)
+        values = [
+            (self.select(root) or [FieldValue(None, "")])[0].value for root in roots_of(batch)
+        ]
+        try:
+            return pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return pa.array([to_text(v) for v in values], pa.string())
+
+    def partition_keys(self, batch: pa.RecordBatch) -> tuple[pa.Array, pa.Array]:
+        """Per record: a key equal for records whose selections are equal, and the
+        attribute value (the selected value as text when it is one scalar, else null)."""
+        if self.vector is not None:
+            values = self.vector(batch)
+            if values is not None and not pa.types.is_nested(values.type):
+                return values, pc.cast(values, pa.string())
+        keys: list[str] = []
+        texts: list[str | None] = []
+        for root in roots_of(batch):
+            selected = [v.value for v in self.select(root)]
+            keys.append(json.dumps(selected, default=repr, sort_keys=True))
+            single = selected[0] if len(selected) == 1 else None
+            texts.append(None if isinstance(single, dict | list) else to_text(single))
+        return pa.array(keys, pa.string()), pa.array(texts, pa.string())
+
+
+def root_of(record: dict[str, Any], schema: pa.Schema | None = None) -> FieldValue:
+    """The root FieldValue of a record (its Arrow type taken from ``schema``)."""
+    dtype = pa.struct(list(schema)) if schema is not None else None
+    return FieldValue(record, "root", dtype=dtype)
+
+
+def records_of(batch: pa.RecordBatch | pa.Table) -> list[dict[str, Any]]:
+    """A batch's records as dictionaries (maps as dictionaries too)."""
+    records: list[dict[str, Any]] = batch.to_pylist(maps_as_pydicts="strict")
+    return records
+
+
+def roots_of(batch: pa.RecordBatch) -> Iterator[FieldValue]:
+    dtype = pa.struct(list(batch.schema))
+    for record in records_of(batch):
+        yield FieldValue(record, "root", dtype=dtype)
+
+
+def _child_vector(fields: tuple[str, ...]) -> Vector:
+    def vector(batch: pa.RecordBatch) -> pa.Array | None:
+        index = batch.schema.get_field_index(fields[0])
+        if index < 0:
+            return None
+        values = batch.column(index)
+        for name in fields[1:]:
+            if not pa.types.is_struct(values.type) or values.type.get_field_index(name) < 0:
+                return None
+            values = pc.struct_field(values, name)
+        return values
+
+    return vector
+
+
+def _vector(expr: Expr) -> Vector | None:
+    if (
+        isinstance(expr, Path)
+        and expr.absolute
+        and expr.start is None
+        and expr.steps
+        and all(isinstance(step, Child) for step in expr.steps)
+    ):
+        return _child_vector(tuple(step.name for step in expr.steps if isinstance(step, Child)))
+    if isinstance(expr, Call) and expr.name in _VECTOR_FUNCTIONS and len(expr.args) == 1:
+        inner = _vector(expr.args[0])
+        kernel = _VECTOR_FUNCTIONS[expr.name]
+        if inner is None:
+            return None
+
+        def vector(batch: pa.RecordBatch) -> pa.Array | None:
+            values = inner(batch)
+            if values is None or not pa.types.is_string(values.type):
+                return _python(batch)
+            return kernel(values)
+
+        _python: Callable[[pa.RecordBatch], pa.Array | None] = RecordPath("", expr, None).evaluate
+        return vector
+    return None
+
+
+def _check(expr: Expr) -> None:
+    """Validate every function call of the tree (name and number of arguments)."""
+    if isinstance(expr, Call):
+        check_call(expr)
+        for arg in expr.args:
+            _check(arg)
+    elif isinstance(expr, Compare):
+        _check(expr.left)
+        _check(expr.right)
+    elif isinstance(expr, Path):
+        if expr.start is not None:
+            _check(expr.start)
+        for step in expr.steps:
+            if isinstance(step, Filter):
+                _check(step.predicate)
+
+
+def compile_record_path(text: str) -> RecordPath:
+    """Compile ``text`` or raise ``RecordPathError`` saying why not."""
+    stripped = text.strip()
+    expr = parse(stripped)
+    _check(expr)
+    return RecordPath(stripped, expr, _vector(expr))
+
+
+def record_path_validator(subject: str, value: str) -> ValidationResult:
+    """NiFi's RecordPathValidator message: ``Invalid RecordPath: <reason>``."""
+    if "${" in value:
+        return ValidationResult(subject, True, value, "Expression Language is present")
+    try:
+        compile_record_path(value)
+    except RecordPathError as exc:
+        return ValidationResult(subject, False, value, f"Invalid RecordPath: {exc}")
+    return ValidationResult(subject, True, value, "")
