@@ -90,10 +90,10 @@ def compare(op: str, left: Any, right: Any) -> bool:
             a, b = _numeric(left), _numeric(right)
             equal = a == b if a is not None and b is not None else to_text(left) == to_text(right)
         return equal if op == "=" else not equal
-    a, b = to_number(left), to_number(right)
-    if a is None or b is None:
+    first, second = to_number(left), to_number(right)
+    if first is None or second is None:
         return False
-    x, y = float(a), float(b)
+    x, y = float(first), float(second)
     if op == "<":
         return x < y
     if op == "<=":
