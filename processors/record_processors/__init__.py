@@ -1,11 +1,13 @@
-"""Record processors: PartitionRecord, SplitRecord, ConvertRecord (issue 3).
+"""Record processors: PartitionRecord, SplitRecord, ConvertRecord, UpdateRecord, LookupRecord.
 
-Importing this package registers the three processor types. Each module's docstring says
-how it follows NiFi and where it differs; RecordPath support is in ``record_path``.
+Importing this package registers the processor types. Each module's docstring says how
+it follows NiFi and where it differs; RecordPath is in ``record_path``.
 """
 
 from processors.record_processors.convert_record import ConvertRecord
+from processors.record_processors.lookup_record import LookupRecord
 from processors.record_processors.partition_record import PartitionRecord
 from processors.record_processors.split_record import SplitRecord
+from processors.record_processors.update_record import UpdateRecord
 
-__all__ = ["ConvertRecord", "PartitionRecord", "SplitRecord"]
+__all__ = ["ConvertRecord", "LookupRecord", "PartitionRecord", "SplitRecord", "UpdateRecord"]
