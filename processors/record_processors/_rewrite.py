@@ -51,14 +51,13 @@ def _column(values: list[Any], hint: pa.DataType | None) -> pa.Array:
 
 
 def to_batch(records: list[dict[str, Any]], hint: pa.Schema) -> pa.RecordBatch:
-    """Records as a batch: the hint's fields first (in order), then new fields."""
-    names = list(hint.names)
-    seen = set(names)
+    """Records as a batch: the hint's fields first (in order), then new fields; a hint
+    field that no record has (the whole record was replaced) is left out."""
+    present: dict[str, None] = {}
     for record in records:
-        for name in record:
-            if name not in seen:
-                seen.add(name)
-                names.append(name)
+        present.update(dict.fromkeys(record))
+    names = [name for name in hint.names if name in present]
+    names += [name for name in present if hint.get_field_index(name) < 0]
     arrays = []
     for name in names:
         index = hint.get_field_index(name)

@@ -69,9 +69,7 @@ class RecordPath:
     @property
     def is_absolute(self) -> bool:
         """Whether the path starts at the root (``/``) rather than the context (``.``)."""
-        return not (
-            isinstance(self.expr, Path) and not self.expr.absolute and self.expr.start is None
-        )
+        return not _relative(self.expr)
 
     def select(self, root: FieldValue, context: FieldValue | None = None) -> list[FieldValue]:
         """The FieldValues selected in the record ``root`` (``.`` is ``context``)."""
@@ -164,6 +162,17 @@ def _vector(expr: Expr) -> Vector | None:
         _python: Callable[[pa.RecordBatch], pa.Array | None] = RecordPath("", expr, None).evaluate
         return vector
     return None
+
+
+def _relative(expr: Expr) -> bool:
+    """Whether the value depends on the context (a relative path outside predicates)."""
+    if isinstance(expr, Path):
+        return _relative(expr.start) if expr.start is not None else not expr.absolute
+    if isinstance(expr, Call):
+        return any(_relative(arg) for arg in expr.args)
+    if isinstance(expr, Compare):
+        return _relative(expr.left) or _relative(expr.right)
+    return False
 
 
 def _check(expr: Expr) -> None:
