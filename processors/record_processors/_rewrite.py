@@ -30,7 +30,20 @@ _CONVERSION_ERRORS = (
 )
 
 
+def _fits(value: Any, hint: pa.DataType) -> bool:
+    """Whether no record in ``value`` has a field the struct type ``hint`` lacks (Arrow
+    would drop it silently)."""
+    if isinstance(value, dict) and pa.types.is_struct(hint):
+        names = {hint.field(i).name: hint.field(i).type for i in range(hint.num_fields)}
+        return all(key in names and _fits(item, names[key]) for key, item in value.items())
+    if isinstance(value, list) and pa.types.is_list(hint):
+        return all(_fits(item, hint.value_type) for item in value)
+    return True
+
+
 def _column(values: list[Any], hint: pa.DataType | None) -> pa.Array:
+    if hint is not None and pa.types.is_nested(hint) and not all(_fits(v, hint) for v in values):
+        hint = None
     if hint is not None:
         try:
             return pa.array(values, type=hint)

@@ -159,9 +159,7 @@ def test_zero_records(make_runner: RunnerFactory) -> None:
     runner.enqueue("id,name,age\n")
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    runner.get_flowfiles_for_relationship("success")[0].assert_attribute_equals(
-        "record.count", "0"
-    )
+    runner.get_flowfiles_for_relationship("success")[0].assert_attribute_equals("record.count", "0")
 
 
 def test_descriptors_follow_nifi(make_runner: RunnerFactory) -> None:
