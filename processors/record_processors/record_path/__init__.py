@@ -189,7 +189,36 @@ def _check(expr: Expr) -> None:
             _check(expr.start)
         for step in expr.steps:
             if isinstance(step, Filter):
+                _check_predicate(step.predicate)
                 _check(step.predicate)
+
+
+FILTER_FUNCTIONS = frozenset(
+    {
+        "not",
+        "isEmpty",
+        "isBlank",
+        "contains",
+        "containsRegex",
+        "matchesRegex",
+        "startsWith",
+        "endsWith",
+    }
+)
+"""Functions that give a boolean, usable as a whole predicate."""
+
+
+def _check_predicate(predicate: Expr) -> None:
+    """A predicate is a comparison, a filter function or a path (NiFi: ``[./flag]``)."""
+    if isinstance(predicate, Call) and predicate.name not in FILTER_FUNCTIONS:
+        msg = (
+            f"{predicate.name} is not a filter function: it can be used in a predicate only "
+            "as part of a comparison"
+        )
+        raise RecordPathError(msg)
+    if isinstance(predicate, Call) and predicate.name == "not":
+        for arg in predicate.args:
+            _check_predicate(arg)
 
 
 def compile_record_path(text: str) -> RecordPath:

@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from flowcore.el.dates import compile_date_pattern, resolve_zone
 from flowcore.el.regex import java_regex, java_replacer
+from flowcore.errors import ExpressionError
 from processors.record_processors.record_path.evaluate import Context, evaluate, holds
 from processors.record_processors.record_path.parser import Call, Expr, RecordPathError
 from processors.record_processors.record_path.values import (
@@ -125,7 +126,7 @@ def _to_date(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
     pattern = compile_date_pattern(_text_arg(args[0], context))
     try:
         millis = pattern.parse(value, _zone(args, context, 1))
-    except ValueError:
+    except (ValueError, ExpressionError):
         return value
     return dt.datetime.fromtimestamp(millis / 1000, dt.UTC).replace(tzinfo=None)
 
