@@ -125,7 +125,7 @@ def _to_date(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
         return value
     pattern = compile_date_pattern(_text_arg(args[0], context))
     try:
-        millis = pattern.parse(value, _zone(args, context, 1))
+        millis = pattern.parse(value, _zone(args, context, 1) or dt.UTC)
     except (ValueError, ExpressionError):
         return value
     return dt.datetime.fromtimestamp(millis / 1000, dt.UTC).replace(tzinfo=None)
