@@ -157,7 +157,7 @@ def _vector(expr: Expr) -> Vector | None:
             values = inner(batch)
             if values is None or not pa.types.is_string(values.type):
                 return _python(batch)
-            return kernel(values)
+            return pc.fill_null(kernel(values), "")
 
         _python: Callable[[pa.RecordBatch], pa.Array | None] = RecordPath("", expr, None).evaluate
         return vector

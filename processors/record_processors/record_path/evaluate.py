@@ -71,8 +71,8 @@ def evaluate(expr: Expr, context: Context) -> list[FieldValue]:
 def holds(expr: Expr, context: Context) -> bool:
     """Whether a predicate holds for the context value."""
     if isinstance(expr, Compare):
-        left = [v.value for v in evaluate(expr.left, context)]
-        right = [v.value for v in evaluate(expr.right, context)]
+        left = [v.value for v in evaluate(expr.left, context) if not v.missing]
+        right = [v.value for v in evaluate(expr.right, context) if not v.missing]
         return any(compare(expr.op, a, b) for a in left for b in right)
     if isinstance(expr, Literal):
         msg = f"the literal {expr.value!r} is not a predicate"
@@ -156,6 +156,7 @@ def _step(step: Step, selected: list[FieldValue], context: Context) -> Iterator[
                     record,
                     step.name,
                     child_type(value.dtype, step.name),
+                    step.name not in record,
                 )
         elif isinstance(step, Wildcard):
             yield from _children(value)
@@ -178,7 +179,13 @@ def _step(step: Step, selected: list[FieldValue], context: Context) -> Iterator[
                 inner = element_type(value.dtype) if is_map(value) else None
                 for key in step.keys:
                     yield FieldValue(
-                        entries.get(key), value.name, value.parent, entries, key, inner
+                        entries.get(key),
+                        value.name,
+                        value.parent,
+                        entries,
+                        key,
+                        inner,
+                        key not in entries,
                     )
         elif isinstance(step, Filter) and holds(step.predicate, Context(context.root, value)):
             yield value

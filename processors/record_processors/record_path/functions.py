@@ -50,13 +50,15 @@ def _int_arg(arg: Expr, context: Context) -> int:
         raise RecordPathError(msg) from None
 
 
-def _mapped(transform: Callable[[Any, Context, tuple[Expr, ...]], Any]) -> Function:
-    """A function over each value of its first argument (None stays None)."""
+def _mapped(
+    transform: Callable[[Any, Context, tuple[Expr, ...]], Any], null: Any = None
+) -> Function:
+    """A function over each value of its first argument (a null value gives ``null``)."""
 
     def apply(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
         return [
             FieldValue(
-                None if value.value is None else transform(value.value, context, args[1:]),
+                null if value.value is None else transform(value.value, context, args[1:]),
                 value.name,
                 value.parent,
             )
@@ -82,9 +84,9 @@ def _substring(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
     text = to_text(value) or ""
     start, end = _int_arg(args[0], context), _int_arg(args[1], context)
     size = len(text)
-    start = start + size if start < 0 else start
-    end = end + size if end < 0 else end
-    if start < 0 or end > size or start > end:
+    start = start + size + 1 if start < 0 else start
+    end = min(end + size + 1 if end < 0 else end, size)
+    if start < 0 or start >= size or start > end:
         return ""
     return text[start:end]
 
@@ -148,9 +150,12 @@ def _format(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
     millis = _epoch_ms(value)
     if millis is None:
         return value
-    return compile_date_pattern(_text_arg(args[0], context)).format(
-        millis, _zone(args, context, 1) or dt.UTC
-    )
+    try:
+        return compile_date_pattern(_text_arg(args[0], context)).format(
+            millis, _zone(args, context, 1) or dt.UTC
+        )
+    except (ValueError, ExpressionError):
+        return value  # an invalid pattern or zone leaves the value as it is, as NiFi
 
 
 def _charset(args: tuple[Expr, ...], context: Context) -> str:
@@ -319,6 +324,9 @@ def _string_test(
     return check
 
 
+_EMPTY_FOR_NULL = frozenset({"toUpperCase", "toLowerCase", "trim"})
+"""Functions that give '' for a null value (NiFi's toLowerCase(/notDefined) is '')."""
+
 FUNCTIONS: dict[str, tuple[Function, int, int]] = {}
 """name -> (function, fewest arguments, most arguments)."""
 
@@ -351,7 +359,7 @@ for _name, _transform, _least, _most in (
     ("escapeJson", _escape_json, 1, 1),
     ("unescapeJson", _unescape_json, 1, 3),
 ):
-    _register(_name, _mapped(_transform), _least, _most)
+    _register(_name, _mapped(_transform, "" if _name in _EMPTY_FOR_NULL else None), _least, _most)
 
 for _name, _test in (
     ("contains", _string_test(lambda text, part: part in text)),

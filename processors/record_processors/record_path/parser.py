@@ -107,7 +107,9 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?![\w.])|-?\d+(?=\.\.)")
 _OPERATOR = re.compile(r"!=|<=|>=|=|<|>")
 _INDEX_LIST = re.compile(r"\s*-?\d+(?:\s*\.\.\s*-?\d+)?(?:\s*,\s*-?\d+(?:\s*\.\.\s*-?\d+)?)*\s*\]")
 _INDEX_ITEM = re.compile(r"(-?\d+)(?:\s*\.\.\s*(-?\d+))?")
-_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", "'": "'", '"': '"'}
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\\\", "'": "'", '"': '"'}
+# Escapes in literals: a doubled backslash stays doubled (a regex or a replacement then
+# sees an escaped backslash, as in NiFi); any other backslash pair stays as written.
 
 
 class _Parser:

@@ -28,6 +28,9 @@ class FieldValue:
     container: dict[str, Any] | list[Any] | None = None
     key: str | int | None = None
     dtype: pa.DataType | None = None
+    missing: bool = False
+    """A field the record's schema lacks (or an absent map key): updating it adds it, and
+    it takes no part in comparisons."""
 
     @property
     def is_root(self) -> bool:

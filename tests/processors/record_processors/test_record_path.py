@@ -113,19 +113,86 @@ CASES: list[tuple[str, list[Any]]] = [
     # string functions (testSubstring..., testReplace..., testConcat, testFieldName...)
     ("substring(/name, 0, 4)", ["John"]),
     ("substring(/name, 5, 8)", ["Doe"]),
-    ("substring(/name, 0, -1)", ["John Do"]),
+    ("substring(/name, 0, -1)", ["John Doe"]),
+    ("substring(/name, 0, -5)", ["John"]),
+    ("substring(/name, 0, 10000)", ["John Doe"]),
+    ("substring(/name, -50, -1)", [""]),
     ("substring(/name, 1000, 1005)", [""]),
     ("substring(/name, 4, 3)", [""]),
     ("substring(/missing, 0, 1)", [None]),
     ("/name[substring(., 0, 4) = 'John']", ["John Doe"]),
     ("substringBefore(/name, ' ')", ["John"]),
     ("substringBefore(/name, 'XYZ')", ["John Doe"]),
+    ("substringBefore(/name, '')", ["John Doe"]),
+    ("substringBeforeLast(/name, '')", ["John Doe"]),
+    ("substringAfter(/name, '')", ["John Doe"]),
+    ("substringAfter(/name, 'oh')", ["n Doe"]),
+    ("substringAfterLast(/name, 'oh')", ["n Doe"]),
     ("substringBeforeLast(/name, 'o')", ["John D"]),
     ("substringAfter(/name, ' ')", ["Doe"]),
     ("substringAfter(/name, 'o')", ["hn Doe"]),
     ("substringAfterLast(/name, 'o')", ["e"]),
     ("substringAfterLast(/name, 'XYZ')", ["John Doe"]),
     ("replace(/name, 'o', 'x')", ["Jxhn Dxe"]),
+    ("replace(/name, 'ohn', 'ane')", ["Jane Doe"]),
+    ("replace(/name, 'ohnny', 'ane')", ["John Doe"]),
+    ("replace(/name, 'Doe', /id)", ["John 48"]),
+    ("replace(/id, 48, 23)", ["23"]),
+    ("/name[replace(../id, 48, 18) = 18]", ["John Doe"]),
+    ("/name[replace(../id, 48, 18) = 48]", []),
+    ("replaceRegex(/name, '[JD]', '')", ["ohn oe"]),
+    ("replaceRegex(/name, 'ohnny', 'ane')", ["John Doe"]),
+    ("replaceRegex(/id, '[0-9]', 1)", ["11"]),
+    ("replaceRegex(/name, '([JD])', '$1x')", ["Jxohn Dxoe"]),
+    ("replaceRegex(/name, '(?<hello>[JD])', '${hello}x')", ["Jxohn Dxoe"]),
+    ("replaceRegex(/name, '(?<hello>[JD])', /id)", ["48ohn 48oe"]),
+    ("replaceRegex(/name, '[\\s]', '\\n')", ["John\nDoe"]),
+    ("replaceRegex(/name, '[\\s]', '\\t')", ["John\tDoe"]),
+    ("replaceNull(/missing, 14)", [14]),
+    ("concat(/firstName, ' ', /lastName, ': ', 48)", ["John Doe: 48"]),
+    (
+        "fieldName(/*)",
+        [
+            "id",
+            "name",
+            "firstName",
+            "lastName",
+            "missing",
+            "mainAccount",
+            "accounts",
+            "attributes",
+            "numbers",
+            "date",
+        ],
+    ),
+    ("//*[startsWith(fieldName(.), 'na')]", ["John Doe"]),
+    ("fieldName(//*[startsWith(fieldName(.), 'na')])", ["name"]),
+    ("//name[not(startsWith(fieldName(.), 'xyz'))]", ["John Doe"]),
+    ("//name[not(startsWith(fieldName(.), 'n'))]", []),
+    ("/numbers[0..-1][. < /id]", list(range(10))),
+    ("/id[. > /numbers[-1]]", [48]),
+    ("/accounts[0..-1][./balance > 200]/id", [2]),
+    ("/name[startsWith(., '')]", ["John Doe"]),
+    ("/name[endsWith(., '')]", ["John Doe"]),
+    ("/name[isEmpty(../missing)]", ["John Doe"]),
+    ("/name[isEmpty(/missing)]", ["John Doe"]),
+    ("/name[isEmpty(../id)]", []),
+    ("/name[isBlank(../missing)]", ["John Doe"]),
+    ("/name[isBlank(../id)]", []),
+    ("/name[containsRegex(., '[xo]')]", ["John Doe"]),
+    ("/name[matchesRegex(., 'John D')]", []),
+    ("/name[matchesRegex(., '[John Doe]{8}')]", ["John Doe"]),
+    ("/name[contains(substringAfter(., 'o'), 'h')]", ["John Doe"]),
+    ("/name[not(. = 'Jane Doe')]", ["John Doe"]),
+    (
+        "format(toDate('2017-10-20T11:00:00Z', \"yyyy-MM-dd'T'HH:mm:ss'Z'\"), 'yyyy-MM-dd HH:mm',"
+        " 'GMT+8:00')",
+        ["2017-10-20 19:00"],
+    ),
+    ("format(/id, 'yyyy-MM-dd')", ["1970-01-01"]),
+    ("format(/id, 'INVALID')", [48]),
+    ("format(/id, 'yyyy', 'INVALID')", [48]),
+    ("toDate(/id, 'yyyy-MM-dd')", [48]),
     ("replace(/name, 'Doe', /firstName)", ["John John"]),
     ("replaceRegex(/name, '[aeiou]', '')", ["Jhn D"]),
     ("replaceRegex(/name, '(J)(o)', '$2$1')", ["oJhn Doe"]),
@@ -142,7 +209,9 @@ CASES: list[tuple[str, list[Any]]] = [
     ("toUpperCase(/name)", ["JOHN DOE"]),
     ("toLowerCase(/name)", ["john doe"]),
     ("trim('  John  ')", ["John"]),
-    ("toUpperCase(/missing)", [None]),
+    ("toUpperCase(/missing)", [""]),
+    ("toLowerCase(/notDefined)", [""]),
+    ("toUpperCase(concat(/firstName, ' ', /lastName))", ["JOHN DOE"]),
     ("padLeft(/firstName, 6)", ["__John"]),
     ("padLeft(/firstName, 6, '@')", ["@@John"]),
     ("padLeft(/firstName, 2)", ["John"]),
@@ -203,6 +272,72 @@ CASES: list[tuple[str, list[Any]]] = [
 @pytest.mark.parametrize(("path", "expected"), CASES, ids=[c[0] for c in CASES])
 def test_record_path(path: str, expected: list[Any]) -> None:
     assert _values(path) == expected
+
+
+def _simple(name: str) -> FieldValue:
+    return root_of({"id": 48, "name": name})
+
+
+@pytest.mark.parametrize(
+    ("name", "path", "expected"),
+    [
+        ("John\nDoe", "replaceRegex(/name, '\\n', ' ')", "John Doe"),
+        ("John\tDoe", "replaceRegex(/name, '\\t', ' ')", "John Doe"),
+        ("'John' 'Doe'", "replaceRegex(/name, '\\'', '\"')", '"John" "Doe"'),
+        ('"John" "Doe"', "replaceRegex(/name, '\"', '\\'')", "'John' 'Doe'"),
+        ("'John' 'Doe'", 'replaceRegex(/name, "\'", "\\"")', '"John" "Doe"'),
+        ("John\\Doe", "replaceRegex(/name, '\\\\', '/')", "John/Doe"),
+        ("John/Doe", "replaceRegex(/name, '/', '\\\\')", "John\\Doe"),
+        (
+            "J[o]hn Do[e]",
+            "replaceRegex(replaceRegex(/name, '\\[', '('), '\\]', ')')",
+            "J(o)hn Do(e)",
+        ),
+        (
+            "J(o)hn Do(e)",
+            "replaceRegex(replaceRegex(/name, '\\(', '['), '\\)', ']')",
+            "J[o]hn Do[e]",
+        ),
+        ("John Doe 48", "/name[contains(., /id)]", "John Doe 48"),
+    ],
+)
+def test_escapes_and_other_names(name: str, path: str, expected: str) -> None:
+    assert _values(path, _simple(name)) == [expected]
+
+
+def test_predicate_ignores_fields_the_record_lacks() -> None:
+    root = root_of(
+        {
+            "name": "John Doe",
+            "address": {"city": "San Francisco", "state": "CA", "zip": "12345"},
+            "details": {"position": "Developer", "managerName": "Jane Doe"},
+        }
+    )
+    selected = compile_record_path("/*[./state != 'NY']").select(root)
+    assert [f.name for f in selected] == ["address"]
+    assert _values("/*[./state != 'NY']/zip", root) == ["12345"]
+
+
+def test_predicate_with_absolute_path() -> None:
+    root = root_of(
+        {
+            "name": "John Doe",
+            "address1": {"city": "San Francisco", "state": "CA", "zip": "12345"},
+            "address2": {"city": "New York", "state": "NY", "zip": "01234"},
+            "details": {"position": "Developer", "preferredState": "NY"},
+        }
+    )
+    selected = compile_record_path("/*[./state = /details/preferredState]").select(root)
+    assert [f.name for f in selected] == ["address2"]
+
+
+def test_relative_path_against_a_context_value() -> None:
+    root = _simple("John Doe")
+    [name] = compile_record_path("/name").select(root)
+    [same] = compile_record_path(".").select(root, name)
+    same.update("Jane Doe")
+    assert root.value["name"] == "Jane Doe"
+    assert _values("./name", root) == ["Jane Doe"]
 
 
 def test_root_has_no_parent() -> None:
@@ -311,7 +446,7 @@ def test_arrow_evaluation_of_a_batch() -> None:
     assert upper.vector is not None
     result = upper.evaluate(batch)
     assert result is not None
-    assert result.to_pylist() == ["ANN", None]
+    assert result.to_pylist() == ["ANN", ""]
     element = compile_record_path("/tags[0]")
     assert element.vector is None
     result = element.evaluate(batch)
