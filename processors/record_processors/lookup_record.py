@@ -20,13 +20,14 @@ Follows NiFi's LookupRecord:
   records). A miss leaves the record unchanged.
 * Replace Existing Values: every user-defined path's fields are each looked up (as the
   service's single key) and replaced by what is found; the record matches when every
-  field with a value was found.
-* Root Record Path: the coordinates are taken from each record it selects (relative to
-  it); the top-level record matches only when all of them match.
-* Route to 'success': the FlowFile's content is replaced (CONTENT_MODIFIED). Route to
-  'matched' or 'unmatched': one child FlowFile per relationship that receives records;
-  the original is removed. ``mime.type``, ``record.count`` and the writer's attributes
-  are set. A FlowFile without records goes unchanged to success (or to unmatched).
+  field with a value was found (a path selecting only nulls does not match; one selecting
+  nothing does).
+* Root Record Path: the coordinates are taken from each record it selects, the records
+  of a selected array included (relative to them); the top-level record matches only
+  when all of them match, and not when there are none.
+* Output, as NiFi: one child FlowFile per relationship that receives records (FORK),
+  with ``mime.type``, ``record.count`` and the writer's attributes; the original is
+  removed. A FlowFile without records therefore gives nothing (it is dropped).
 * Failure (bad records, a lookup that fails, a RecordPath that does not compile after
   Expression Language): the unchanged FlowFile goes to failure.
 """
@@ -55,7 +56,6 @@ from flowcore.session import ProcessSession
 from flowcore.session.session import OpenContent
 from processors.record.api import (
     RecordSetWriterFactory,
-    WriteResult,
     as_reader_factory,
     as_writer_factory,
     source_of,
@@ -374,48 +374,9 @@ class LookupRecord(Processor):
             session.transfer(flowfile, FAILURE)
             return
         if _matched_unmatched(context.properties):
-            self._route(session, flowfile, readers, writers, plan)
+            self._route(session, flowfile, readers, writers, plan, MATCHED, UNMATCHED)
         else:
-            self._enrich(session, flowfile, readers, writers, plan)
-
-    def _enrich(
-        self,
-        session: ProcessSession,
-        flowfile: FlowFile,
-        readers: Any,
-        writers: RecordSetWriterFactory,
-        plan: _Plan,
-    ) -> None:
-        attributes = flowfile.attributes
-        results: list[WriteResult] = []
-
-        def rewrite(sink: Any) -> None:
-            reader = readers.create_reader(
-                session.stream(flowfile), attributes, source_of(flowfile)
-            )
-            try:
-                out = RecordSink(writers, sink, attributes, reader.schema)
-                try:
-                    for batch in reader.batches():
-                        records = records_of(batch)
-                        for record in records:
-                            self._lookup(root_of(record, batch.schema), plan)
-                        out.write(records)
-                    results.append(out.finish())
-                except BaseException:
-                    out.abort()
-                    raise
-            finally:
-                reader.close()
-
-        try:
-            enriched = session.write(flowfile, rewrite)
-        except _FAILURES as exc:
-            self.logger.error("Failed to enrich %s; routing to failure: %s", flowfile, exc)
-            session.transfer(flowfile, FAILURE)
-            return
-        enriched = session.put_all_attributes(enriched, results[0].flowfile_attributes())
-        session.transfer(enriched, SUCCESS)
+            self._route(session, flowfile, readers, writers, plan, SUCCESS, SUCCESS)
 
     def _route(
         self,
@@ -424,21 +385,24 @@ class LookupRecord(Processor):
         readers: Any,
         writers: RecordSetWriterFactory,
         plan: _Plan,
+        matched_to: Relationship,
+        unmatched_to: Relationship,
     ) -> None:
         attributes = flowfile.attributes
         outputs: dict[str, _Output] = {}
-        records_seen = 0
         try:
             reader = readers.create_reader(
                 session.stream(flowfile), attributes, source_of(flowfile)
             )
             try:
                 for batch in reader.batches():
-                    split: dict[str, list[dict[str, Any]]] = {MATCHED.name: [], UNMATCHED.name: []}
+                    split: dict[str, list[dict[str, Any]]] = {
+                        matched_to.name: [],
+                        unmatched_to.name: [],
+                    }
                     for record in records_of(batch):
-                        records_seen += 1
                         matched = self._lookup(root_of(record, batch.schema), plan)
-                        split[MATCHED.name if matched else UNMATCHED.name].append(record)
+                        split[matched_to.name if matched else unmatched_to.name].append(record)
                     for name, records in split.items():
                         if records:
                             output = outputs.get(name)
@@ -468,11 +432,9 @@ class LookupRecord(Processor):
         except BaseException:
             self._discard(session, outputs, remove=False)
             raise
-        if records_seen == 0:
-            session.transfer(flowfile, UNMATCHED)
-            return
+        by_name = {matched_to.name: matched_to, unmatched_to.name: unmatched_to}
         for name, child in finished:
-            session.transfer(child, MATCHED if name == MATCHED.name else UNMATCHED)
+            session.transfer(child, by_name[name])
         session.remove(flowfile)
 
     @staticmethod
@@ -499,28 +461,35 @@ class LookupRecord(Processor):
     def _lookup(self, root: FieldValue, plan: _Plan) -> bool:
         """Look the record up (enriching it); whether everything was found."""
         if plan.root is None:
-            return self._lookup_one(root, root, plan)
+            return self._lookup_one(root, plan)
         targets = plan.root.select(root)
         if not targets:
             return False
-        matched = True
+        subs: list[FieldValue] = []
         for target in targets:
-            if not isinstance(target.value, dict):
-                matched = False
-                continue
-            sub = FieldValue(
-                target.value, target.name, target.parent, target.container, target.key, target.dtype
-            )
-            matched = self._lookup_one(sub, root, plan) and matched
-        return matched
+            if isinstance(target.value, list):
+                items: list[Any] = target.value
+                subs.extend(
+                    FieldValue(item, target.name, target.parent, items, index)
+                    for index, item in enumerate(items)
+                    if isinstance(item, dict)
+                )
+            elif isinstance(target.value, dict):
+                subs.append(target)
+        if not subs:
+            return False
+        results = [self._lookup_one(sub, plan) for sub in subs]
+        return all(results)
 
     @staticmethod
-    def _lookup_one(record: FieldValue, top: FieldValue, plan: _Plan) -> bool:
-        del top
+    def _lookup_one(record: FieldValue, plan: _Plan) -> bool:
         if plan.replace:
             found_all = True
             for path in plan.coordinates.values():
-                for field in path.select(record):
+                selected = path.select(record)
+                if selected and all(field.value is None for field in selected):
+                    return False
+                for field in selected:
                     if field.value is None:
                         continue
                     found = plan.cache.lookup(

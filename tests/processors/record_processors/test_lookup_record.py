@@ -254,3 +254,62 @@ def test_csv_file_lookup_service(make_runner: RunnerFactory, tmp_path: object) -
     assert _content(runner, "success") == (
         "name,age,sport\nJohn Doe,48,Soccer\nJane Doe,47,Basketball\nJimmy Doe,14,\n"
     )
+
+
+def test_route_to_success_creates_a_child_and_drops_the_original(
+    make_runner: RunnerFactory,
+) -> None:
+    runner = _runner(make_runner, {"key": "/name", "Result RecordPath": "/sport"})
+    original = runner.enqueue(PEOPLE)
+    runner.run()
+    child = runner.get_flowfiles_for_relationship("success")[0]
+    assert child.uuid != original.uuid
+    types = {e.event_type for e in runner.get_provenance_events()}
+    assert ProvenanceEventType.FORK in types
+    assert ProvenanceEventType.DROP in types
+
+
+def test_zero_records_drop_the_flowfile(make_runner: RunnerFactory) -> None:
+    runner = _runner(make_runner, {"key": "/name"})
+    runner.enqueue("name,age,sport\n")
+    runner.run()
+    runner.assert_transfer_count("success", 0)
+    runner.assert_transfer_count("failure", 0)
+    runner.assert_queue_empty()
+
+
+def test_root_record_path_to_an_array(make_runner: RunnerFactory) -> None:
+    runner = _runner(
+        make_runner,
+        {
+            "key": "/name",
+            "Root Record Path": "/people",
+            "Result RecordPath": "/sport",
+            "Routing Strategy": "route-to-matched-unmatched",
+        },
+        json_io=True,
+    )
+    runner.enqueue('{"people":[{"name":"John Doe","sport":null}]}\n{"people":[]}\n')
+    runner.run()
+    assert json.loads(_content(runner, "matched")) == {
+        "people": [{"name": "John Doe", "sport": "Soccer"}]
+    }
+    assert json.loads(_content(runner, "unmatched")) == {"people": []}
+
+
+def test_replace_existing_values_with_only_nulls_does_not_match(
+    make_runner: RunnerFactory,
+) -> None:
+    runner = _runner(
+        make_runner,
+        {
+            "names": "/name",
+            "Record Update Strategy": "replace-existing-values",
+            "Routing Strategy": "route-to-matched-unmatched",
+        },
+        json_io=True,
+    )
+    runner.enqueue('{"name":null}\n{"name":"John Doe"}\n')
+    runner.run()
+    assert _content(runner, "unmatched") == '{"name":null}\n'
+    assert _content(runner, "matched") == '{"name":"Soccer"}\n'
