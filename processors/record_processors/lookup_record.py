@@ -14,10 +14,10 @@ Follows NiFi's LookupRecord:
 * User-defined properties are the lookup coordinates: the name is the coordinate's name,
   the value a RecordPath (Expression Language against the FlowFile's attributes) whose
   value is the coordinate. The service's required keys must all be given.
-* A record matches when every coordinate selects exactly one non-null value and the
-  service finds something. With a Result RecordPath, what was found is set on the fields
-  it selects (Insert Record Fields puts the fields of a record found into the selected
-  records). A miss leaves the record unchanged.
+* A record matches when every coordinate selects exactly one non-null value (nulls are
+  ignored) and the service finds something. With a Result RecordPath, what was found is
+  set on the fields it selects (Insert Record Fields puts the fields of a record found
+  into the selected records). A miss leaves the record unchanged.
 * Replace Existing Values: every user-defined path's fields are each looked up (as the
   service's single key) and replaced by what is found; the record matches when every
   field with a value was found (a path selecting only nulls does not match; one selecting
@@ -502,10 +502,10 @@ class LookupRecord(Processor):
             return found_all
         coordinates: dict[str, Any] = {}
         for name, path in plan.coordinates.items():
-            selected = path.select(record)
-            if len(selected) != 1 or selected[0].value is None:
+            values = [field.value for field in path.select(record) if field.value is not None]
+            if len(values) != 1:
                 return False
-            coordinates[name] = selected[0].value
+            coordinates[name] = values[0]
         found = plan.cache.lookup(coordinates)
         if found is None:
             return False

@@ -313,3 +313,15 @@ def test_replace_existing_values_with_only_nulls_does_not_match(
     runner.run()
     assert _content(runner, "unmatched") == '{"name":null}\n'
     assert _content(runner, "matched") == '{"name":"Soccer"}\n'
+
+
+def test_null_coordinate_values_are_ignored(make_runner: RunnerFactory) -> None:
+    runner = _runner(
+        make_runner,
+        {"key": "/names[*]", "Routing Strategy": "route-to-matched-unmatched"},
+        json_io=True,
+    )
+    runner.enqueue('{"names":[null,"Jane Doe"]}\n{"names":[null]}\n')
+    runner.run()
+    assert _content(runner, "matched") == '{"names":[null,"Jane Doe"]}\n'
+    assert _content(runner, "unmatched") == '{"names":[null]}\n'
