@@ -101,7 +101,8 @@ class RecordPath:
             selected = [v.value for v in self.select(root)]
             keys.append(json.dumps(selected, default=repr, sort_keys=True))
             single = selected[0] if len(selected) == 1 else None
-            texts.append(None if isinstance(single, dict | list) else to_text(single))
+            scalar = not isinstance(single, dict | list | bytes | bytearray)
+            texts.append(to_text(single) if scalar else None)
         return pa.array(keys, pa.string()), pa.array(texts, pa.string())
 
 

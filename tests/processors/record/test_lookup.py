@@ -135,3 +135,13 @@ def test_csv_failed_reload_keeps_table_and_fails_lookup(tmp_path: Path) -> None:
     with pytest.raises(LookupFailureError, match="Empty lookup key"):
         service.lookup({"key": "x"})  # type: ignore[attr-defined]
     assert service.table == {"x": "1"}  # type: ignore[attr-defined]
+
+
+def test_services_without_user_defined_properties_reject_unknown_ones(tmp_path: Path) -> None:
+    file = tmp_path / "t.properties"
+    file.write_text("a=1\n")
+    runner = _runner(tmp_path)
+    with pytest.raises(ConfigurationError, match="'extra' is not a supported property"):
+        runner.add_controller_service(
+            "p", PropertiesFileLookupService, {"Properties File": str(file), "extra": "x"}
+        )
