@@ -5,8 +5,8 @@ docs/record-path.md): child, descendant, wildcard, parent and current steps, arr
 indexes, ranges and lists, map keys, predicates, standalone and filter functions.
 
 Evaluation has two forms. Whole columns at once with Arrow compute where the path allows
-it (child paths ``/a/b`` by ``struct_field``, and ``toUpperCase``/``toLowerCase``/``trim``
-over them): ``RecordPath.evaluate(batch)`` gives one value per record. Anything else is
+it (``arrow.py``: child paths, comparisons with literals, some string functions):
+``RecordPath.evaluate(batch)`` gives one value per record. Anything else is
 evaluated in Python on each record (a dictionary from the Arrow row) and gives the
 FieldValues a processor may read or update (``RecordPath.select``).
 """
@@ -14,7 +14,7 @@ FieldValues a processor may read or update (``RecordPath.select``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,11 +22,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from flowcore.processor import ValidationResult
+from processors.record_processors.record_path.arrow import Fallback, Vector, compile_vector
 from processors.record_processors.record_path.evaluate import Context, evaluate
 from processors.record_processors.record_path.functions import check_call
 from processors.record_processors.record_path.parser import (
     Call,
-    Child,
     Compare,
     Expr,
     Filter,
@@ -47,14 +47,6 @@ __all__ = [
     "to_text",
     "type_name",
 ]
-
-Vector = Callable[[pa.RecordBatch], pa.Array | None]
-
-_VECTOR_FUNCTIONS: dict[str, Callable[[pa.Array], pa.Array]] = {
-    "toUpperCase": pc.utf8_upper,
-    "toLowerCase": pc.utf8_lower,
-    "trim": pc.utf8_trim_whitespace,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +71,10 @@ class RecordPath:
         """The first selected value of every record (null when none), or None when a
         vectorised path names a field that is not in the schema."""
         if self.vector is not None:
-            return self.vector(batch)
+            try:
+                return self.vector(batch)
+            except Fallback:
+                pass
         values = [
             (self.select(root) or [FieldValue(None, "")])[0].value for root in roots_of(batch)
         ]
@@ -92,7 +87,10 @@ class RecordPath:
         """Per record: a key equal for records whose selections are equal, and the
         attribute value (the selected value as text when it is one scalar, else null)."""
         if self.vector is not None:
-            values = self.vector(batch)
+            try:
+                values = self.vector(batch)
+            except Fallback:
+                values = None
             if values is not None and not pa.types.is_nested(values.type):
                 return values, pc.cast(values, pa.string())
         keys: list[str] = []
@@ -122,47 +120,6 @@ def roots_of(batch: pa.RecordBatch) -> Iterator[FieldValue]:
     dtype = pa.struct(list(batch.schema))
     for record in records_of(batch):
         yield FieldValue(record, "root", dtype=dtype)
-
-
-def _child_vector(fields: tuple[str, ...]) -> Vector:
-    def vector(batch: pa.RecordBatch) -> pa.Array | None:
-        index = batch.schema.get_field_index(fields[0])
-        if index < 0:
-            return None
-        values = batch.column(index)
-        for name in fields[1:]:
-            if not pa.types.is_struct(values.type) or values.type.get_field_index(name) < 0:
-                return None
-            values = pc.struct_field(values, name)
-        return values
-
-    return vector
-
-
-def _vector(expr: Expr) -> Vector | None:
-    if (
-        isinstance(expr, Path)
-        and expr.absolute
-        and expr.start is None
-        and expr.steps
-        and all(isinstance(step, Child) for step in expr.steps)
-    ):
-        return _child_vector(tuple(step.name for step in expr.steps if isinstance(step, Child)))
-    if isinstance(expr, Call) and expr.name in _VECTOR_FUNCTIONS and len(expr.args) == 1:
-        inner = _vector(expr.args[0])
-        kernel = _VECTOR_FUNCTIONS[expr.name]
-        if inner is None:
-            return None
-
-        def vector(batch: pa.RecordBatch) -> pa.Array | None:
-            values = inner(batch)
-            if values is None or not pa.types.is_string(values.type):
-                return _python(batch)
-            return pc.fill_null(kernel(values), "")
-
-        _python: Callable[[pa.RecordBatch], pa.Array | None] = RecordPath("", expr, None).evaluate
-        return vector
-    return None
 
 
 def _relative(expr: Expr) -> bool:
@@ -227,7 +184,7 @@ def compile_record_path(text: str) -> RecordPath:
     stripped = text.strip()
     expr = parse(stripped)
     _check(expr)
-    return RecordPath(stripped, expr, _vector(expr))
+    return RecordPath(stripped, expr, compile_vector(expr))
 
 
 def record_path_validator(subject: str, value: str) -> ValidationResult:

@@ -453,3 +453,49 @@ def test_arrow_evaluation_of_a_batch() -> None:
     assert result is not None
     assert result.to_pylist() == ["x", None]
     assert compile_record_path("/absent").evaluate(batch) is None
+
+
+_BATCH = pa.RecordBatch.from_pylist(
+    [
+        {"name": "John Doe", "first": "John", "age": 48, "score": 1.5, "n": {"v": "a"}},
+        {"name": None, "first": "Jane", "age": 17, "score": None, "n": {"v": None}},
+        {"name": "  Bo ", "first": None, "age": None, "score": 9.0, "n": None},
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "vectorised"),
+    [
+        ("/name", True),
+        ("/n/v", True),
+        ("/age[. >= 18]", True),
+        ("/age[18 < .]", True),
+        ("/score[. != 1.5]", True),
+        ("/name[. = 'John Doe']", True),
+        ("/name[. != 'John Doe']", True),
+        ("/age[. = '48']", True),  # compiled; falls back to Python for text against a number
+        ("/name[. > 1]", True),  # compiled; falls back (ordering of text)
+        ("toUpperCase(/name)", True),
+        ("trim(/name)", True),
+        ("toLowerCase(/age)", True),  # falls back: not text
+        ("substring(/name, 0, 4)", True),
+        ("substring(/name, 5, 100)", True),
+        ("substring(/name, 0, -1)", False),
+        ("concat(/first, ' ', /name)", True),
+        ("concat(/first, /age)", True),  # falls back: a number
+        ("concat(/first, /absent)", True),  # falls back: a missing field
+        ("concat(toUpperCase(/first), '!')", True),
+        ("/name[contains(., 'o')]", False),
+        ("/n[./v = 'a']/v", False),
+    ],
+)
+def test_arrow_and_python_agree(path: str, vectorised: bool) -> None:
+    compiled = compile_record_path(path)
+    assert (compiled.vector is not None) == vectorised
+    python = type(compiled)(compiled.text, compiled.expr, None)
+    arrow_values = compiled.evaluate(_BATCH)
+    python_values = python.evaluate(_BATCH)
+    assert arrow_values is not None
+    assert python_values is not None
+    assert arrow_values.to_pylist() == python_values.to_pylist()
