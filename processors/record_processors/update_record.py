@@ -12,7 +12,7 @@ Follows NiFi's UpdateRecord:
 * Literal Value: the value is set as text on every selected field. When the value uses
   Expression Language it is evaluated once per selected field with the variables
   ``field.name``, ``field.value``, ``field.type`` (NiFi's type names: STRING, INT,
-  LONG, ... RECORD, ARRAY) and ``record.index`` (0-based).
+  LONG, ... RECORD, ARRAY) and ``record.index`` (the record's position, from 1).
 * Record Path Value: the value is a RecordPath. Absolute, it is evaluated once per record;
   relative, once per selected field with that field as the context (``.``). One value
   found is set as it is, none sets null, several set a record of them (by field name).
@@ -186,7 +186,7 @@ class UpdateRecord(Processor):
             try:
                 out = RecordSink(writers, sink, attributes, reader.schema)
                 try:
-                    index = 0
+                    index = 1  # NiFi's record.index counts from 1
                     for batch in reader.batches():
                         records = records_of(batch)
                         for position, record in enumerate(records):

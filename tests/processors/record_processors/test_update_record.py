@@ -57,7 +57,7 @@ def test_field_value_variables(make_runner: RunnerFactory) -> None:
     runner.enqueue(PERSON)
     runner.run()
     runner.get_flowfiles_for_relationship("success")[0].assert_content_equals(
-        "id,name,age\n1,JOHN DOE-name-STRING-0,30\n2,JANE DOE-name-STRING-1,17\n"
+        "id,name,age\n1,JOHN DOE-name-STRING-1,30\n2,JANE DOE-name-STRING-2,17\n"
     )
 
 
@@ -170,3 +170,72 @@ def test_descriptors_follow_nifi(make_runner: RunnerFactory) -> None:
         ("Replacement Value Strategy", "Replacement Value Strategy", "literal-value"),
     ]
     assert [r.name for r in runner.processor.relationships] == ["success", "failure"]
+
+
+def test_record_index_counts_from_one(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateRecord", {"/id": "${record.index}"})
+    runner.enqueue("id,name\n,a\n,b\n,c\n")
+    runner.run()
+    runner.get_flowfiles_for_relationship("success")[0].assert_content_equals(
+        "id,name\n1,a\n2,b\n3,c\n"
+    )
+
+
+def test_filter_function_as_replacement(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateRecord", {"/hasAge": "not(isEmpty(/age))"})
+    runner.set_property("Replacement Value Strategy", "Record Path Value")
+    runner.enqueue("name,age\nJohn Doe,35\n")
+    runner.run()
+    runner.get_flowfiles_for_relationship("success")[0].assert_content_equals(
+        "name,age,hasAge\nJohn Doe,35,true\n"
+    )
+
+
+def test_relative_parent_path(make_runner: RunnerFactory) -> None:
+    runner = make_runner("UpdateRecord", {"/name": "../nickname"})
+    runner.set_property("Replacement Value Strategy", "Record Path Value")
+    runner.enqueue("name,nickname\nJohn Doe,Johnny\n")
+    runner.run()
+    runner.get_flowfiles_for_relationship("success")[0].assert_content_equals(
+        "name,nickname\nJohnny,Johnny\n"
+    )
+
+
+def test_missing_replacement_path_sets_null(make_runner: RunnerFactory) -> None:
+    runner = _json_runner(make_runner, {"/name": "/siblings[0]/name"})
+    runner.set_property("Replacement Value Strategy", "Record Path Value")
+    runner.enqueue('{"name":"John Doe","siblings":[]}\n')
+    runner.run()
+    assert _lines(runner) == [{"name": None, "siblings": []}]
+
+
+def test_concat_into_array_elements(make_runner: RunnerFactory) -> None:
+    runner = _json_runner(
+        make_runner, {"/addresses[*]/full": "concat(../street, ' ', ../city, ' ', ../state)"}
+    )
+    runner.set_property("Replacement Value Strategy", "Record Path Value")
+    runner.enqueue(
+        '{"addresses":[{"street":"1 Main","city":"Town","state":"NY"},'
+        '{"street":"2 High","city":"City","state":"CA"}]}\n'
+    )
+    runner.run()
+    assert _lines(runner) == [
+        {
+            "addresses": [
+                {"street": "1 Main", "city": "Town", "state": "NY", "full": "1 Main Town NY"},
+                {"street": "2 High", "city": "City", "state": "CA", "full": "2 High City CA"},
+            ]
+        }
+    ]
+
+
+def test_update_in_array_and_null_array(make_runner: RunnerFactory) -> None:
+    runner = _json_runner(make_runner, {"/address[*]/city": "newCity"})
+    runner.enqueue(
+        '{"name":"a","address":[{"city":"x"},{"city":"y"}]}\n{"name":"b","address":null}\n'
+    )
+    runner.run()
+    assert _lines(runner) == [
+        {"name": "a", "address": [{"city": "newCity"}, {"city": "newCity"}]},
+        {"name": "b", "address": None},
+    ]
