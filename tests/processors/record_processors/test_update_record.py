@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import pytest
+
 from flowcore.model import ProvenanceEventType
 from flowcore.testing import TestRunner
 
@@ -239,3 +241,30 @@ def test_update_in_array_and_null_array(make_runner: RunnerFactory) -> None:
         {"name": "a", "address": [{"city": "newCity"}, {"city": "newCity"}]},
         {"name": "b", "address": None},
     ]
+
+
+@pytest.mark.parametrize(
+    ("destination", "value"),
+    [
+        ("/", "/name/*"),
+        ("/", "/name"),
+        ("/name/..", "/name/*"),
+        ("/", "unescapeJson(/text)"),
+    ],
+)
+def test_set_root(make_runner: RunnerFactory, destination: str, value: str) -> None:
+    runner = _json_runner(make_runner, {destination: value})
+    runner.set_property("Replacement Value Strategy", "Record Path Value")
+    runner.enqueue(
+        '{"id":1,"name":{"first":"John","last":"Doe"},'
+        '"text":"{\\"first\\":\\"John\\",\\"last\\":\\"Doe\\"}"}\n'
+    )
+    runner.run()
+    assert _lines(runner) == [{"first": "John", "last": "Doe"}]
+
+
+def test_field_value_in_nested_field(make_runner: RunnerFactory) -> None:
+    runner = _json_runner(make_runner, {"/name/last": "${field.value:toUpper()}"})
+    runner.enqueue('{"id":1,"name":{"first":"John","last":"Doe"}}\n')
+    runner.run()
+    assert _lines(runner) == [{"id": 1, "name": {"first": "John", "last": "DOE"}}]
