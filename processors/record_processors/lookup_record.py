@@ -207,7 +207,7 @@ def _matched_unmatched(properties: Mapping[str, str]) -> bool:
 
 
 class _Cache:
-    """The most recent lookups (NiFi's Cache Size); 0 keeps nothing."""
+    """The most recent lookups of one FlowFile (NiFi's Cache Size); 0 keeps nothing."""
 
     def __init__(self, service: LookupService, size: int) -> None:
         self.service = service
@@ -331,16 +331,14 @@ class LookupRecord(Processor):
 
     def on_scheduled(self, context: ProcessContext) -> None:
         self._cache_size = context.get_property(CACHE_SIZE).evaluate().as_int() or 0
-        self._cache: _Cache | None = None
 
     def _plan(self, context: ProcessContext, flowfile: FlowFile) -> _Plan:
         service = context.get_property(LOOKUP_SERVICE).as_controller_service()
         if not isinstance(service, LookupService):
             msg = f"controller service {type(service).__name__} is not a lookup service"
             raise ConfigurationError(msg)
-        cache = getattr(self, "_cache", None)
-        if cache is None or cache.service is not service:
-            cache = self._cache = _Cache(service, getattr(self, "_cache_size", 0))
+        # A cache per FlowFile, as NiFi: a reloaded lookup table is seen by the next one.
+        cache = _Cache(service, getattr(self, "_cache_size", 0))
         root = context.get_property(ROOT_RECORD_PATH).evaluate(flowfile).as_str()
         result = context.get_property(RESULT_RECORD_PATH).evaluate(flowfile).as_str()
         replace = (

@@ -325,3 +325,28 @@ def test_null_coordinate_values_are_ignored(make_runner: RunnerFactory) -> None:
     runner.run()
     assert _content(runner, "matched") == '{"names":[null,"Jane Doe"]}\n'
     assert _content(runner, "unmatched") == '{"names":[null]}\n'
+
+
+def test_cache_size_caches_within_a_flowfile(make_runner: RunnerFactory) -> None:
+    from flowcore.processor import ControllerService
+    from processors.record.lookup import KEY
+
+    class Counting(ControllerService):
+        required_keys = frozenset({KEY})
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def lookup(self, coordinates: dict[str, object]) -> object | None:
+            self.calls += 1
+            return "x"
+
+    service = Counting()
+    runner = make_runner("LookupRecord")
+    runner.add_controller_service("lookup", service)
+    for name, value in {"Lookup Service": "lookup", "key": "/name", "Cache Size": "10"}.items():
+        runner.set_property(name, value)
+    runner.enqueue("name,age,sport\na,1,\na,2,\nb,3,\n")
+    runner.enqueue("name,age,sport\na,1,\n")
+    runner.run(2)
+    assert service.calls == 3
