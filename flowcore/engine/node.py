@@ -330,8 +330,15 @@ class Node:
     def _validate_service(
         self, service: ControllerService, context: ProcessContext
     ) -> list[ValidationResult]:
+        known = {d.name for d in service.property_descriptors}
+        dynamic = {
+            name: descriptor
+            for name in context.properties
+            if name not in known
+            and (descriptor := service.get_dynamic_property_descriptor(name)) is not None
+        }
         errors = validate_properties(
-            service.property_descriptors, context.properties, {}, self.controller_services
+            service.property_descriptors, context.properties, dynamic, self.controller_services
         )
         if not errors:
             errors = [r for r in service.custom_validate(context) if not r.valid]

@@ -16,6 +16,11 @@ class ControllerService:
     type_name: ClassVar[str] = ""
     property_descriptors: ClassVar[Sequence[PropertyDescriptor]] = ()
 
+    def get_dynamic_property_descriptor(self, name: str) -> PropertyDescriptor | None:
+        """The descriptor of a user-defined property, or None when the service takes none
+        (a lookup service's entries, for example)."""
+        return None
+
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
         return []
 

@@ -2,8 +2,10 @@
 
 Importing this package registers CSVReader, CSVRecordSetWriter, JsonTreeReader,
 JsonRecordSetWriter, ParquetReader, ParquetRecordSetWriter, AvroReader and
-AvroRecordSetWriter. The protocols processors and custom services use are in
-``processors.record.api``; schema helpers (Avro <-> Arrow, fingerprints) in
+AvroRecordSetWriter, and the lookup services SimpleKeyValueLookupService,
+PropertiesFileLookupService and SimpleCsvFileLookupService
+(``processors.record.lookup``). The protocols processors and custom services use are
+in ``processors.record.api``; schema helpers (Avro <-> Arrow, fingerprints) in
 ``processors.record.schema``. See docs/records.md.
 """
 
@@ -25,6 +27,13 @@ from processors.record.api import (
 from processors.record.avro_format import AvroReader, AvroRecordSetWriter
 from processors.record.csv_format import CSVReader, CSVRecordSetWriter
 from processors.record.json_format import JsonRecordSetWriter, JsonTreeReader
+from processors.record.lookup import (
+    LookupFailureError,
+    LookupService,
+    PropertiesFileLookupService,
+    SimpleCsvFileLookupService,
+    SimpleKeyValueLookupService,
+)
 from processors.record.parquet_format import ParquetReader, ParquetRecordSetWriter
 from processors.record.schema import (
     arrow_to_avro,
@@ -42,14 +51,19 @@ __all__ = [
     "CSVRecordSetWriter",
     "JsonRecordSetWriter",
     "JsonTreeReader",
+    "LookupFailureError",
+    "LookupService",
     "MalformedRecordError",
     "ParquetReader",
     "ParquetRecordSetWriter",
+    "PropertiesFileLookupService",
     "RecordReader",
     "RecordReaderFactory",
     "RecordSetWriter",
     "RecordSetWriterFactory",
     "SchemaError",
+    "SimpleCsvFileLookupService",
+    "SimpleKeyValueLookupService",
     "WriteResult",
     "arrow_to_avro",
     "as_reader_factory",

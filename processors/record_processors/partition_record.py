@@ -7,10 +7,10 @@ Follows NiFi's PartitionRecord:
   evaluated against the incoming FlowFile's attributes). Without one, validation says
   "'User-defined Properties' is invalid because At least one RecordPath must be added to
   this processor by adding a user-defined property".
-* RecordPaths: the subset in ``record_path.py`` (``/field``, ``/a/b`` into nested
-  records). A path that selects no field (not in the schema) gives every record "no
-  value". A path selecting an array, map or record is not supported: the FlowFile goes
-  to failure (NiFi would partition by it without adding an attribute).
+* RecordPaths: NiFi's whole language (``record_path``). Records are alike when every
+  path selects the same values. A path that selects no field (not in the schema) gives
+  every record "no value". A path selecting an array, a map, a record or several values
+  partitions by them without adding an attribute, as NiFi.
 * One FlowFile per distinct combination of values (null is a value of its own) goes to
   success, a child of the original (one FORK event); the original goes to original
   unchanged. Each child has an attribute per user-defined property whose value is the
@@ -28,8 +28,9 @@ Follows NiFi's PartitionRecord:
   RecordPath that does not compile after Expression Language also goes to failure.
 
 Streaming: batches are grouped with Arrow (``Table.group_by`` over the key columns and a
-row-index column, aggregated to lists of row indices; then ``RecordBatch.take``); Python
-loops run per group of a batch, never per record. Each partition has its own writer from
+row-index column, aggregated to lists of row indices; then ``RecordBatch.take``). Child
+paths give their key columns with Arrow compute; other paths are evaluated per record
+in Python and give a text key column. Each partition has its own writer from
 the first batch on, written incrementally straight into the content repository: each
 child's content is opened with ``session.open_write`` and is its writer's sink, and is
 closed once the writer has finished (aborted on failure). Nothing is spooled or copied;
@@ -45,7 +46,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from flowcore.errors import ConfigurationError, ProcessException
+from flowcore.errors import ConfigurationError
 from flowcore.model import FlowFile
 from flowcore.processor import (
     ExpressionLanguageScope,
@@ -102,6 +103,7 @@ FAILURE = Relationship(
 )
 
 _ROW = "__flowcore_row"
+_TEXT_ROW = "__flowcore_first"
 
 
 @dataclass(slots=True)
@@ -267,38 +269,27 @@ class PartitionRecord(Processor):
         for batch in reader.batches():
             if batch.num_rows == 0:
                 continue
-            selected = [(name, paths[name].evaluate(batch)) for name in names]
             keyed = [
-                (f"k{i}", values) for i, (_, values) in enumerate(selected) if values is not None
+                (f"k{i}", name, *paths[name].partition_keys(batch)) for i, name in enumerate(names)
             ]
-            for name, values in selected:
-                if values is not None and pa.types.is_nested(values.type):
-                    msg = (
-                        f"RecordPath {paths[name].text} of property '{name}' selects a value "
-                        f"of type {values.type}: flowcore partitions by scalar values only"
-                    )
-                    raise ProcessException(msg)
-            if not keyed:
-                key = tuple(None for _ in names)
-                partition_for(key, [None] * len(names)).writer.write_batch(batch)
-                continue
-            columns = [column for column, _ in keyed]
             table = pa.table(
-                {**{column: values for column, values in keyed}, _ROW: row_index(batch.num_rows)}
+                {**{column: keys for column, _, keys, _ in keyed}, _ROW: row_index(batch.num_rows)}
             )
-            grouped = table.group_by(columns, use_threads=False).aggregate([(_ROW, "list")])
-            key_values = {c: grouped.column(c).to_pylist() for c in columns}
-            key_texts = {c: pc.cast(grouped.column(c), pa.string()).to_pylist() for c in columns}
-            rows = grouped.column(f"{_ROW}_list").combine_chunks()
-            single = grouped.num_rows == 1
-            by_column = dict(
-                zip((name for name, v in selected if v is not None), columns, strict=True)
+            texts_table = pa.table({column: texts for column, _, _, texts in keyed})
+            columns = [column for column, *_ in keyed]
+            firsts = (
+                table.append_column(_TEXT_ROW, row_index(batch.num_rows))
+                .group_by(columns, use_threads=False)
+                .aggregate([(_ROW, "list"), (_TEXT_ROW, "min")])
             )
-            for group in range(grouped.num_rows):
-                key = tuple(
-                    key_values[by_column[n]][group] if n in by_column else None for n in names
-                )
-                texts = [key_texts[by_column[n]][group] if n in by_column else None for n in names]
+            key_values = {c: firsts.column(c).to_pylist() for c in columns}
+            first_rows = firsts.column(f"{_TEXT_ROW}_min")
+            key_texts = {c: texts_table.column(c).take(first_rows).to_pylist() for c in columns}
+            rows = firsts.column(f"{_ROW}_list").combine_chunks()
+            single = firsts.num_rows == 1
+            for group in range(firsts.num_rows):
+                key = tuple(key_values[c][group] for c in columns)
+                texts = [key_texts[c][group] for c in columns]
                 writer = partition_for(key, texts).writer
                 writer.write_batch(batch if single else batch.take(rows[group].values))
 

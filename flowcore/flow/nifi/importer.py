@@ -253,7 +253,12 @@ class _Importer:
                 descriptors = []
                 reasons.append(str(exc))
             properties, problems = self._properties(
-                service.properties, service, mapping, descriptors, None, entry
+                service.properties,
+                service,
+                mapping,
+                descriptors,
+                None if reasons else mapping.flowcore_type,
+                entry,
             )
             reasons += problems
         if service.scheduled_state == "DISABLED":
@@ -413,7 +418,7 @@ class _Importer:
         component: VersionedProcessor | VersionedControllerService,
         mapping: TypeMapping,
         descriptors: list[PropertyDescriptor],
-        processor_type: str | None,
+        component_type: str | None,
         entry: _Group,
     ) -> tuple[dict[str, str], list[str]]:
         by_key: dict[str, PropertyDescriptor] = {}
@@ -421,10 +426,13 @@ class _Importer:
             by_key[descriptor.name] = descriptor
             by_key.setdefault(descriptor.label, descriptor)
         dynamic_ok = False
-        if processor_type is not None:
-            dynamic_ok = (
-                processor_class(processor_type)().get_dynamic_property_descriptor("x") is not None
+        if component_type is not None:
+            component_class = (
+                processor_class(component_type)
+                if mapping.kind == "processor"
+                else service_class(component_type)
             )
+            dynamic_ok = component_class().get_dynamic_property_descriptor("x") is not None
         result: dict[str, str] = {}
         problems: list[str] = []
         for key, raw in values.items():

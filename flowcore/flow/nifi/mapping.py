@@ -24,6 +24,7 @@ FLOWCORE_CLASS_PREFIX: Final = "flowcore.processors."
 NIFI_VERSION: Final = "2.0.0"
 READER_API: Final = "org.apache.nifi.serialization.RecordReaderFactory"
 WRITER_API: Final = "org.apache.nifi.serialization.RecordSetWriterFactory"
+LOOKUP_API: Final = "org.apache.nifi.lookup.StringLookupService"
 PRIORITIZER_PACKAGE: Final = "org.apache.nifi.prioritizer."
 
 
@@ -44,6 +45,7 @@ class TypeMapping:
 
 _STANDARD = "nifi-standard-nar"
 _RECORD = "nifi-record-serialization-services-nar"
+_LOOKUP = "nifi-lookup-services-nar"
 _SCHEMA = {
     "schema-name": "${schema.name}",
     "schema-version": ANY,
@@ -183,6 +185,11 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         },
     ),
     _processor(
+        "UpdateRecord",
+        aliases={"replacement-value-strategy": "Replacement Value Strategy"},
+    ),
+    _processor("LookupRecord"),
+    _processor(
         "MergeRecord",
         aliases={
             **_RECORD_ALIASES,
@@ -207,6 +214,15 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
             "wait-timeout": "Wait Timeout",
             "inactive-timeout": "Inactive Timeout",
         },
+    ),
+    _service("SimpleKeyValueLookupService", "org.apache.nifi.lookup", LOOKUP_API, _LOOKUP),
+    _service("PropertiesFileLookupService", "org.apache.nifi.lookup", LOOKUP_API, _LOOKUP),
+    _service(
+        "SimpleCsvFileLookupService",
+        "org.apache.nifi.lookup",
+        LOOKUP_API,
+        _LOOKUP,
+        ignored={"Character Set": "UTF-8"},
     ),
     _service(
         "CSVReader",

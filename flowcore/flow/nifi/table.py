@@ -21,9 +21,7 @@ def _properties(mapping: TypeMapping) -> str:
             descriptor.label if nifi == descriptor.label else f"{descriptor.label} (`{nifi}`)"
         )
     text = ", ".join(names) or "none"
-    if is_processor and processor_class(mapping.flowcore_type)().get_dynamic_property_descriptor(
-        "x"
-    ):
+    if component.get_dynamic_property_descriptor("x"):
         text += "; dynamic properties"
     return text
 

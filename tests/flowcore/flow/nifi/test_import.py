@@ -305,3 +305,26 @@ def test_a_nifi_instance_flow_json_gz_reads_with_its_run_states(tmp_path: Path) 
     assert flow["processors"]["Write"]["run_state"] == "STOPPED"
     with pytest.raises(UnsupportedComponentsError):
         load_flow(path)
+
+
+def test_a_service_keeps_its_user_defined_properties() -> None:
+    data = fixture("nested_groups.json")
+    services = data["flowContents"]["controllerServices"]
+    lookup = copy.deepcopy(services[0])
+    lookup.update(
+        identifier="lookup-1",
+        name="Sports",
+        type="org.apache.nifi.lookup.SimpleKeyValueLookupService",
+        bundle={"group": "org.apache.nifi", "artifact": "nifi-lookup-services-nar"},
+        properties={"John Doe": "Soccer", "Jane Doe": "Basketball"},
+        propertyDescriptors={
+            "John Doe": {"name": "John Doe", "dynamic": True},
+            "Jane Doe": {"name": "Jane Doe", "dynamic": True},
+        },
+    )
+    services.append(lookup)
+    imported = import_nifi(data)
+    assert not [c.line for c in imported.unsupported if "Sports" in c.line]
+    service = imported.document["flow"]["controller_services"]["Sports"]
+    assert service["type"] == "SimpleKeyValueLookupService"
+    assert service["properties"] == {"John Doe": "Soccer", "Jane Doe": "Basketball"}

@@ -1,0 +1,120 @@
+"""Writing records changed in Python (UpdateRecord, LookupRecord) back through a writer.
+
+Records are dictionaries (``record_path.records_of``). ``to_batch`` turns them back into
+Arrow with the types of a hint schema where the values allow it: a field set to the text
+``"42"`` keeps its ``int64`` type, a field set to ``"abc"`` becomes a string; a new field
+takes the type Arrow infers. The writer's schema is fixed by the first batch, as NiFi
+fixes it from the first record; later batches are cast to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pyarrow as pa
+
+from processors.record.api import (
+    BinarySink,
+    RecordSetWriter,
+    RecordSetWriterFactory,
+    WriteResult,
+)
+from processors.record_processors.record_path import to_text
+
+_CONVERSION_ERRORS = (
+    pa.ArrowInvalid,
+    pa.ArrowTypeError,
+    pa.ArrowNotImplementedError,
+    OverflowError,
+)
+
+
+def _fits(value: Any, hint: pa.DataType) -> bool:
+    """Whether no record in ``value`` has a field the struct type ``hint`` lacks (Arrow
+    would drop it silently)."""
+    if isinstance(value, dict) and pa.types.is_struct(hint):
+        names = {hint.field(i).name: hint.field(i).type for i in range(hint.num_fields)}
+        return all(key in names and _fits(item, names[key]) for key, item in value.items())
+    if isinstance(value, list) and pa.types.is_list(hint):
+        return all(_fits(item, hint.value_type) for item in value)
+    return True
+
+
+def _column(values: list[Any], hint: pa.DataType | None) -> pa.Array:
+    if hint is not None and pa.types.is_nested(hint) and not all(_fits(v, hint) for v in values):
+        hint = None
+    if hint is not None:
+        try:
+            return pa.array(values, type=hint)
+        except _CONVERSION_ERRORS:
+            pass
+    try:
+        inferred = pa.array(values)
+    except _CONVERSION_ERRORS:
+        inferred = pa.array([to_text(v) for v in values], pa.string())
+    if hint is not None and inferred.type != hint:
+        try:
+            return inferred.cast(hint)
+        except _CONVERSION_ERRORS:
+            return inferred
+    if pa.types.is_null(inferred.type):
+        return inferred.cast(pa.string())
+    return inferred
+
+
+def to_batch(records: list[dict[str, Any]], hint: pa.Schema) -> pa.RecordBatch:
+    """Records as a batch: the hint's fields first (in order), then new fields; a hint
+    field that no record has (the whole record was replaced) is left out."""
+    present: dict[str, None] = {}
+    for record in records:
+        present.update(dict.fromkeys(record))
+    names = [name for name in hint.names if name in present]
+    names += [name for name in present if hint.get_field_index(name) < 0]
+    arrays = []
+    for name in names:
+        index = hint.get_field_index(name)
+        arrays.append(
+            _column([r.get(name) for r in records], hint.field(index).type if index >= 0 else None)
+        )
+    return pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+class RecordSink:
+    """One record set: a writer opened on the first batch, with that batch's schema."""
+
+    def __init__(
+        self,
+        writers: RecordSetWriterFactory,
+        sink: BinarySink,
+        attributes: Mapping[str, str],
+        read_schema: pa.Schema,
+    ) -> None:
+        self._writers = writers
+        self._sink = sink
+        self._attributes = attributes
+        self._read_schema = read_schema
+        self._writer: RecordSetWriter | None = None
+        self._schema: pa.Schema | None = None
+
+    def write(self, records: list[dict[str, Any]]) -> None:
+        if not records:
+            return
+        batch = to_batch(records, self._schema or self._read_schema)
+        if self._writer is None:
+            self._schema = batch.schema
+            schema = self._writers.writer_schema(batch.schema, self._attributes)
+            self._writer = self._writers.create_writer(schema, self._sink, self._attributes)
+        elif self._schema is not None and batch.schema != self._schema:
+            batch = batch.select(self._schema.names).cast(self._schema)
+        self._writer.write_batch(batch)
+
+    def finish(self) -> WriteResult:
+        if self._writer is None:
+            schema = self._writers.writer_schema(self._read_schema, self._attributes)
+            self._writer = self._writers.create_writer(schema, self._sink, self._attributes)
+        return self._writer.finish()
+
+    def abort(self) -> None:
+        if self._writer is not None:
+            self._writer.abort()

@@ -1,0 +1,411 @@
+"""RecordPath functions: standalone functions and filter functions, as in NiFi's guide.
+
+A function that transforms a value (``substring``, ``toUpperCase``...) gives one result
+per value its first argument selects, named as that value; other arguments use their
+first selected value. Filter functions (``isEmpty``, ``contains``...) give a boolean per
+value and are true in a predicate when any value passes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pyarrow as pa
+
+from flowcore.el.dates import compile_date_pattern, resolve_zone
+from flowcore.el.regex import java_regex, java_replacer
+from flowcore.errors import ExpressionError
+from processors.record_processors.record_path.evaluate import Context, evaluate, holds
+from processors.record_processors.record_path.parser import Call, Expr, RecordPathError
+from processors.record_processors.record_path.values import (
+    FieldValue,
+    as_bytes,
+    b64,
+    to_text,
+)
+
+Function = Callable[[Context, tuple[Expr, ...]], list[FieldValue]]
+
+
+def _first(arg: Expr, context: Context) -> Any:
+    values = evaluate(arg, context)
+    return values[0].value if values else None
+
+
+def _text_arg(arg: Expr, context: Context) -> str:
+    return to_text(_first(arg, context)) or ""
+
+
+def _int_arg(arg: Expr, context: Context) -> int:
+    value = _first(arg, context)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        msg = f"expected a number, got {value!r}"
+        raise RecordPathError(msg) from None
+
+
+def _mapped(
+    transform: Callable[[Any, Context, tuple[Expr, ...]], Any], null: Any = None
+) -> Function:
+    """A function over each value of its first argument (a null value gives ``null``)."""
+
+    def apply(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+        return [
+            FieldValue(
+                null if value.value is None else transform(value.value, context, args[1:]),
+                value.name,
+                value.parent,
+            )
+            for value in evaluate(args[0], context)
+        ]
+
+    return apply
+
+
+def _filter(test: Callable[[Any, Context, tuple[Expr, ...]], bool]) -> Function:
+    def apply(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+        values = evaluate(args[0], context)
+        return [FieldValue(test(v.value, context, args[1:]), v.name, v.parent) for v in values]
+
+    return apply
+
+
+def _text(function: Callable[[str], Any]) -> Callable[[Any, Context, tuple[Expr, ...]], Any]:
+    return lambda value, _c, _a: function(to_text(value) or "")
+
+
+def _substring(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+    text = to_text(value) or ""
+    start, end = _int_arg(args[0], context), _int_arg(args[1], context)
+    size = len(text)
+    start = start + size + 1 if start < 0 else start
+    end = min(end + size + 1 if end < 0 else end, size)
+    if start < 0 or start >= size or start > end:
+        return ""
+    return text[start:end]
+
+
+def _before(last: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
+    def cut(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+        text, search = to_text(value) or "", _text_arg(args[0], context)
+        index = text.rfind(search) if last else text.find(search)
+        return text if index < 0 or not search else text[:index]
+
+    return cut
+
+
+def _after(last: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
+    def cut(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+        text, search = to_text(value) or "", _text_arg(args[0], context)
+        index = text.rfind(search) if last else text.find(search)
+        return text if index < 0 or not search else text[index + len(search) :]
+
+    return cut
+
+
+def _replace(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+    return (to_text(value) or "").replace(_text_arg(args[0], context), _text_arg(args[1], context))
+
+
+def _replace_regex(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+    pattern = java_regex(_text_arg(args[0], context))
+    return pattern.sub(java_replacer(pattern, _text_arg(args[1], context)), to_text(value) or "")
+
+
+def _zone(args: tuple[Expr, ...], context: Context, index: int) -> dt.tzinfo | None:
+    return resolve_zone(_text_arg(args[index], context)) if len(args) > index else None
+
+
+def _to_date(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    if not isinstance(value, str):
+        return value
+    pattern = compile_date_pattern(_text_arg(args[0], context))
+    try:
+        millis = pattern.parse(value, _zone(args, context, 1) or dt.UTC)
+    except (ValueError, ExpressionError):
+        return value
+    return dt.datetime.fromtimestamp(millis / 1000, dt.UTC).replace(tzinfo=None)
+
+
+def _epoch_ms(value: Any) -> int | None:
+    if isinstance(value, dt.datetime):
+        aware = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+        return int(aware.timestamp() * 1000)
+    if isinstance(value, dt.date):
+        return (
+            int(dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC).timestamp()) * 1000
+        )
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def _format(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    millis = _epoch_ms(value)
+    if millis is None:
+        return value
+    try:
+        return compile_date_pattern(_text_arg(args[0], context)).format(
+            millis, _zone(args, context, 1) or dt.UTC
+        )
+    except (ValueError, ExpressionError):
+        return value  # an invalid pattern or zone leaves the value as it is, as NiFi
+
+
+def _charset(args: tuple[Expr, ...], context: Context) -> str:
+    name = _text_arg(args[0], context) if args else "UTF-8"
+    return name.lower().replace("utf-16be", "utf-16-be").replace("utf-16le", "utf-16-le")
+
+
+def _to_string(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    if isinstance(value, bytes | bytearray | list):
+        return as_bytes(value).decode(_charset(args, context))
+    return to_text(value)
+
+
+def _to_bytes(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    return (to_text(value) or "").encode(_charset(args, context))
+
+
+_HASHES = {
+    "MD2": None,
+    "MD5": "md5",
+    "SHA": "sha1",
+    "SHA-1": "sha1",
+    "SHA-224": "sha224",
+    "SHA-256": "sha256",
+    "SHA-384": "sha384",
+    "SHA-512": "sha512",
+    "SHA-512/224": "sha512_224",
+    "SHA-512/256": "sha512_256",
+    "SHA3-224": "sha3_224",
+    "SHA3-256": "sha3_256",
+    "SHA3-384": "sha3_384",
+    "SHA3-512": "sha3_512",
+}
+
+
+def _hash(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+    algorithm = _text_arg(args[0], context).upper()
+    name = _HASHES.get(algorithm)
+    if name is None:
+        msg = f"hash algorithm '{algorithm}' is not supported"
+        raise RecordPathError(msg)
+    return hashlib.new(name, as_bytes(value)).hexdigest()
+
+
+def _pad(left: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
+    def pad(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+        text = to_text(value) or ""
+        width = _int_arg(args[0], context)
+        fill = _text_arg(args[1], context) if len(args) > 1 else "_"
+        if len(text) >= width or not fill:
+            return text
+        padding = (fill * width)[: width - len(text)]
+        return padding + text if left else text + padding
+
+    return pad
+
+
+def _uuid5(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+    namespace = uuid.UUID(_text_arg(args[0], context)) if args else uuid.UUID(int=0)
+    return str(uuid.uuid5(namespace, to_text(value) or ""))
+
+
+def _escape_json(value: Any, _context: Context, _args: tuple[Expr, ...]) -> str:
+    return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":"))
+
+
+def _unescape_json(value: Any, _context: Context, _args: tuple[Expr, ...]) -> Any:
+    try:
+        return json.loads(to_text(value) or "")
+    except json.JSONDecodeError as exc:
+        msg = f"unescapeJson: '{value}' is not JSON: {exc}"
+        raise RecordPathError(msg) from exc
+
+
+def _concat(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    parts = [
+        to_text(v.value) for arg in args for v in evaluate(arg, context) if v.value is not None
+    ]
+    return [FieldValue("".join(p for p in parts if p is not None), "concat")]
+
+
+def _replace_null(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    out = []
+    for value in evaluate(args[0], context):
+        new = _first(args[1], context) if value.value is None else value.value
+        out.append(FieldValue(new, value.name, value.parent))
+    return out
+
+
+def _field_name(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    return [FieldValue(v.name, "fieldName", v.parent) for v in evaluate(args[0], context)]
+
+
+def _coalesce(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    for arg in args:
+        for value in evaluate(arg, context):
+            if value.value is not None:
+                return [value]
+    return []
+
+
+def _count(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    return [FieldValue(len(evaluate(args[0], context)), "count")]
+
+
+def _anchored(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    out: list[FieldValue] = []
+    for anchor in evaluate(args[0], context):
+        out.extend(evaluate(args[1], Context(anchor, anchor)))
+    return out
+
+
+def _pairs(args: tuple[Expr, ...], context: Context, function: str) -> list[tuple[str, Any]]:
+    if len(args) % 2:
+        msg = f"{function} needs an even number of arguments (name, value pairs)"
+        raise RecordPathError(msg)
+    return [
+        (_text_arg(args[i], context), _first(args[i + 1], context)) for i in range(0, len(args), 2)
+    ]
+
+
+def _map_of(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    entries = {key: to_text(value) for key, value in _pairs(args, context, "mapOf")}
+    return [FieldValue(entries, "mapOf", dtype=pa.map_(pa.string(), pa.string()))]
+
+
+def _record_of(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    return [FieldValue(dict(_pairs(args, context, "recordOf")), "recordOf")]
+
+
+def _array_of(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    return [FieldValue([v.value for a in args for v in evaluate(a, context)], "arrayOf")]
+
+
+def _not(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    return [FieldValue(not holds(args[0], context), "not")]
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, str | list | dict | bytes) and len(value) == 0)
+
+
+def _is_empty(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    values = evaluate(args[0], context)
+    if not values:
+        return [FieldValue(True, "isEmpty")]
+    return [FieldValue(_empty(v.value), v.name, v.parent) for v in values]
+
+
+def _is_blank(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    values = evaluate(args[0], context)
+    if not values:
+        return [FieldValue(True, "isBlank")]
+    return [
+        FieldValue(v.value is None or not (to_text(v.value) or "").strip(), v.name, v.parent)
+        for v in values
+    ]
+
+
+def _string_test(
+    test: Callable[[str, str], bool],
+) -> Callable[[Any, Context, tuple[Expr, ...]], bool]:
+    def check(value: Any, context: Context, args: tuple[Expr, ...]) -> bool:
+        return value is not None and test(to_text(value) or "", _text_arg(args[0], context))
+
+    return check
+
+
+_EMPTY_FOR_NULL = frozenset({"toUpperCase", "toLowerCase", "trim"})
+"""Functions that give '' for a null value (NiFi's toLowerCase(/notDefined) is '')."""
+
+FUNCTIONS: dict[str, tuple[Function, int, int]] = {}
+"""name -> (function, fewest arguments, most arguments)."""
+
+
+def _register(name: str, function: Function, least: int, most: int) -> None:
+    FUNCTIONS[name] = (function, least, most)
+
+
+for _name, _transform, _least, _most in (
+    ("substring", _substring, 3, 3),
+    ("substringBefore", _before(last=False), 2, 2),
+    ("substringBeforeLast", _before(last=True), 2, 2),
+    ("substringAfter", _after(last=False), 2, 2),
+    ("substringAfterLast", _after(last=True), 2, 2),
+    ("replace", _replace, 3, 3),
+    ("replaceRegex", _replace_regex, 3, 3),
+    ("toDate", _to_date, 2, 3),
+    ("format", _format, 2, 3),
+    ("toString", _to_string, 2, 2),
+    ("toBytes", _to_bytes, 2, 2),
+    ("trim", _text(str.strip), 1, 1),
+    ("toUpperCase", _text(str.upper), 1, 1),
+    ("toLowerCase", _text(str.lower), 1, 1),
+    ("base64Encode", lambda v, _c, _a: b64(v, encode=True), 1, 1),
+    ("base64Decode", lambda v, _c, _a: b64(v, encode=False), 1, 1),
+    ("hash", _hash, 2, 2),
+    ("padLeft", _pad(left=True), 2, 3),
+    ("padRight", _pad(left=False), 2, 3),
+    ("uuid5", _uuid5, 1, 2),
+    ("escapeJson", _escape_json, 1, 1),
+    ("unescapeJson", _unescape_json, 1, 3),
+):
+    _register(_name, _mapped(_transform, "" if _name in _EMPTY_FOR_NULL else None), _least, _most)
+
+for _name, _test in (
+    ("contains", _string_test(lambda text, part: part in text)),
+    ("startsWith", _string_test(str.startswith)),
+    ("endsWith", _string_test(str.endswith)),
+    (
+        "matchesRegex",
+        _string_test(lambda text, regex: java_regex(regex).fullmatch(text) is not None),
+    ),
+    ("containsRegex", _string_test(lambda text, regex: java_regex(regex).search(text) is not None)),
+):
+    _register(_name, _filter(_test), 2, 2)
+
+for _name, _function, _least, _most in (
+    ("concat", _concat, 1, 1_000),
+    ("replaceNull", _replace_null, 2, 2),
+    ("fieldName", _field_name, 1, 1),
+    ("coalesce", _coalesce, 1, 1_000),
+    ("count", _count, 1, 1),
+    ("anchored", _anchored, 2, 2),
+    ("mapOf", _map_of, 0, 1_000),
+    ("recordOf", _record_of, 0, 1_000),
+    ("arrayOf", _array_of, 1, 1_000),
+    ("not", _not, 1, 1),
+    ("isEmpty", _is_empty, 1, 1),
+    ("isBlank", _is_blank, 1, 1),
+):
+    _register(_name, _function, _least, _most)
+
+
+def check_call(expr: Call) -> None:
+    """Reject an unknown function or a wrong number of arguments when compiling."""
+    found = FUNCTIONS.get(expr.name)
+    if found is None:
+        msg = f"Invalid function call: '{expr.name}' is not a RecordPath function"
+        raise RecordPathError(msg)
+    _function, least, most = found
+    if not least <= len(expr.args) <= most:
+        expected = str(least) if least == most else f"{least} to {most}"
+        msg = (
+            f"Invalid number of arguments: {expr.name} function takes {expected} arguments "
+            f"but got {len(expr.args)}"
+        )
+        raise RecordPathError(msg)
+
+
+def call(expr: Call, context: Context) -> list[FieldValue]:
+    check_call(expr)
+    return FUNCTIONS[expr.name][0](context, expr.args)

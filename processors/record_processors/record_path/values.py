@@ -1,0 +1,196 @@
+"""FieldValue: one value a RecordPath selected, with where it lives so it can be updated.
+
+Records are Python dictionaries (Arrow structs), arrays are lists, maps are dictionaries
+whose Arrow type is a map. A FieldValue knows its name, its parent FieldValue (for
+``..``), the container holding it and its key there (for ``update``), and its Arrow type
+when the schema gives one.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+
+@dataclass(slots=True)
+class FieldValue:
+    """A selected value; ``container[key]`` is where it is stored (None: computed)."""
+
+    value: Any
+    name: str
+    parent: FieldValue | None = None
+    container: dict[str, Any] | list[Any] | None = None
+    key: str | int | None = None
+    dtype: pa.DataType | None = None
+    missing: bool = False
+    """A field the record's schema lacks (or an absent map key): updating it adds it, and
+    it takes no part in comparisons."""
+
+    @property
+    def is_root(self) -> bool:
+        return self.parent is None and self.container is None
+
+    def update(self, value: Any) -> None:
+        """Set the value where it lives (a missing field is added to its record)."""
+        self.value = value
+        container, key = self.container, self.key
+        if isinstance(container, dict) and isinstance(key, str):
+            container[key] = value
+            return
+        if isinstance(container, list) and isinstance(key, int):
+            container[key] = value
+
+    @property
+    def type_name(self) -> str:
+        """NiFi's RecordFieldType name of the value (UpdateRecord's ``field.type``)."""
+        return type_name(self.value, self.dtype)
+
+
+def is_record(value: FieldValue) -> bool:
+    """A record (Arrow struct): a dictionary that is not a map."""
+    return isinstance(value.value, dict) and not (
+        value.dtype is not None and pa.types.is_map(value.dtype)
+    )
+
+
+def is_map(value: FieldValue) -> bool:
+    return isinstance(value.value, dict) and not is_record(value)
+
+
+def child_type(dtype: pa.DataType | None, name: str) -> pa.DataType | None:
+    if dtype is not None and pa.types.is_struct(dtype):
+        index = dtype.get_field_index(name)
+        if index >= 0:
+            return dtype.field(index).type
+    return None
+
+
+def element_type(dtype: pa.DataType | None) -> pa.DataType | None:
+    if dtype is not None and (
+        pa.types.is_list(dtype)
+        or pa.types.is_large_list(dtype)
+        or pa.types.is_fixed_size_list(dtype)
+    ):
+        return dtype.value_type
+    if dtype is not None and pa.types.is_map(dtype):
+        return dtype.item_type
+    return None
+
+
+def type_name(value: Any, dtype: pa.DataType | None = None) -> str:
+    """NiFi's RecordFieldType name (STRING, INT, LONG, ... RECORD, ARRAY, MAP)."""
+    if dtype is not None:
+        for test, name in _ARROW_NAMES:
+            if test(dtype):
+                return name
+    if value is None:
+        return "STRING"
+    return _python_name(value)
+
+
+_ARROW_NAMES = (
+    (pa.types.is_boolean, "BOOLEAN"),
+    (pa.types.is_int8, "BYTE"),
+    (pa.types.is_int16, "SHORT"),
+    (pa.types.is_int32, "INT"),
+    (pa.types.is_integer, "LONG"),
+    (pa.types.is_float32, "FLOAT"),
+    (pa.types.is_floating, "DOUBLE"),
+    (pa.types.is_decimal, "DECIMAL"),
+    (pa.types.is_date, "DATE"),
+    (pa.types.is_time, "TIME"),
+    (pa.types.is_timestamp, "TIMESTAMP"),
+    (pa.types.is_string, "STRING"),
+    (pa.types.is_large_string, "STRING"),
+    (pa.types.is_binary, "ARRAY"),
+    (pa.types.is_struct, "RECORD"),
+    (pa.types.is_map, "MAP"),
+    (pa.types.is_list, "ARRAY"),
+    (pa.types.is_large_list, "ARRAY"),
+)
+
+
+def _python_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "BOOLEAN"
+    if isinstance(value, int):
+        return "LONG" if not -(2**31) <= value < 2**31 else "INT"
+    if isinstance(value, float):
+        return "DOUBLE"
+    if isinstance(value, decimal.Decimal):
+        return "DECIMAL"
+    if isinstance(value, dt.datetime):
+        return "TIMESTAMP"
+    if isinstance(value, dt.date):
+        return "DATE"
+    if isinstance(value, dt.time):
+        return "TIME"
+    if isinstance(value, dict):
+        return "RECORD"
+    if isinstance(value, list | tuple | bytes | bytearray):
+        return "ARRAY"
+    return "STRING"
+
+
+def to_text(value: Any) -> str | None:
+    """A value as NiFi's DataTypeUtils.toString renders it (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("utf-8", errors="replace")
+    if isinstance(value, dt.datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return json.dumps(value, default=str, separators=(",", ":"))
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(str(to_text(item)) for item in value) + "]"
+    return str(value)
+
+
+def to_number(value: Any) -> float | int | decimal.Decimal | None:
+    """A value as a number, or None when it is not one (numeric comparisons)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float | decimal.Decimal):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            try:
+                return float(value.strip())
+            except ValueError:
+                return None
+    if isinstance(value, dt.datetime):
+        return int(value.timestamp() * 1000)
+    return None
+
+
+def as_bytes(value: Any, charset: str = "utf-8") -> bytes:
+    if isinstance(value, bytes | bytearray):
+        return bytes(value)
+    if isinstance(value, list):
+        return bytes(value)
+    return str(to_text(value)).encode(charset)
+
+
+def b64(value: Any, encode: bool) -> Any:
+    """base64Encode / base64Decode keep the kind of their input: text in, text out."""
+    if isinstance(value, str):
+        raw = value.encode("utf-8")
+        out = base64.b64encode(raw) if encode else base64.b64decode(raw)
+        return out.decode("utf-8")
+    data = as_bytes(value)
+    return base64.b64encode(data) if encode else base64.b64decode(data)
