@@ -10,6 +10,7 @@ from processors.standard.funnel import Funnel
 from processors.standard.generate_flowfile import GenerateFlowFile
 from processors.standard.get_file import GetFile
 from processors.standard.log_attribute import LogAttribute
+from processors.standard.merge_content import MergeContent
 from processors.standard.put_file import PutFile
 from processors.standard.route_on_attribute import RouteOnAttribute
 from processors.standard.split_text import SplitText
@@ -21,6 +22,7 @@ __all__ = [
     "GenerateFlowFile",
     "GetFile",
     "LogAttribute",
+    "MergeContent",
     "PutFile",
     "RouteOnAttribute",
     "SplitText",
