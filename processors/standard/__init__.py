@@ -6,9 +6,11 @@ component flowcore lacks), following Apache NiFi's processors of the same
 names (each module's docstring lists where it differs or chooses).
 """
 
+from processors.standard.fetch_file import FetchFile
 from processors.standard.funnel import Funnel
 from processors.standard.generate_flowfile import GenerateFlowFile
 from processors.standard.get_file import GetFile
+from processors.standard.list_file import ListFile
 from processors.standard.log_attribute import LogAttribute
 from processors.standard.merge_content import MergeContent
 from processors.standard.put_file import PutFile
@@ -18,9 +20,11 @@ from processors.standard.unsupported import Unsupported
 from processors.standard.update_attribute import UpdateAttribute
 
 __all__ = [
+    "FetchFile",
     "Funnel",
     "GenerateFlowFile",
     "GetFile",
+    "ListFile",
     "LogAttribute",
     "MergeContent",
     "PutFile",
