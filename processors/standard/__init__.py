@@ -11,7 +11,9 @@ from processors.standard.fetch_file import FetchFile
 from processors.standard.funnel import Funnel
 from processors.standard.generate_flowfile import GenerateFlowFile
 from processors.standard.get_file import GetFile
+from processors.standard.invoke_http import InvokeHTTP
 from processors.standard.list_file import ListFile
+from processors.standard.listen_http import ListenHTTP
 from processors.standard.log_attribute import LogAttribute
 from processors.standard.map_cache import LmdbMapCacheService
 from processors.standard.merge_content import MergeContent
@@ -29,7 +31,9 @@ __all__ = [
     "Funnel",
     "GenerateFlowFile",
     "GetFile",
+    "InvokeHTTP",
     "ListFile",
+    "ListenHTTP",
     "LmdbMapCacheService",
     "LogAttribute",
     "MergeContent",
