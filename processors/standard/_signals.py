@@ -56,7 +56,11 @@ class Signal:
 
     def encode(self) -> bytes:
         return json.dumps(
-            {"counts": self.counts, "attributes": self.attributes, "releasableCount": self.releasable}
+            {
+                "counts": self.counts,
+                "attributes": self.attributes,
+                "releasableCount": self.releasable,
+            }
         ).encode()
 
 

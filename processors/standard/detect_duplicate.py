@@ -47,7 +47,7 @@ FLOWFILE_DESCRIPTION = PropertyDescriptor(
     display_name="FlowFile Description",
     description="When a FlowFile is added to the cache, this value is stored along with it "
     "so that if a duplicate is found, this description of the original FlowFile will be "
-    "added to the duplicate's \"original.flowfile.description\" attribute",
+    'added to the duplicate\'s "original.flowfile.description" attribute',
     required=True,
     default="",
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
@@ -78,7 +78,8 @@ CACHE_IDENTIFIER = PropertyDescriptor(
 )
 
 REL_DUPLICATE = Relationship(
-    "duplicate", "If a FlowFile has been detected to be a duplicate, it will be routed to this relationship"
+    "duplicate",
+    "If a FlowFile has been detected to be a duplicate, it will be routed to this relationship",
 )
 REL_NON_DUPLICATE = Relationship(
     "non-duplicate",
@@ -111,7 +112,7 @@ class DetectDuplicate(Processor):
         "Caches a value, computed from FlowFile attributes, for each incoming FlowFile and "
         "determines if the cached value has already been seen. If so, routes the FlowFile to "
         "'duplicate' with an attribute named 'original.identifier' that specifies the "
-        "original FlowFile's \"description\", which is specified in the <FlowFile "
+        'original FlowFile\'s "description", which is specified in the <FlowFile '
         "Description> property. If the FlowFile is not determined to be a duplicate, the "
         "Processor routes the FlowFile to 'non-duplicate'"
     )

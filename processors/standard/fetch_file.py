@@ -63,7 +63,7 @@ MOVE_DESTINATION = PropertyDescriptor(
     display_name="Move Destination Directory",
     description="The directory to the move the original file to once it has been fetched "
     "from the file system. This property is ignored unless the Completion Strategy is set "
-    "to \"Move File\". If the directory does not exist, it will be created.",
+    'to "Move File". If the directory does not exist, it will be created.',
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 CONFLICT_STRATEGY = PropertyDescriptor(
@@ -79,8 +79,7 @@ CONFLICT_STRATEGY = PropertyDescriptor(
 FILE_NOT_FOUND_LOG_LEVEL = PropertyDescriptor(
     name="Log level when file not found",
     display_name="Log level when file not found",
-    description="Log level to use in case the file does not exist when the processor is "
-    "triggered",
+    description="Log level to use in case the file does not exist when the processor is triggered",
     required=True,
     default="ERROR",
     allowable_values=_LEVELS,
@@ -232,4 +231,6 @@ class FetchFile(Processor):
                     target = destination / stem
             shutil.move(str(path), str(target))
         except OSError as exc:
-            self.logger.warning("Fetched %s but failed to move it to %s: %s", path, destination, exc)
+            self.logger.warning(
+                "Fetched %s but failed to move it to %s: %s", path, destination, exc
+            )

@@ -75,7 +75,9 @@ _BODY_METHODS = {"POST", "PUT", "PATCH"}
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
 
 
-def _bool(name: str, default: str, description: str, capitalised: bool = False) -> PropertyDescriptor:
+def _bool(
+    name: str, default: str, description: str, capitalised: bool = False
+) -> PropertyDescriptor:
     values = ("True", "False") if capitalised else ("true", "false")
     return PropertyDescriptor(
         name=name,
@@ -160,7 +162,9 @@ PENALIZE_NO_RETRY = _bool(
     "code between 400 and 499.",
 )
 BODY_ENABLED = _bool(
-    "Request Body Enabled", "true", "Enable sending HTTP request body for PATCH, POST, or PUT methods."
+    "Request Body Enabled",
+    "true",
+    "Enable sending HTTP request body for PATCH, POST, or PUT methods.",
 )
 CONTENT_TYPE = PropertyDescriptor(
     name="Request Content-Type",
@@ -212,7 +216,9 @@ BODY_ATTRIBUTE_SIZE = PropertyDescriptor(
     validators=[validators.positive_integer],
 )
 BODY_IGNORED = _bool(
-    "Response Body Ignored", "false", "Disable writing HTTP response FlowFiles to Response relationship"
+    "Response Body Ignored",
+    "false",
+    "Disable writing HTTP response FlowFiles to Response relationship",
 )
 GENERATION_REQUIRED = _bool(
     "Response Generation Required",
@@ -324,7 +330,13 @@ class InvokeHTTP(Processor):
         HEADER_ATTRIBUTES_PREFIX,
         REDIRECTS_ENABLED,
     )
-    relationships: ClassVar[tuple[Relationship, ...]] = (ORIGINAL, RESPONSE, RETRY, NO_RETRY, FAILURE)
+    relationships: ClassVar[tuple[Relationship, ...]] = (
+        ORIGINAL,
+        RESPONSE,
+        RETRY,
+        NO_RETRY,
+        FAILURE,
+    )
     supports_dynamic_properties: ClassVar[bool] = True
 
     def __init__(self) -> None:
@@ -362,7 +374,7 @@ class InvokeHTTP(Processor):
             headers["User-Agent"] = agent
         if context.get_property(DATE_HEADER).as_str().lower() == "true":
             headers["Date"] = email.utils.formatdate(context.now_ms() / 1000, usegmt=True)
-        for name, value in context.dynamic_properties().items():
+        for name in context.dynamic_properties():
             headers[name] = context.get_property(name).evaluate(flowfile).as_str()
         pattern_text = context.get_property(HEADER_ATTRIBUTES_PATTERN).value
         if pattern_text:
@@ -423,10 +435,15 @@ class InvokeHTTP(Processor):
                     response_flowfile = session.put_all_attributes(
                         response_flowfile, {**status_attributes, **response_headers}
                     )
-                    if context.get_property(NAMING_STRATEGY).as_str() == "URL_PATH" and method == "GET":
+                    if (
+                        context.get_property(NAMING_STRATEGY).as_str() == "URL_PATH"
+                        and method == "GET"
+                    ):
                         name = urlparse(url).path.rstrip("/").rsplit("/", 1)[-1]
                         if name:
-                            response_flowfile = session.put_attribute(response_flowfile, "filename", name)
+                            response_flowfile = session.put_attribute(
+                                response_flowfile, "filename", name
+                            )
                     if body_exists:
                         if "content-type" in response.headers:
                             response_flowfile = session.put_attribute(
@@ -464,12 +481,19 @@ class InvokeHTTP(Processor):
                         f"[{int((time.monotonic() - started) * 1000)} ms]",
                     )
                 if context.get_property(HEADER_ATTRIBUTES_ENABLED).as_bool():
-                    prefix = context.get_property(HEADER_ATTRIBUTES_PREFIX).evaluate(request).as_str().strip()
+                    prefix = (
+                        context.get_property(HEADER_ATTRIBUTES_PREFIX)
+                        .evaluate(request)
+                        .as_str()
+                        .strip()
+                    )
                     request = session.put_all_attributes(
                         request, {prefix + k: v for k, v in response_headers.items()}
                     )
         except (httpx.HTTPError, OSError, ValueError) as exc:
-            self.logger.error("Request Processing failed: %s: %s", request.attributes.get("uuid"), exc)
+            self.logger.error(
+                "Request Processing failed: %s: %s", request.attributes.get("uuid"), exc
+            )
             if response_flowfile is not None:
                 session.remove(response_flowfile)
             request = session.put_all_attributes(

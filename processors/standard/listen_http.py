@@ -13,9 +13,10 @@ Follows NiFi's ListenHTTP. Choices made here:
   trusting the answer. Other paths get 404, other methods 405.
 * A body sent as ``application/flowfile-v3`` is unpacked into its FlowFiles with their
   attributes (NiFi's FlowFile Stream v3); otherwise attributes are ``filename`` (from a
-  ``filename`` header when given), ``mime.type`` (Content-Type), ``restlistener.remote.source.host``,
-  ``restlistener.request.uri`` and headers matching HTTP Headers to receive as Attributes
-  (Regex). A RECEIVE event with the request URL is reported for each FlowFile.
+  ``filename`` header when given), ``mime.type`` (Content-Type),
+  ``restlistener.remote.source.host``, ``restlistener.request.uri`` and headers matching
+  HTTP Headers to receive as Attributes (Regex). A RECEIVE event with the request URL is
+  reported for each FlowFile.
 * Max Data to Receive per Second is accepted for NiFi flows but not enforced.
 """
 
@@ -126,7 +127,7 @@ class ListenHTTP(SessionFactoryProcessor):
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: object) -> None:
                 owner.logger.debug(format, *args)
 
             def _answer(self, code: int, text: str = "") -> None:
@@ -145,7 +146,9 @@ class ListenHTTP(SessionFactoryProcessor):
                 try:
                     received = owner._receive(self, data, header_pattern)
                 except Exception as exc:
-                    owner.logger.error("Failed to receive a request from %s: %s", self.client_address[0], exc)
+                    owner.logger.error(
+                        "Failed to receive a request from %s: %s", self.client_address[0], exc
+                    )
                     self._answer(503, "Service Unavailable")
                     return
                 if not received:
@@ -189,7 +192,8 @@ class ListenHTTP(SessionFactoryProcessor):
             factory = self._factory
         if factory is None:
             return False
-        host, port = handler.server.server_address[:2]
+        address = handler.server.server_address
+        host, port = (address[0], address[1]) if isinstance(address, tuple) else (address, 0)
         url = f"http://{host!s}:{port}{handler.path}"
         session = factory.create_session()
         try:

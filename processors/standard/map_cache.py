@@ -109,7 +109,9 @@ class LmdbMapCacheService(ControllerService):
     def on_enabled(self, context: ProcessContext) -> None:
         directory = context.get_property(PERSISTENCE_DIRECTORY).value
         settings = context.settings
-        path = Path(directory) if directory else settings.data_dir / "map_cache" / context.component_id
+        path = (
+            Path(directory) if directory else settings.data_dir / "map_cache" / context.component_id
+        )
         self._environment = _Environment.at(path, sync=settings.durability == "power")
 
     @property

@@ -172,8 +172,7 @@ MAX_BIN_AGE = PropertyDescriptor(
 MAX_BIN_COUNT = PropertyDescriptor(
     name="Maximum number of Bins",
     display_name="Maximum number of Bins",
-    description="Specifies the maximum number of bins that can be held in memory at any one "
-    "time",
+    description="Specifies the maximum number of bins that can be held in memory at any one time",
     required=True,
     default="5",
     validators=(_positive_int,),
@@ -518,7 +517,9 @@ class MergeContent(SessionFactoryProcessor):
         session.transfer(merged, REL_MERGED)
         merge_uuid = merged.attributes["uuid"]
         for flowfile in target.flowfiles:
-            session.transfer(session.put_attribute(flowfile, "merge.uuid", merge_uuid), REL_ORIGINAL)
+            session.transfer(
+                session.put_attribute(flowfile, "merge.uuid", merge_uuid), REL_ORIGINAL
+            )
         self.logger.info("Merged %d FlowFiles. Reason for merging: %s", len(contents), reason)
         session.commit()
 
@@ -534,7 +535,8 @@ class MergeContent(SessionFactoryProcessor):
                     _delimiter(context, contents[0], d) for d in (HEADER, DEMARCATOR, FOOTER)
                 )
                 bundle = session.write(
-                    bundle, lambda out: _concatenate(session, contents, header, demarcator, footer, out)
+                    bundle,
+                    lambda out: _concatenate(session, contents, header, demarcator, footer, out),
                 )
                 mime = _common_mime_type(contents)
             elif merge_format == FORMAT_FLOWFILE_V3:
@@ -771,7 +773,7 @@ def _tar(
     keep_path: bool,
     out: Writer,
 ) -> None:
-    with tarfile.open(fileobj=_Sink(out), mode="w|", format=tarfile.GNU_FORMAT) as archive:  # type: ignore[call-overload]
+    with tarfile.open(fileobj=_Sink(out), mode="w|", format=tarfile.GNU_FORMAT) as archive:
         for flowfile in contents:
             entry = tarfile.TarInfo(_entry_name(flowfile, keep_path))
             entry.size = flowfile.size
@@ -791,7 +793,9 @@ def _zip(
     session: ProcessSession, contents: list[FlowFile], keep_path: bool, level: int, out: Writer
 ) -> None:
     method = zipfile.ZIP_DEFLATED if level else zipfile.ZIP_STORED
-    with zipfile.ZipFile(_Sink(out), "w", compression=method, compresslevel=level or None) as archive:  # type: ignore[arg-type]
+    with zipfile.ZipFile(
+        _Sink(out), "w", compression=method, compresslevel=level or None
+    ) as archive:
         for flowfile in contents:
             with archive.open(_entry_name(flowfile, keep_path), "w") as entry:
                 for chunk in session.stream(flowfile):

@@ -100,7 +100,9 @@ ATTRIBUTE_CACHE_REGEX = PropertyDescriptor(
 )
 
 REL_SUCCESS = Relationship(
-    "success", "All FlowFiles where the release signal has been successfully entered in the cache will be routed to this relationship"
+    "success",
+    "All FlowFiles where the release signal has been successfully entered in the cache will "
+    "be routed to this relationship",
 )
 REL_FAILURE = Relationship(
     "failure",
@@ -161,7 +163,11 @@ class Notify(Processor):
             deltas[counter] = 0 if delta == 0 else deltas.get(counter, 0) + delta
             if regex is not None:
                 attributes.update(
-                    {k: v for k, v in flowfile.attributes.items() if k != "uuid" and regex.fullmatch(k)}
+                    {
+                        k: v
+                        for k, v in flowfile.attributes.items()
+                        if k != "uuid" and regex.fullmatch(k)
+                    }
                 )
             members.append(flowfile)
         for signal_id, (deltas, attributes, members) in buffers.items():

@@ -148,7 +148,8 @@ WAIT_PENALTY_DURATION = PropertyDescriptor(
 )
 
 REL_SUCCESS = Relationship(
-    "success", "A FlowFile with a matching release signal in the cache will be routed to this relationship"
+    "success",
+    "A FlowFile with a matching release signal in the cache will be routed to this relationship",
 )
 REL_FAILURE = Relationship(
     "failure",
@@ -156,7 +157,8 @@ REL_FAILURE = Relationship(
     "null or empty, FlowFiles will be routed to this relationship",
 )
 REL_WAIT = Relationship(
-    "wait", "A FlowFile with no matching release signal in the cache will be routed to this relationship"
+    "wait",
+    "A FlowFile with no matching release signal in the cache will be routed to this relationship",
 )
 REL_EXPIRED = Relationship(
     "expired",
@@ -171,7 +173,15 @@ class Wait(Processor):
         "Routes incoming FlowFiles to the 'wait' relationship until a matching release signal "
         "is stored in the distributed cache from a corresponding Notify processor."
     )
-    tags: ClassVar[tuple[str, ...]] = ("map", "cache", "wait", "hold", "distributed", "signal", "release")
+    tags: ClassVar[tuple[str, ...]] = (
+        "map",
+        "cache",
+        "wait",
+        "hold",
+        "distributed",
+        "signal",
+        "release",
+    )
     property_descriptors: ClassVar[tuple[PropertyDescriptor, ...]] = (
         RELEASE_SIGNAL_IDENTIFIER,
         TARGET_SIGNAL_COUNT,
@@ -184,7 +194,12 @@ class Wait(Processor):
         WAIT_MODE,
         WAIT_PENALTY_DURATION,
     )
-    relationships: ClassVar[tuple[Relationship, ...]] = (REL_SUCCESS, REL_WAIT, REL_EXPIRED, REL_FAILURE)
+    relationships: ClassVar[tuple[Relationship, ...]] = (
+        REL_SUCCESS,
+        REL_WAIT,
+        REL_EXPIRED,
+        REL_FAILURE,
+    )
 
     def __init__(self) -> None:
         super().__init__()
@@ -211,7 +226,11 @@ class Wait(Processor):
                     flowfile.attributes.get("uuid"),
                 )
                 session.transfer(session.penalize(flowfile), REL_FAILURE)
-            elif len(chosen) < buffer and signal_id not in self._penalized and target in (None, signal_id):
+            elif (
+                len(chosen) < buffer
+                and signal_id not in self._penalized
+                and target in (None, signal_id)
+            ):
                 target = signal_id
                 chosen.append(flowfile)
             else:
@@ -261,7 +280,9 @@ class Wait(Processor):
         completed = progressed = False
         if signal is not None and candidates:
             if releasable > 0:
-                released, waiting = signal.release(counter_name, target_count, releasable, candidates)
+                released, waiting = signal.release(
+                    counter_name, target_count, releasable, candidates
+                )
                 completed = signal.total == 0 and signal.releasable == 0
                 progressed = bool(released)
             elif signal.count(counter_name) >= target_count:

@@ -19,10 +19,12 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     received: list[dict[str, object]] = []
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
-    def _reply(self, code: int, body: bytes, content_type: str = "text/plain", **headers: str) -> None:
+    def _reply(
+        self, code: int, body: bytes, content_type: str = "text/plain", **headers: str
+    ) -> None:
         self.send_response(code)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -40,7 +42,11 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path == "/ok":
             self._reply(200, b"the response", **{"X-Custom": "yes"})
         elif self.path == "/echo":
-            self._reply(200, json.dumps({"body": body.decode(), "method": self.command}).encode(), "application/json")
+            self._reply(
+                200,
+                json.dumps({"body": body.decode(), "method": self.command}).encode(),
+                "application/json",
+            )
         elif self.path == "/redirect":
             self._reply(302, b"", Location="/ok")
         elif self.path == "/error":
@@ -82,9 +88,7 @@ def test_get_success(make_runner: RunnerFactory, server: str) -> None:
     response.assert_content_equals("the response")
     response.assert_attribute_equals("X-Custom", "yes")
     response.assert_attribute_equals("mime.type", "text/plain")
-    response.assert_attribute_equals(
-        "invokehttp.tx.id", original.get_attribute("invokehttp.tx.id")
-    )
+    response.assert_attribute_equals("invokehttp.tx.id", original.get_attribute("invokehttp.tx.id"))
     assert _Handler.received[0]["method"] == "GET"
     events = {e.event_type for e in runner.get_provenance_events()}
     assert ProvenanceEventType.FETCH in events

@@ -22,7 +22,9 @@ def _file(path: Path, text: str, mtime_s: float | None = None) -> Path:
 
 
 def _names(runner: TestRunner) -> list[str]:
-    return [str(m.get_attribute("filename")) for m in runner.get_flowfiles_for_relationship("success")]
+    return [
+        str(m.get_attribute("filename")) for m in runner.get_flowfiles_for_relationship("success")
+    ]
 
 
 def test_list_file_lists_once_with_attributes(make_runner: RunnerFactory, tmp_path: Path) -> None:
@@ -135,7 +137,9 @@ def _fetch(make_runner: RunnerFactory, **properties: str) -> TestRunner:
     return make_runner("FetchFile", properties=properties)
 
 
-def test_fetch_file_reads_content_and_reports_fetch(make_runner: RunnerFactory, tmp_path: Path) -> None:
+def test_fetch_file_reads_content_and_reports_fetch(
+    make_runner: RunnerFactory, tmp_path: Path
+) -> None:
     source = _file(tmp_path / "in" / "a.txt", "hello")
     runner = _fetch(make_runner)
     runner.enqueue("", {"absolute.path": str(source.parent), "filename": "a.txt"})
@@ -143,7 +147,9 @@ def test_fetch_file_reads_content_and_reports_fetch(make_runner: RunnerFactory, 
     runner.assert_all_flowfiles_transferred("success", 1)
     runner.get_flowfiles_for_relationship("success")[0].assert_content_equals("hello")
     assert source.exists()
-    fetches = [e for e in runner.get_provenance_events() if e.event_type == ProvenanceEventType.FETCH]
+    fetches = [
+        e for e in runner.get_provenance_events() if e.event_type == ProvenanceEventType.FETCH
+    ]
     assert fetches and fetches[0].transit_uri == source.as_uri()
 
 
@@ -169,7 +175,9 @@ def test_fetch_file_permission_denied(make_runner: RunnerFactory, tmp_path: Path
 
 def test_fetch_file_delete(make_runner: RunnerFactory, tmp_path: Path) -> None:
     source = _file(tmp_path / "a.txt", "x")
-    runner = _fetch(make_runner, **{"File to Fetch": str(source), "Completion Strategy": "Delete File"})
+    runner = _fetch(
+        make_runner, **{"File to Fetch": str(source), "Completion Strategy": "Delete File"}
+    )
     runner.enqueue("")
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)

@@ -39,7 +39,9 @@ def test_receives_posted_content_before_answering(make_runner: RunnerFactory) ->
     flowfile.assert_attribute_not_exists("Other")
     flowfile.assert_attribute_equals("filename", "f.txt")
     flowfile.assert_attribute_equals("restlistener.remote.source.host", "127.0.0.1")
-    receives = [e for e in runner.get_provenance_events() if e.event_type == ProvenanceEventType.RECEIVE]
+    receives = [
+        e for e in runner.get_provenance_events() if e.event_type == ProvenanceEventType.RECEIVE
+    ]
     assert receives and receives[0].transit_uri == base + "/contentListener"
     runner.stop()
 

@@ -54,9 +54,7 @@ def test_text_delimiters(make_runner: RunnerFactory) -> None:
     for text in ("Hello", ", ", "World!"):
         runner.enqueue(text)
     runner.run(2)
-    runner.get_flowfiles_for_relationship("merged")[0].assert_content_equals(
-        "@Hello#, #World!$"
-    )
+    runner.get_flowfiles_for_relationship("merged")[0].assert_content_equals("@Hello#, #World!$")
 
 
 def test_filename_delimiters(make_runner: RunnerFactory, tmp_path: Path) -> None:
@@ -206,7 +204,9 @@ def test_flowfile_stream_v3(make_runner: RunnerFactory) -> None:
     runner.run(2)
     merged = runner.get_flowfiles_for_relationship("merged")[0]
     merged.assert_attribute_equals("mime.type", "application/flowfile-v3")
-    assert merged.get_attribute("filename", ).endswith(".pkg")  # type: ignore[union-attr]
+    assert merged.get_attribute(
+        "filename",
+    ).endswith(".pkg")  # type: ignore[union-attr]
     unpacked = list(unpackage_v3(merged.content))
     assert [c for _, c in unpacked] == [b"Hello", b"World"]
     assert unpacked[0][0]["k"] == "v"
@@ -227,7 +227,12 @@ def test_tar_with_keep_path(make_runner: RunnerFactory) -> None:
     runner = _merge(make_runner, **{"Merge Format": "TAR", "Keep Path": "true"})
     runner.enqueue(
         "one",
-        {"filename": "a.txt", "path": "./dir/", "tar.permissions": "600", "segment.original.filename": "x"},
+        {
+            "filename": "a.txt",
+            "path": "./dir/",
+            "tar.permissions": "600",
+            "segment.original.filename": "x",
+        },
     )
     runner.enqueue("two", {"filename": "b.txt"})
     runner.run(2)
@@ -254,7 +259,9 @@ def test_zip(make_runner: RunnerFactory) -> None:
         assert archive.read("a.txt") == b"one" * 100
 
 
-def _fragment(runner: TestRunner, text: str, index: int, count: int | None, ident: str = "1") -> None:
+def _fragment(
+    runner: TestRunner, text: str, index: int, count: int | None, ident: str = "1"
+) -> None:
     attributes = {"fragment.identifier": ident, "fragment.index": str(index)}
     if count is not None:
         attributes["fragment.count"] = str(count)
