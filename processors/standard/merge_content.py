@@ -304,7 +304,7 @@ class _Limits:
         return len(target.flowfiles) >= self.min_entries and target.size >= self.min_bytes
 
     def expired(self, target: ContentBin, now_ms: int) -> bool:
-        return self.max_age_ms is not None and now_ms - target.created_ms >= self.max_age_ms
+        return self.max_age_ms is not None and now_ms - target.created_ms > self.max_age_ms
 
 
 @processor("MergeContent")
@@ -397,10 +397,10 @@ class MergeContent(SessionFactoryProcessor):
         self._max_age_ms = context.get_property(MAX_BIN_AGE).as_time_period_ms()
 
     def next_wake_ms(self, now_ms: int) -> int | None:
-        """When the oldest bin reaches Max Bin Age."""
+        """When the oldest bin becomes older than Max Bin Age (strictly, as NiFi)."""
         if self._max_age_ms is None or not self._bins:
             return None
-        return min(b.created_ms for b in self._bins) + self._max_age_ms
+        return min(b.created_ms for b in self._bins) + self._max_age_ms + 1
 
     def on_stopped(self, context: ProcessContext) -> None:
         """Unmerged bins go back to the input queue."""

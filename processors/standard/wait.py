@@ -12,10 +12,12 @@ Follows NiFi's Wait. Choices made here:
   released while the count is at the target (an open gate), and the signal is kept.
 * Released FlowFiles get the signal's cached attributes (Attribute Copy Mode) and
   ``wait.counter.<name>`` and ``wait.counter.total`` (the counts before consumption).
-* Wait Mode ``Keep in the upstream connection`` returns waiting FlowFiles to their queue
-  (penalized when Wait Penalty Duration is set, so others get their turn); ``Transfer to
-  wait relationship`` routes them to ``wait``. With a Wait Penalty Duration, an identifier
-  whose FlowFiles had to wait is not checked again until the duration has passed.
+* Wait Mode ``Keep in the upstream connection`` returns waiting FlowFiles to their queue;
+  ``Transfer to wait relationship`` routes them to ``wait``. With a Wait Penalty Duration,
+  an identifier whose FlowFiles had to wait is not checked again until the duration has
+  passed, and its waiting FlowFiles are penalized: under the deterministic scheduler this
+  is what lets the manual clock move (towards a release or the Expiration Duration)
+  instead of the ``wait`` loop spinning.
 * The signal is consumed before the session commits (as in NiFi); a concurrent change of
   the signal rolls the trigger back, so it is tried again.
 """
@@ -299,8 +301,10 @@ class Wait(Processor):
                 flowfile = _copy_signal_attributes(
                     session, flowfile, signal, original_counts, copy_replace
                 )
-                if relationship == REL_WAIT.name and keep_upstream:
-                    session.transfer(session.penalize(flowfile) if penalty else flowfile)
+                if relationship == REL_WAIT.name:
+                    if penalty:
+                        flowfile = session.penalize(flowfile)
+                    session.transfer(flowfile, None if keep_upstream else relationship)
                 else:
                     session.transfer(flowfile, relationship)
         if routed.get(REL_WAIT.name) and penalty:

@@ -122,14 +122,17 @@ def test_minimum_entries_waits_for_max_bin_age(make_runner: RunnerFactory) -> No
     runner.enqueue("b")
     runner.run(1, stop_on_finish=False)
     runner.assert_transfer_count("merged", 0)
-    assert runner.processor.next_wake_ms(runner.clock.now_ms()) == runner.clock.now_ms() + 5000
+    assert runner.processor.next_wake_ms(runner.clock.now_ms()) == runner.clock.now_ms() + 5001
     runner.advance_time(5)
+    runner.run(1, stop_on_finish=False, initialize=False)
+    runner.assert_transfer_count("merged", 0)  # not older than 5 sec yet
+    runner.advance_time(0.001)
     runner.run(1, initialize=False)
     merged = runner.get_flowfiles_for_relationship("merged")
     assert len(merged) == 1
     merged[0].assert_content_equals("ab")
     merged[0].assert_attribute_equals("merge.reason", "TIMEOUT")
-    merged[0].assert_attribute_equals("merge.bin.age", "5000")
+    merged[0].assert_attribute_equals("merge.bin.age", "5001")
 
 
 def test_minimum_group_size_not_met_keeps_bin(make_runner: RunnerFactory) -> None:
@@ -300,7 +303,7 @@ def test_defragment_times_out_to_failure(make_runner: RunnerFactory) -> None:
     _fragment(runner, "B", 2, 3)
     runner.run(1, stop_on_finish=False)
     runner.assert_transfer_count("failure", 0)
-    runner.advance_time(10)
+    runner.advance_time(10.001)
     runner.run(1, initialize=False)
     runner.assert_transfer_count("failure", 2)
     runner.assert_transfer_count("merged", 0)
