@@ -490,7 +490,7 @@ class InvokeHTTP(Processor):
                     request = session.put_all_attributes(
                         request, {prefix + k: v for k, v in response_headers.items()}
                     )
-        except (httpx.HTTPError, OSError, ValueError) as exc:
+        except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, OSError, ValueError) as exc:
             self.logger.error(
                 "Request Processing failed: %s: %s", request.attributes.get("uuid"), exc
             )

@@ -187,3 +187,14 @@ def test_connection_refused_goes_to_failure(make_runner: RunnerFactory) -> None:
     flowfile = runner.get_flowfiles_for_relationship("Failure")[0]
     flowfile.assert_attribute_equals("invokehttp.java.exception.class", "ConnectError")
     flowfile.assert_content_equals("keep")
+
+
+def test_url_that_is_not_http_goes_to_failure(make_runner: RunnerFactory) -> None:
+    runner = _invoke(make_runner, "${url}")
+    for url in ("not a url", "http://[::1"):
+        runner.enqueue("keep", {"url": url})
+    runner.run(2)
+    runner.assert_all_flowfiles_transferred("Failure", 2)
+    for flowfile in runner.get_flowfiles_for_relationship("Failure"):
+        flowfile.assert_content_equals("keep")
+        flowfile.assert_attribute_exists("invokehttp.java.exception.message")
