@@ -8,7 +8,11 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from flowcore.errors import ContentCorruptedError
 from flowcore.model import ProvenanceEventType
+from flowcore.session.content_errors import CONTENT_ERROR_REASON
 from flowcore.testing import TestRunner
 from processors.standard.merge_content import package_v3_header, unpackage_v3
 
@@ -322,3 +326,24 @@ def test_min_greater_than_max_is_invalid(make_runner: RunnerFactory) -> None:
         properties={"Minimum Number of Entries": "5", "Maximum Number of Entries": "2"},
     )
     runner.assert_not_valid()
+
+
+def test_damaged_content_fails_alone_and_nothing_is_merged(make_runner: RunnerFactory) -> None:
+    runner = _merge(make_runner)
+    runner.enqueue("good")
+    damaged = runner.enqueue("bad content here")
+    claim = damaged.flowfile.claim
+    assert claim is not None
+    resource = claim.resource
+    directory = runner.settings.content_containers[int(resource.container)] / resource.section
+    with (directory / resource.id).open("r+b") as handle:  # garble one byte on disk
+        handle.seek(claim.offset + 3)
+        byte = handle.read(1)
+        handle.seek(claim.offset + 3)
+        handle.write(bytes([byte[0] ^ 0x04]))
+    with pytest.raises(ContentCorruptedError):
+        runner.run(2)
+    runner.assert_transfer_count("merged", 0)
+    (failed,) = runner.get_flowfiles_for_relationship("failure")
+    assert failed.get_attribute(CONTENT_ERROR_REASON) is not None
+    assert runner.queue_size == 1  # the good FlowFile is back in the queue
