@@ -499,8 +499,9 @@ class MergeContent(SessionFactoryProcessor):
                 return
             contents.sort(key=lambda f: int(f.attributes[FRAGMENT_INDEX]))
         session = target.session
+        unmerged: list[FlowFile] = []
         try:
-            merged = self._merge(context, session, contents)
+            merged = self._merge(context, session, contents, unmerged)
         except MergeFailed as exc:
             self._fail(target, str(exc))
             return
@@ -516,6 +517,9 @@ class MergeContent(SessionFactoryProcessor):
         merged = session.put_all_attributes(merged, attributes)
         session.transfer(merged, REL_MERGED)
         merge_uuid = merged.attributes["uuid"]
+        for flowfile in unmerged:  # left out of a ZIP: a copy goes to failure (NiFi)
+            self.logger.error("Duplicate ZIP entry name; routing a copy to failure")
+            session.transfer(session.clone(flowfile), REL_FAILURE)
         for flowfile in target.flowfiles:
             session.transfer(
                 session.put_attribute(flowfile, "merge.uuid", merge_uuid), REL_ORIGINAL
@@ -524,7 +528,11 @@ class MergeContent(SessionFactoryProcessor):
         session.commit()
 
     def _merge(
-        self, context: ProcessContext, session: ProcessSession, contents: list[FlowFile]
+        self,
+        context: ProcessContext,
+        session: ProcessSession,
+        contents: list[FlowFile],
+        unmerged: list[FlowFile],
     ) -> FlowFile:
         merge_format = context.get_property(MERGE_FORMAT).as_str()
         bundle = session.create(contents)
@@ -552,7 +560,7 @@ class MergeContent(SessionFactoryProcessor):
                 keep = context.get_property(KEEP_PATH).as_bool()
                 level = context.get_property(COMPRESSION_LEVEL).as_int() or 0
                 bundle = session.write(
-                    bundle, lambda out: _zip(session, contents, keep, level, out)
+                    bundle, lambda out: _zip(session, contents, keep, level, out, unmerged)
                 )
                 filename, mime = filename + ".zip", "application/zip"
         except MergeFailed:
@@ -790,14 +798,27 @@ def _tar(
 
 
 def _zip(
-    session: ProcessSession, contents: list[FlowFile], keep_path: bool, level: int, out: Writer
+    session: ProcessSession,
+    contents: list[FlowFile],
+    keep_path: bool,
+    level: int,
+    out: Writer,
+    unmerged: list[FlowFile],
 ) -> None:
+    """Write the entries; a FlowFile whose entry name is taken already is left out
+    (``unmerged``), as NiFi's ZipException on a duplicate entry."""
     method = zipfile.ZIP_DEFLATED if level else zipfile.ZIP_STORED
+    names: set[str] = set()
     with zipfile.ZipFile(
         _Sink(out), "w", compression=method, compresslevel=level or None
     ) as archive:
         for flowfile in contents:
-            with archive.open(_entry_name(flowfile, keep_path), "w") as entry:
+            name = _entry_name(flowfile, keep_path)
+            if name in names:
+                unmerged.append(flowfile)
+                continue
+            names.add(name)
+            with archive.open(name, "w") as entry:
                 for chunk in session.stream(flowfile):
                     entry.write(chunk)
 

@@ -347,3 +347,18 @@ def test_damaged_content_fails_alone_and_nothing_is_merged(make_runner: RunnerFa
     (failed,) = runner.get_flowfiles_for_relationship("failure")
     assert failed.get_attribute(CONTENT_ERROR_REASON) is not None
     assert runner.queue_size == 1  # the good FlowFile is back in the queue
+
+
+def test_zip_duplicate_entry_name_sends_a_copy_to_failure(make_runner: RunnerFactory) -> None:
+    runner = _merge(make_runner, **{"Merge Format": "ZIP"})
+    runner.enqueue("one", {"filename": "same.txt"})
+    runner.enqueue("two", {"filename": "same.txt"})
+    runner.run(2)
+    runner.assert_transfer_count("merged", 1)
+    runner.assert_transfer_count("original", 2)
+    (failed,) = runner.get_flowfiles_for_relationship("failure")
+    failed.assert_content_equals("two")
+    merged = runner.get_flowfiles_for_relationship("merged")[0]
+    with zipfile.ZipFile(io.BytesIO(merged.content)) as archive:
+        assert archive.namelist() == ["same.txt"]
+        assert archive.read("same.txt") == b"one"
