@@ -1,0 +1,826 @@
+"""MergeContent: merges many FlowFiles into one, by bin packing or by defragmenting.
+
+Follows NiFi's MergeContent (on its BinFiles). Choices made here:
+
+* Bins work as MergeRecord's do: each trigger polls the input with a polling session and
+  migrates every FlowFile into its bin's own session, so a bin's FlowFiles stay owned by
+  the processor until the bin is merged (or rolled back to the queue when the processor
+  stops). Attribute Strategy uses MergeRecord's ``merged_attributes``.
+* A bin completes when it is full (Maximum Number of Entries or Maximum Group Size
+  reached: ``merge.reason`` ``MAX_ENTRIES_THRESHOLD_REACHED`` / ``MAX_BYTES_THRESHOLD_REACHED``),
+  when it is older than Max Bin Age on the injected clock (``TIMEOUT``), when a new bin is
+  needed and Maximum number of Bins are held (the oldest: ``BIN_MANAGER_FULL``), or, once
+  the queue is empty, when it meets both minimums (``MIN_THRESHOLDS_REACHED``). A
+  FlowFile that would take a bin over Maximum Group Size starts a new bin (a lone
+  FlowFile larger than the maximum is a bin of its own). ``next_wake_ms`` tells the
+  scheduler when the oldest bin reaches its Max Bin Age.
+* Defragment bins by ``fragment.identifier`` (or the Correlation Attribute), complete when
+  ``fragment.count`` FlowFiles are present and write them in ``fragment.index`` order. A
+  bin with a missing or inconsistent index or count, or one that times out before it is
+  complete, goes to failure whole, as in NiFi.
+* Formats: Binary Concatenation (Header, Footer, Demarcator as text or read from files),
+  FlowFile Stream, v3 (NiFi's FlowFilePackagerV3 bytes, ``application/flowfile-v3``,
+  ``.pkg``), TAR (``.tar``, ``tar.permissions`` honoured) and ZIP (``.zip``, Compression
+  Level). FlowFile Stream v2, FlowFile Tar v1 and Avro are not offered.
+* The merged FlowFile is created from its parents (a JOIN without details, as NiFi's
+  reporter call); the originals go to ``original`` with ``merge.uuid``. A file that a
+  delimiter names and that cannot be read fails the bin to failure instead of losing it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+import tarfile
+import time
+import zipfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import ClassVar
+
+from flowcore.model import FlowFile
+from flowcore.processor import (
+    AllowableValue,
+    ExpressionLanguageScope,
+    ProcessContext,
+    PropertyDescriptor,
+    Relationship,
+    Scheduling,
+    SessionFactory,
+    SessionFactoryProcessor,
+    ValidationResult,
+    processor,
+    validators,
+)
+from flowcore.session import ProcessSession
+from processors.merge.bins import merged_attributes
+from processors.merge.properties import KEEP_COMMON, KEEP_UNIQUE, java_int
+from processors.standard._support import Writer
+
+BIN_PACKING = "Bin-Packing Algorithm"
+DEFRAGMENT = "Defragment"
+FORMAT_CONCAT = "Binary Concatenation"
+FORMAT_FLOWFILE_V3 = "FlowFile Stream, v3"
+FORMAT_TAR = "TAR"
+FORMAT_ZIP = "ZIP"
+DELIMITER_NONE = "Do Not Use Delimiters"
+DELIMITER_FILENAME = "Filename"
+DELIMITER_TEXT = "Text"
+
+FLOWFILE_V3_MAGIC = b"NiFiFF3"
+FLOWFILE_V3_MIME = "application/flowfile-v3"
+
+REASON_MAX_BYTES = "MAX_BYTES_THRESHOLD_REACHED"
+REASON_MAX_ENTRIES = "MAX_ENTRIES_THRESHOLD_REACHED"
+REASON_MIN_THRESHOLDS = "MIN_THRESHOLDS_REACHED"
+REASON_TIMEOUT = "TIMEOUT"
+REASON_BIN_MANAGER_FULL = "BIN_MANAGER_FULL"
+
+FRAGMENT_ID = "fragment.identifier"
+FRAGMENT_INDEX = "fragment.index"
+FRAGMENT_COUNT = "fragment.count"
+SEGMENT_ORIGINAL_FILENAME = "segment.original.filename"
+_POLL_COUNT = 1000
+
+
+def _positive_int(subject: str, value: str) -> ValidationResult:
+    number = java_int(value.strip())
+    if number is None or number <= 0:
+        return ValidationResult(subject, False, value, "not a positive integer")
+    return ValidationResult(subject, True, value)
+
+
+MERGE_STRATEGY = PropertyDescriptor(
+    name="Merge Strategy",
+    display_name="Merge Strategy",
+    description="Specifies the algorithm used to merge content. The 'Defragment' algorithm "
+    "combines fragments that are associated by attributes back into a single cohesive "
+    "FlowFile. The 'Bin-Packing Algorithm' generates a FlowFile populated by arbitrarily "
+    "chosen FlowFiles",
+    required=True,
+    default=BIN_PACKING,
+    allowable_values=(BIN_PACKING, DEFRAGMENT),
+)
+MERGE_FORMAT = PropertyDescriptor(
+    name="Merge Format",
+    display_name="Merge Format",
+    description="Determines the format that will be used to merge the content.",
+    required=True,
+    default=FORMAT_CONCAT,
+    allowable_values=(FORMAT_TAR, FORMAT_ZIP, FORMAT_FLOWFILE_V3, FORMAT_CONCAT),
+)
+ATTRIBUTE_STRATEGY = PropertyDescriptor(
+    name="Attribute Strategy",
+    display_name="Attribute Strategy",
+    description="Determines which FlowFile attributes should be added to the bundle. If "
+    "'Keep All Unique Attributes' is selected, any attribute on any FlowFile that gets "
+    "bundled will be kept unless its value conflicts with the value from another FlowFile. "
+    "If 'Keep Only Common Attributes' is selected, only the attributes that exist on all "
+    "FlowFiles in the bundle, with the same value, will be preserved.",
+    required=True,
+    default=KEEP_COMMON,
+    allowable_values=(KEEP_COMMON, KEEP_UNIQUE),
+)
+CORRELATION_ATTRIBUTE = PropertyDescriptor(
+    name="Correlation Attribute Name",
+    display_name="Correlation Attribute Name",
+    description="If specified, like FlowFiles will be binned together, where 'like "
+    "FlowFiles' means FlowFiles that have the same value for this Attribute. If not "
+    "specified, FlowFiles are bundled by the order in which they are pulled from the queue.",
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+)
+MIN_ENTRIES = PropertyDescriptor(
+    name="Minimum Number of Entries",
+    display_name="Minimum Number of Entries",
+    description="The minimum number of files to include in a bundle",
+    required=True,
+    default="1",
+    validators=(_positive_int,),
+)
+MAX_ENTRIES = PropertyDescriptor(
+    name="Maximum Number of Entries",
+    display_name="Maximum Number of Entries",
+    description="The maximum number of files to include in a bundle",
+    default="1000",
+    validators=(_positive_int,),
+)
+MIN_SIZE = PropertyDescriptor(
+    name="Minimum Group Size",
+    display_name="Minimum Group Size",
+    description="The minimum size for the bundle",
+    required=True,
+    default="0 B",
+    validators=(validators.data_size,),
+)
+MAX_SIZE = PropertyDescriptor(
+    name="Maximum Group Size",
+    display_name="Maximum Group Size",
+    description="The maximum size for the bundle. If not specified, there is no maximum.",
+    validators=(validators.data_size,),
+)
+MAX_BIN_AGE = PropertyDescriptor(
+    name="Max Bin Age",
+    display_name="Max Bin Age",
+    description="The maximum age of a Bin that will trigger a Bin to be complete. Expected "
+    "format is <duration> <time unit> where <duration> is a positive integer and time unit "
+    "is one of seconds, minutes, hours",
+    validators=(validators.time_period,),
+)
+MAX_BIN_COUNT = PropertyDescriptor(
+    name="Maximum number of Bins",
+    display_name="Maximum number of Bins",
+    description="Specifies the maximum number of bins that can be held in memory at any one time",
+    required=True,
+    default="5",
+    validators=(_positive_int,),
+)
+DELIMITER_STRATEGY = PropertyDescriptor(
+    name="Delimiter Strategy",
+    display_name="Delimiter Strategy",
+    description="Determines if Header, Footer, and Demarcator should point to files "
+    "containing the respective content, or if the values of the properties should be used "
+    "as the content.",
+    required=True,
+    default=DELIMITER_NONE,
+    allowable_values=(
+        AllowableValue(DELIMITER_NONE, DELIMITER_NONE),
+        AllowableValue(DELIMITER_FILENAME, DELIMITER_FILENAME),
+        AllowableValue(DELIMITER_TEXT, DELIMITER_TEXT),
+    ),
+)
+HEADER = PropertyDescriptor(
+    name="Header File",
+    display_name="Header",
+    description="Filename or text specifying the header to use. If not specified, no header "
+    "is supplied.",
+    validators=(validators.non_empty,),
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+)
+FOOTER = PropertyDescriptor(
+    name="Footer File",
+    display_name="Footer",
+    description="Filename or text specifying the footer to use. If not specified, no footer "
+    "is supplied.",
+    validators=(validators.non_empty,),
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+)
+DEMARCATOR = PropertyDescriptor(
+    name="Demarcator File",
+    display_name="Demarcator",
+    description="Filename or text specifying the demarcator to use. If not specified, no "
+    "demarcator is supplied.",
+    validators=(validators.non_empty,),
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+)
+COMPRESSION_LEVEL = PropertyDescriptor(
+    name="Compression Level",
+    display_name="Compression Level",
+    description="Specifies the compression level to use when using the Zip Merge Format; if "
+    "not using the Zip Merge Format, this value is ignored",
+    required=True,
+    default="1",
+    allowable_values=tuple(str(n) for n in range(10)),
+)
+KEEP_PATH = PropertyDescriptor(
+    name="Keep Path",
+    display_name="Keep Path",
+    description="If using the Zip or Tar Merge Format, specifies whether or not the "
+    "FlowFiles' paths should be included in their entry names.",
+    required=True,
+    default="false",
+    allowable_values=("true", "false"),
+)
+TAR_MODIFIED_TIME = PropertyDescriptor(
+    name="Tar Modified Time",
+    display_name="Tar Modified Time",
+    description="If using the Tar Merge Format, specifies if the Tar entry should store the "
+    "modified timestamp either by expression (e.g. ${file.lastModifiedTime} or static "
+    "value, both of which must match the ISO8601 format 'yyyy-MM-dd'T'HH:mm:ssZ'.",
+    default="${file.lastModifiedTime}",
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+)
+
+REL_MERGED = Relationship("merged", "The FlowFile containing the merged content")
+REL_ORIGINAL = Relationship(
+    "original",
+    "The FlowFiles that were used to create the bundle",
+)
+REL_FAILURE = Relationship(
+    "failure",
+    "If the bundle cannot be created, all FlowFiles that would have been used to created "
+    "the bundle will be transferred to failure",
+)
+
+
+class MergeFailed(Exception):
+    """The bin cannot be merged; its FlowFiles go to failure."""
+
+
+@dataclass(slots=True, eq=False)
+class ContentBin:
+    """FlowFiles of one group waiting in their own session to be merged."""
+
+    group: str | None
+    session: ProcessSession
+    created_ms: int
+    flowfiles: list[FlowFile] = field(default_factory=list)
+    size: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Limits:
+    defragment: bool
+    min_entries: int
+    max_entries: int | None
+    min_bytes: int
+    max_bytes: int | None
+    max_age_ms: int | None
+
+    def accepts(self, target: ContentBin, flowfile: FlowFile) -> bool:
+        if self.defragment or not target.flowfiles:
+            return True
+        if self.max_entries is not None and len(target.flowfiles) >= self.max_entries:
+            return False
+        return self.max_bytes is None or target.size + flowfile.size <= self.max_bytes
+
+    def full_reason(self, target: ContentBin) -> str | None:
+        if self.defragment:
+            count = java_int(target.flowfiles[0].attributes.get(FRAGMENT_COUNT, ""))
+            if count is not None and len(target.flowfiles) >= count:
+                return REASON_MAX_ENTRIES
+            return None
+        if self.max_bytes is not None and target.size >= self.max_bytes:
+            return REASON_MAX_BYTES
+        if self.max_entries is not None and len(target.flowfiles) >= self.max_entries:
+            return REASON_MAX_ENTRIES
+        return None
+
+    def full_enough(self, target: ContentBin) -> bool:
+        if self.defragment:
+            return self.full_reason(target) is not None
+        return len(target.flowfiles) >= self.min_entries and target.size >= self.min_bytes
+
+    def expired(self, target: ContentBin, now_ms: int) -> bool:
+        return self.max_age_ms is not None and now_ms - target.created_ms > self.max_age_ms
+
+
+@processor("MergeContent")
+class MergeContent(SessionFactoryProcessor):
+    """Merges a group of FlowFiles together based on a user-defined strategy."""
+
+    description: ClassVar[str] = (
+        "Merges a Group of FlowFiles together based on a user-defined strategy and packages "
+        "them into a single FlowFile."
+    )
+    tags: ClassVar[Sequence[str]] = (
+        "merge",
+        "content",
+        "correlation",
+        "tar",
+        "zip",
+        "stream",
+        "concatenation",
+        "archive",
+        "flowfile-stream",
+        "flowfile-stream-v3",
+    )
+    property_descriptors: ClassVar[Sequence[PropertyDescriptor]] = (
+        MERGE_STRATEGY,
+        MERGE_FORMAT,
+        ATTRIBUTE_STRATEGY,
+        CORRELATION_ATTRIBUTE,
+        MIN_ENTRIES,
+        MAX_ENTRIES,
+        MIN_SIZE,
+        MAX_SIZE,
+        MAX_BIN_AGE,
+        MAX_BIN_COUNT,
+        DELIMITER_STRATEGY,
+        HEADER,
+        FOOTER,
+        DEMARCATOR,
+        COMPRESSION_LEVEL,
+        KEEP_PATH,
+        TAR_MODIFIED_TIME,
+    )
+    relationships: ClassVar[Sequence[Relationship]] = (REL_ORIGINAL, REL_FAILURE, REL_MERGED)
+    scheduling: ClassVar[Scheduling] = Scheduling(trigger_when_empty=True, input_required=True)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._bins: list[ContentBin] = []
+        self._max_age_ms: int | None = None
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        results: list[ValidationResult] = []
+        min_entries = java_int(context.get_property(MIN_ENTRIES).as_str())
+        max_entries = java_int(context.get_property(MAX_ENTRIES).as_str() or "0")
+        if min_entries and max_entries and max_entries < min_entries:
+            results.append(
+                ValidationResult(
+                    MAX_ENTRIES.label,
+                    False,
+                    explanation=f"<{MAX_ENTRIES.label}> property cannot be smaller than "
+                    f"<{MIN_ENTRIES.label}> property",
+                )
+            )
+        min_size = context.get_property(MIN_SIZE).as_data_size()
+        max_size = context.get_property(MAX_SIZE).as_data_size()
+        if min_size is not None and max_size is not None and max_size < min_size:
+            results.append(
+                ValidationResult(
+                    MAX_SIZE.label,
+                    False,
+                    explanation=f"<{MAX_SIZE.label}> property cannot be smaller than "
+                    f"<{MIN_SIZE.label}> property",
+                )
+            )
+        strategy = context.get_property(DELIMITER_STRATEGY).as_str()
+        if strategy == DELIMITER_FILENAME:
+            for descriptor in (HEADER, FOOTER, DEMARCATOR):
+                value = context.get_property(descriptor).value
+                if value and "$" not in value and not os.path.isfile(value):
+                    results.append(
+                        ValidationResult(
+                            descriptor.label, False, value, "File " + value + " does not exist"
+                        )
+                    )
+        return results
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def on_scheduled(self, context: ProcessContext) -> None:
+        self._bins = []
+        self._max_age_ms = context.get_property(MAX_BIN_AGE).as_time_period_ms()
+
+    def next_wake_ms(self, now_ms: int) -> int | None:
+        """When the oldest bin becomes older than Max Bin Age (strictly, as NiFi)."""
+        if self._max_age_ms is None or not self._bins:
+            return None
+        return min(b.created_ms for b in self._bins) + self._max_age_ms + 1
+
+    def on_stopped(self, context: ProcessContext) -> None:
+        """Unmerged bins go back to the input queue."""
+        bins, self._bins = self._bins, []
+        for each in bins:
+            each.session.rollback()
+
+    # -- triggering -----------------------------------------------------------------------
+
+    def _limits(self, context: ProcessContext) -> _Limits:
+        defragment = context.get_property(MERGE_STRATEGY).as_str() == DEFRAGMENT
+        return _Limits(
+            defragment=defragment,
+            min_entries=context.get_property(MIN_ENTRIES).as_int() or 1,
+            max_entries=context.get_property(MAX_ENTRIES).as_int(),
+            min_bytes=context.get_property(MIN_SIZE).as_data_size() or 0,
+            max_bytes=context.get_property(MAX_SIZE).as_data_size(),
+            max_age_ms=context.get_property(MAX_BIN_AGE).as_time_period_ms(),
+        )
+
+    def on_trigger_with_factory(self, context: ProcessContext, factory: SessionFactory) -> None:
+        limits = self._limits(context)
+        self._max_age_ms = limits.max_age_ms
+        session = factory.create_session()
+        polled = 0
+        try:
+            while polled < _POLL_COUNT:
+                flowfile = session.get()
+                if flowfile is None:
+                    break
+                polled += 1
+                self._bin(context, factory, session, limits, flowfile)
+        except BaseException:
+            session.rollback()
+            raise
+        session.commit()
+        now = context.now_ms()
+        for each in list(self._bins):
+            reason = limits.full_reason(each)
+            if reason is None and limits.expired(each, now):
+                reason = REASON_TIMEOUT
+            if reason is None and polled == 0 and limits.full_enough(each):
+                reason = REASON_MIN_THRESHOLDS
+            if reason is not None:
+                self._complete(context, each, reason, limits)
+        if polled == 0:
+            context.yield_processor()
+
+    def _group(self, context: ProcessContext, flowfile: FlowFile, defragment: bool) -> str | None:
+        name = context.get_property(CORRELATION_ATTRIBUTE).evaluate(flowfile).value
+        group = flowfile.attributes.get(name) if name else None
+        if group is None and defragment:
+            group = flowfile.attributes.get(FRAGMENT_ID)
+        return group
+
+    def _bin(
+        self,
+        context: ProcessContext,
+        factory: SessionFactory,
+        session: ProcessSession,
+        limits: _Limits,
+        flowfile: FlowFile,
+    ) -> None:
+        group = self._group(context, flowfile, limits.defragment)
+        target = next(
+            (b for b in self._bins if b.group == group and limits.accepts(b, flowfile)), None
+        )
+        if target is None:
+            max_bins = context.get_property(MAX_BIN_COUNT).as_int() or 5
+            if len(self._bins) >= max_bins:
+                oldest = min(self._bins, key=lambda b: b.created_ms)
+                self._complete(context, oldest, REASON_BIN_MANAGER_FULL, limits)
+            target = ContentBin(group, factory.create_session(), context.now_ms())
+            self._bins.append(target)
+        session.migrate(target.session, [flowfile])
+        target.flowfiles.append(flowfile)
+        target.size += flowfile.size
+
+    # -- merging --------------------------------------------------------------------------
+
+    def _fail(self, target: ContentBin, message: str) -> None:
+        self.logger.error("%s; routing %d FlowFiles to failure", message, len(target.flowfiles))
+        for flowfile in target.flowfiles:
+            target.session.transfer(flowfile, REL_FAILURE)
+        target.session.commit()
+
+    def _complete(
+        self, context: ProcessContext, target: ContentBin, reason: str, limits: _Limits
+    ) -> None:
+        self._bins.remove(target)
+        contents = list(target.flowfiles)
+        if limits.defragment:
+            problem = _defragment_problem(contents)
+            if problem is not None:
+                self._fail(target, problem)
+                return
+            contents.sort(key=lambda f: int(f.attributes[FRAGMENT_INDEX]))
+        session = target.session
+        unmerged: list[FlowFile] = []
+        try:
+            merged = self._merge(context, session, contents, unmerged)
+        except MergeFailed as exc:
+            self._fail(target, str(exc))
+            return
+        except BaseException:
+            session.rollback(penalize=True)
+            raise
+        attributes = merged_attributes(contents, context.get_property(ATTRIBUTE_STRATEGY).as_str())
+        attributes["filename"] = merged.attributes["filename"]
+        attributes["mime.type"] = merged.attributes["mime.type"]
+        attributes["merge.count"] = str(len(contents))
+        attributes["merge.bin.age"] = str(context.now_ms() - target.created_ms)
+        attributes["merge.reason"] = reason
+        merged = session.put_all_attributes(merged, attributes)
+        session.transfer(merged, REL_MERGED)
+        merge_uuid = merged.attributes["uuid"]
+        for flowfile in unmerged:  # left out of a ZIP: a copy goes to failure (NiFi)
+            self.logger.error("Duplicate ZIP entry name; routing a copy to failure")
+            session.transfer(session.clone(flowfile), REL_FAILURE)
+        for flowfile in target.flowfiles:
+            session.transfer(
+                session.put_attribute(flowfile, "merge.uuid", merge_uuid), REL_ORIGINAL
+            )
+        self.logger.info("Merged %d FlowFiles. Reason for merging: %s", len(contents), reason)
+        session.commit()
+
+    def _merge(
+        self,
+        context: ProcessContext,
+        session: ProcessSession,
+        contents: list[FlowFile],
+        unmerged: list[FlowFile],
+    ) -> FlowFile:
+        merge_format = context.get_property(MERGE_FORMAT).as_str()
+        bundle = session.create(contents)
+        filename = _bundle_filename(contents)
+        try:
+            if merge_format == FORMAT_CONCAT:
+                header, demarcator, footer = (
+                    _delimiter(context, contents[0], d) for d in (HEADER, DEMARCATOR, FOOTER)
+                )
+                bundle = session.write(
+                    bundle,
+                    lambda out: _concatenate(session, contents, header, demarcator, footer, out),
+                )
+                mime = _common_mime_type(contents)
+            elif merge_format == FORMAT_FLOWFILE_V3:
+                bundle = session.write(bundle, lambda out: _package_v3(session, contents, out))
+                filename, mime = filename + ".pkg", FLOWFILE_V3_MIME
+            elif merge_format == FORMAT_TAR:
+                keep = context.get_property(KEEP_PATH).as_bool()
+                bundle = session.write(
+                    bundle, lambda out: _tar(context, session, contents, keep, out)
+                )
+                filename, mime = filename + ".tar", "application/tar"
+            else:
+                keep = context.get_property(KEEP_PATH).as_bool()
+                level = context.get_property(COMPRESSION_LEVEL).as_int() or 0
+                bundle = session.write(
+                    bundle, lambda out: _zip(session, contents, keep, level, out, unmerged)
+                )
+                filename, mime = filename + ".zip", "application/zip"
+        except MergeFailed:
+            session.remove(bundle)
+            raise
+        return session.put_all_attributes(bundle, {"filename": filename, "mime.type": mime})
+
+
+def _defragment_problem(contents: list[FlowFile]) -> str | None:
+    """NiFi's defragment checks, in its words."""
+    decided: str | None = None
+    identifier = None
+    for flowfile in contents:
+        index = flowfile.attributes.get(FRAGMENT_INDEX)
+        if index is None or not index.isdigit():
+            return (
+                f"Cannot Defragment {flowfile.attributes.get('uuid')} because it does not have "
+                f"an integer value for the {FRAGMENT_INDEX} attribute"
+            )
+        identifier = flowfile.attributes.get(FRAGMENT_ID)
+        count = flowfile.attributes.get(FRAGMENT_COUNT)
+        if count is not None:
+            if not count.isdigit():
+                return (
+                    f"Cannot Defragment {flowfile.attributes.get('uuid')} because it does not "
+                    f"have an integer value for the {FRAGMENT_COUNT} attribute"
+                )
+            if decided is None:
+                decided = count
+            elif decided != count:
+                return (
+                    f"Cannot Defragment {flowfile.attributes.get('uuid')} because it is grouped "
+                    f"with another FlowFile, and the two have differing values for the "
+                    f"{FRAGMENT_COUNT} attribute: {decided} and {count}"
+                )
+    if decided is None:
+        return (
+            f"Cannot Defragment FlowFiles with Fragment Identifier {identifier} because no "
+            f"FlowFile arrived with the {FRAGMENT_COUNT} attribute and the expected number of "
+            "fragments is unknown"
+        )
+    if len(contents) < int(decided):
+        return (
+            f"Cannot Defragment FlowFiles with Fragment Identifier {identifier} because the "
+            f"expected number of fragments is {decided} but found only {len(contents)} fragments"
+        )
+    if len(contents) > int(decided):
+        return (
+            f"Cannot Defragment FlowFiles with Fragment Identifier {identifier} because the "
+            f"expected number of fragments is {decided} but found {len(contents)} fragments "
+            "for this identifier"
+        )
+    return None
+
+
+def _bundle_filename(contents: list[FlowFile]) -> str:
+    first = contents[0].attributes
+    if len(contents) == 1:
+        return first.get("filename", first.get("uuid", ""))
+    return first.get(SEGMENT_ORIGINAL_FILENAME) or str(time.monotonic_ns())
+
+
+def _common_mime_type(contents: list[FlowFile]) -> str:
+    types = {f.attributes.get("mime.type") for f in contents}
+    only = types.pop() if len(types) == 1 else None
+    return only or "application/octet-stream"
+
+
+def _delimiter(
+    context: ProcessContext, first: FlowFile, descriptor: PropertyDescriptor
+) -> bytes | None:
+    strategy = context.get_property(DELIMITER_STRATEGY).as_str()
+    if strategy == DELIMITER_NONE:
+        return None
+    value = context.get_property(descriptor).evaluate(first).value
+    if value is None:
+        return None
+    if strategy == DELIMITER_TEXT:
+        return value.encode("utf-8")
+    try:
+        with open(value, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        msg = f"cannot read the {descriptor.label} file {value}: {exc}"
+        raise MergeFailed(msg) from exc
+
+
+def _concatenate(
+    session: ProcessSession,
+    contents: list[FlowFile],
+    header: bytes | None,
+    demarcator: bytes | None,
+    footer: bytes | None,
+    out: Writer,
+) -> None:
+    if header:
+        out.write(header)
+    for position, flowfile in enumerate(contents):
+        if position and demarcator:
+            out.write(demarcator)
+        for chunk in session.stream(flowfile):
+            out.write(chunk)
+    if footer:
+        out.write(footer)
+
+
+def _v3_length(length: int) -> bytes:
+    if length < 0xFFFF:
+        return struct.pack(">H", length)
+    return b"\xff\xff" + struct.pack(">I", length)
+
+
+def package_v3_header(attributes: dict[str, str], size: int) -> bytes:
+    """The bytes FlowFilePackagerV3 writes before a FlowFile's content."""
+    parts = [FLOWFILE_V3_MAGIC, _v3_length(len(attributes))]
+    for key, value in attributes.items():
+        for text in (key, value):
+            encoded = text.encode("utf-8")
+            parts.append(_v3_length(len(encoded)))
+            parts.append(encoded)
+    parts.append(struct.pack(">q", size))
+    return b"".join(parts)
+
+
+def unpackage_v3(data: bytes) -> Iterator[tuple[dict[str, str], bytes]]:
+    """Each FlowFile (attributes, content) of a FlowFile Stream v3."""
+    view = memoryview(data)
+    position = 0
+
+    def length() -> int:
+        nonlocal position
+        (value,) = struct.unpack_from(">H", view, position)
+        position += 2
+        if value == 0xFFFF:
+            (value,) = struct.unpack_from(">I", view, position)
+            position += 4
+        return int(value)
+
+    def text() -> str:
+        nonlocal position
+        size = length()
+        value = bytes(view[position : position + size]).decode("utf-8")
+        position += size
+        return value
+
+    while position < len(view):
+        if bytes(view[position : position + 7]) != FLOWFILE_V3_MAGIC:
+            msg = f"no FlowFile Stream v3 header at byte {position}"
+            raise ValueError(msg)
+        position += 7
+        attributes = {}
+        for _ in range(length()):
+            key = text()
+            attributes[key] = text()
+        (size,) = struct.unpack_from(">q", view, position)
+        position += 8
+        yield attributes, bytes(view[position : position + size])
+        position += size
+
+
+def _package_v3(session: ProcessSession, contents: list[FlowFile], out: Writer) -> None:
+    for flowfile in contents:
+        out.write(package_v3_header(dict(flowfile.attributes), flowfile.size))
+        for chunk in session.stream(flowfile):
+            out.write(chunk)
+
+
+def _entry_name(flowfile: FlowFile, keep_path: bool) -> str:
+    name = flowfile.attributes.get("filename", flowfile.attributes.get("uuid", "entry"))
+    if not keep_path:
+        return name
+    parts = [p for p in PurePosixPath(flowfile.attributes.get("path", "")).parts if p != "/"]
+    if parts and parts[0] == ".":
+        parts = parts[1:]
+    return "/".join([*parts, name])
+
+
+class _ChunkReader(io.RawIOBase):
+    """A FlowFile's content as a file object, read chunk by chunk."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self._chunks = chunks
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            try:
+                self._pending = next(self._chunks)
+            except StopIteration:
+                return 0
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+
+class _Sink(io.RawIOBase):
+    """A content writer as a write-only, unseekable file object (for tarfile and zipfile)."""
+
+    def __init__(self, out: Writer) -> None:
+        self._out = out
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:  # type: ignore[override]
+        self._out.write(bytes(data))
+        return len(data)
+
+
+def _tar(
+    context: ProcessContext,
+    session: ProcessSession,
+    contents: list[FlowFile],
+    keep_path: bool,
+    out: Writer,
+) -> None:
+    with tarfile.open(fileobj=_Sink(out), mode="w|", format=tarfile.GNU_FORMAT) as archive:
+        for flowfile in contents:
+            entry = tarfile.TarInfo(_entry_name(flowfile, keep_path))
+            entry.size = flowfile.size
+            permissions = flowfile.attributes.get("tar.permissions")
+            if permissions and len(permissions) == 3 and all(c in "01234567" for c in permissions):
+                entry.mode = int(permissions, 8)
+            modified = context.get_property(TAR_MODIFIED_TIME).evaluate(flowfile).value
+            if modified:
+                try:
+                    entry.mtime = int(datetime.fromisoformat(modified).timestamp())
+                except ValueError:
+                    pass
+            archive.addfile(entry, _ChunkReader(session.stream(flowfile)))
+
+
+def _zip(
+    session: ProcessSession,
+    contents: list[FlowFile],
+    keep_path: bool,
+    level: int,
+    out: Writer,
+    unmerged: list[FlowFile],
+) -> None:
+    """Write the entries; a FlowFile whose entry name is taken already is left out
+    (``unmerged``), as NiFi's ZipException on a duplicate entry."""
+    method = zipfile.ZIP_DEFLATED if level else zipfile.ZIP_STORED
+    names: set[str] = set()
+    with zipfile.ZipFile(
+        _Sink(out), "w", compression=method, compresslevel=level or None
+    ) as archive:
+        for flowfile in contents:
+            name = _entry_name(flowfile, keep_path)
+            if name in names:
+                unmerged.append(flowfile)
+                continue
+            names.add(name)
+            with archive.open(name, "w") as entry:
+                for chunk in session.stream(flowfile):
+                    entry.write(chunk)
+
+
+__all__ = ["MergeContent", "package_v3_header", "unpackage_v3"]

@@ -1,0 +1,107 @@
+"""DetectDuplicate on LmdbMapCacheService: ported from NiFi's TestDetectDuplicate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flowcore.settings import EngineSettings
+from flowcore.testing import TestRunner
+from processors.standard.map_cache import LmdbMapCacheService
+
+
+def _runner(tmp_path: Path, name: str = "runner", **properties: str) -> TestRunner:
+    runner = TestRunner("DetectDuplicate", settings=EngineSettings(data_dir=tmp_path / name))
+    runner.add_controller_service(
+        "cache", "LmdbMapCacheService", {"Persistence Directory": str(tmp_path / "cache")}
+    )
+    runner.set_property("Distributed Cache Service", "cache")
+    runner.set_property("Cache Entry Identifier", "${hash.value}")
+    runner.set_property("FlowFile Description", "${desc}")
+    for key, value in properties.items():
+        runner.set_property(key.replace("_", " "), value)
+    return runner
+
+
+def test_duplicate(tmp_path: Path) -> None:
+    runner = _runner(tmp_path)
+    runner.enqueue("a", {"hash.value": "1000", "desc": "first"})
+    runner.run()
+    runner.assert_all_flowfiles_transferred("non-duplicate", 1)
+    runner.clear_transfer_state()
+    runner.enqueue("b", {"hash.value": "1000", "desc": "second"})
+    runner.run()
+    runner.assert_all_flowfiles_transferred("duplicate", 1)
+    duplicate = runner.get_flowfiles_for_relationship("duplicate")[0]
+    duplicate.assert_attribute_equals("original.flowfile.description", "first")
+    runner.close()
+
+
+def test_age_off_on_the_clock(tmp_path: Path) -> None:
+    runner = _runner(tmp_path, Age_Off_Duration="48 hours")
+    runner.enqueue("a", {"hash.value": "1000"})
+    runner.run()
+    runner.advance_time(49 * 3600)
+    runner.enqueue("b", {"hash.value": "1000"})
+    runner.run()
+    runner.assert_all_flowfiles_transferred("non-duplicate", 2)
+    runner.enqueue("c", {"hash.value": "1000"})
+    runner.run()
+    runner.assert_transfer_count("duplicate", 1)
+    runner.close()
+
+
+def test_blank_identifier_goes_to_failure(tmp_path: Path) -> None:
+    runner = _runner(tmp_path)
+    runner.enqueue("a")
+    runner.run()
+    runner.assert_all_flowfiles_transferred("failure", 1)
+    runner.close()
+
+
+def test_without_caching_the_identifier(tmp_path: Path) -> None:
+    runner = _runner(tmp_path, **{"Cache The Entry Identifier": "false"})
+    for _ in range(2):
+        runner.enqueue("a", {"hash.value": "1000"})
+    runner.run(2)
+    runner.assert_all_flowfiles_transferred("non-duplicate", 2)
+    runner.close()
+
+
+def test_cache_survives_restart_and_is_shared(tmp_path: Path) -> None:
+    first = _runner(tmp_path, "one")
+    first.enqueue("a", {"hash.value": "k", "desc": "from one"})
+    first.run()
+    first.close()
+    second = _runner(tmp_path, "two")
+    second.enqueue("a", {"hash.value": "k"})
+    second.run()
+    second.assert_all_flowfiles_transferred("duplicate", 1)
+    second.get_flowfiles_for_relationship("duplicate")[0].assert_attribute_equals(
+        "original.flowfile.description", "from one"
+    )
+    second.close()
+
+
+def test_same_flowfile_retried_is_not_its_own_duplicate(tmp_path: Path) -> None:
+    """The entry is cached before the commit: a retry of the same FlowFile must not be a
+    duplicate of itself."""
+    runner = _runner(tmp_path)
+    runner.enqueue("a", {"hash.value": "k", "uuid": "11111111-1111-1111-1111-111111111111"})
+    runner.run()
+    runner.enqueue("a", {"hash.value": "k", "uuid": "11111111-1111-1111-1111-111111111111"})
+    runner.run()
+    runner.assert_all_flowfiles_transferred("non-duplicate", 2)
+    runner.close()
+
+
+def test_cache_default_directory_under_data_dir(tmp_path: Path) -> None:
+    runner = TestRunner("DetectDuplicate", settings=EngineSettings(data_dir=tmp_path / "data"))
+    service = runner.add_controller_service("my-cache", "LmdbMapCacheService")
+    assert isinstance(service, LmdbMapCacheService)
+    service.put(b"k", b"v")
+    assert (tmp_path / "data" / "map_cache" / "my-cache" / "data.mdb").exists()
+    assert service.get(b"k") == b"v"
+    assert service.replace(b"k", b"w", 0)
+    assert not service.replace(b"k", b"x", 0)
+    assert service.fetch(b"k") == (1, b"w")
+    runner.close()

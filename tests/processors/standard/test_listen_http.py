@@ -1,0 +1,81 @@
+"""ListenHTTP: a real listener on 127.0.0.1, driven by a real httpx client."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx
+
+from flowcore.model import ProvenanceEventType
+from flowcore.testing import TestRunner
+from processors.standard.listen_http import ListenHTTP
+from processors.standard.merge_content import package_v3_header
+
+RunnerFactory = Callable[..., TestRunner]
+
+
+def _listen(make_runner: RunnerFactory, **properties: str) -> tuple[TestRunner, str]:
+    runner = make_runner("ListenHTTP", properties={"Listening Port": "0", **properties})
+    runner.run(1, stop_on_finish=False)
+    assert isinstance(runner.processor, ListenHTTP)
+    return runner, f"http://127.0.0.1:{runner.processor.port}"
+
+
+def test_receives_posted_content_before_answering(make_runner: RunnerFactory) -> None:
+    runner, base = _listen(make_runner, **{"HTTP Headers to receive as Attributes (Regex)": "X-.*"})
+    response = httpx.post(
+        base + "/contentListener",
+        content=b"hello",
+        headers={"Content-Type": "text/plain", "X-Trace": "t1", "Other": "no", "filename": "f.txt"},
+    )
+    assert response.status_code == 200
+    # committed before the answer: visible without running the processor again
+    flowfiles = runner.get_flowfiles_for_relationship("success")
+    assert len(flowfiles) == 1
+    flowfile = flowfiles[0]
+    flowfile.assert_content_equals("hello")
+    flowfile.assert_attribute_equals("mime.type", "text/plain")
+    flowfile.assert_attribute_equals("X-Trace", "t1")
+    flowfile.assert_attribute_not_exists("Other")
+    flowfile.assert_attribute_equals("filename", "f.txt")
+    flowfile.assert_attribute_equals("restlistener.remote.source.host", "127.0.0.1")
+    receives = [
+        e for e in runner.get_provenance_events() if e.event_type == ProvenanceEventType.RECEIVE
+    ]
+    assert receives and receives[0].transit_uri == base + "/contentListener"
+    runner.stop()
+
+
+def test_wrong_path_and_method(make_runner: RunnerFactory) -> None:
+    runner, base = _listen(make_runner, **{"Base Path": "data", "Return Code": "204"})
+    assert httpx.post(base + "/contentListener", content=b"x").status_code == 404
+    assert httpx.get(base + "/data").status_code == 405
+    assert httpx.post(base + "/data", content=b"x").status_code == 204
+    runner.assert_transfer_count("success", 1)
+    runner.stop()
+
+
+def test_stopped_listener_refuses(make_runner: RunnerFactory) -> None:
+    runner, base = _listen(make_runner)
+    runner.stop()
+    try:
+        httpx.post(base + "/contentListener", content=b"x", timeout=2)
+    except httpx.ConnectError:
+        pass
+    else:
+        raise AssertionError("the listener still answers after stopping")
+
+
+def test_flowfile_v3_is_unpacked(make_runner: RunnerFactory) -> None:
+    runner, base = _listen(make_runner)
+    body = package_v3_header({"filename": "one", "k": "v"}, 3) + b"abc"
+    body += package_v3_header({"filename": "two"}, 1) + b"d"
+    response = httpx.post(
+        base + "/contentListener", content=body, headers={"Content-Type": "application/flowfile-v3"}
+    )
+    assert response.status_code == 200
+    flowfiles = runner.get_flowfiles_for_relationship("success")
+    assert [f.content for f in flowfiles] == [b"abc", b"d"]
+    flowfiles[0].assert_attribute_equals("k", "v")
+    flowfiles[1].assert_attribute_equals("filename", "two")
+    runner.stop()
