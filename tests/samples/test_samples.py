@@ -228,10 +228,20 @@ def test_every_put_file_of_the_samples_is_confined_to_out_dir() -> None:
         assert properties["Directory"].startswith("#{out_dir}"), where
 
 
-def test_python_processors_run_unmodified(run_sample: Any) -> None:
-    _node, out_dir = run_sample("python_processors")
+def test_python_processors_run_unmodified_after_replace_text_json_path_and_query(
+    run_sample: Any,
+) -> None:
+    node, out_dir = run_sample("python_processors")
 
     written = {p.relative_to(out_dir).as_posix(): p for p in out_dir.rglob("*.json")}
-    assert sorted(written) == ["big/east-1.json", "big/south-2.json", "small/north-2.json"]
-    north = json.loads(written["small/north-2.json"].read_text())
-    assert [(r["id"], r["total"]) for r in north] == [(1, 20.0), (3, 15.0)]
+    # QueryRecord kept the paid orders only (ReplaceText lower-cased their status first).
+    assert sorted(written) == ["big/east-1.json", "big/south-2.json", "small/north-1.json"]
+    north = json.loads(written["small/north-1.json"].read_text())
+    assert [(r["id"], r["total"], r["status"]) for r in north] == [(1, 20.0, "paid")]
+    south = json.loads(written["big/south-2.json"].read_text())
+    assert [(r["id"], r["total"]) for r in south] == [(2, 99.5), (5, 4.5)]
+    # EvaluateJsonPath's attribute travels to every delivered FlowFile.
+    node.index_provenance()
+    sends = node.provenance.search(ProvenanceQuery(event_type="SEND", limit=10))
+    assert len(sends) == 3
+    assert {event.attributes["first.region"] for event in sends} == {"north"}
