@@ -13,7 +13,7 @@ from __future__ import annotations
 from flowcore.processor.descriptors import AllowableValue, PropertyDescriptor
 from flowcore.processor.registry import processor_class, processor_types
 
-__all__ = ["processor_reference"]
+__all__ = ["processor_reference", "shipped_processor_types"]
 
 _HEADER = """# Processor reference
 
@@ -27,9 +27,18 @@ processors found in a flow's `python/extensions` folder are not listed here (see
 def processor_reference() -> str:
     """The whole page, one section per processor type in name order."""
     sections = [_HEADER]
-    for type_name in processor_types():
+    for type_name in shipped_processor_types():
         sections.append(_section(type_name))
     return "\n".join(sections)
+
+
+def shipped_processor_types() -> list[str]:
+    """The processor types the ``processors`` packages register (not those a test or an
+    embedding program registers with ``@processor``)."""
+    return [t for t in processor_types() if processor_class(t).__module__.startswith(_SHIPPED)]
+
+
+_SHIPPED = "processors."
 
 
 def _cell(text: str) -> str:
