@@ -34,6 +34,7 @@ from api.settings import ApiSettings, Role
 from flowcore.engine.node import BackPressureError, EnqueueItem, Node, ReplayError
 from flowcore.engine.processor_node import RunState
 from flowcore.errors import ContentNotFoundError, RepositoryError, RepositoryFullError
+from flowcore.lineage_export import merge_reasons
 from flowcore.logsafe import safe_logger
 from flowcore.model.flowfile import ContentClaim, CoreAttribute, ResourceClaim
 from flowcore.model.provenance import ContentRef, ProvenanceEvent, ProvenanceEventType
@@ -209,6 +210,10 @@ class LineageNodeModel(BaseModel):
     timestamp: int
     event_type: str | None
     event_id: int | None
+    details: str | None = Field(
+        default=None,
+        description="A JOIN's merge reason, e.g. 'Records Merged due to: Bin is full'.",
+    )
 
 
 class LineageLinkModel(BaseModel):
@@ -1065,6 +1070,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         graph = node.provenance.lineage(uuid)
         if not graph.nodes:
             raise HTTPException(404, f"no provenance events for FlowFile '{uuid}'")
+        reasons = merge_reasons(node.provenance, graph)
         return LineageResult(
             nodes=[
                 LineageNodeModel(
@@ -1074,6 +1080,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
                     timestamp=n.timestamp,
                     event_type=n.event_type,
                     event_id=n.event_id,
+                    details=reasons.get(n.id),
                 )
                 for n in graph.nodes
             ],

@@ -26,10 +26,12 @@ import msgspec
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.tree import Tree
 
+from flowcore import lineage_export
 from flowcore.cli_repair import damaged_exit, repair
 from flowcore.engine import data_identity
 from flowcore.engine.node import Node
@@ -733,36 +735,68 @@ def provenance_search(
     console.print(table)
 
 
+class LineageFormat(StrEnum):
+    tree = "tree"
+    dot = "dot"
+    mermaid = "mermaid"
+    json = "json"
+    svg = "svg"
+
+
 @app.command()
 def lineage(
     uuid: Annotated[str, typer.Argument(help="FlowFile uuid.")],
     data_dir: DataDir = None,
     output: OutputOption = Output.text,
+    format_: Annotated[
+        LineageFormat | None,
+        typer.Option(
+            "--format",
+            case_sensitive=False,
+            help="tree (the default), dot (Graphviz), mermaid, json, or svg "
+            "(needs Graphviz's 'dot' on the PATH).",
+        ),
+    ] = None,
 ) -> None:
     """The lineage of a FlowFile: every ancestor and descendant."""
     with _Repositories(data_dir) as repos:
         graph = repos.provenance.lineage(uuid)
+        reasons = lineage_export.merge_reasons(repos.provenance, graph)
     if not graph.nodes:
         raise _fail(f"no provenance events for FlowFile {uuid}")
-    if output is Output.json:
-        _print_json(dataclasses.asdict(graph))
-        return
-    console.print(render_lineage(graph, uuid))
+    chosen = format_ or (LineageFormat.json if output is Output.json else LineageFormat.tree)
+    if chosen is LineageFormat.json:
+        _print_json(lineage_export.to_json(graph, reasons))
+    elif chosen is LineageFormat.dot:
+        sys.stdout.write(lineage_export.to_dot(graph, uuid, reasons))
+    elif chosen is LineageFormat.mermaid:
+        sys.stdout.write(lineage_export.to_mermaid(graph, uuid, reasons))
+    elif chosen is LineageFormat.svg:
+        try:
+            sys.stdout.write(lineage_export.to_svg(lineage_export.to_dot(graph, uuid, reasons)))
+        except lineage_export.LineageExportError as exc:
+            raise _fail(exc, EXIT_RUNTIME) from None
+    else:
+        console.print(render_lineage(graph, uuid, reasons))
 
 
-def render_lineage(graph: LineageGraph, focus: str) -> Tree:
-    """A tree of the lineage graph, from its roots, events labelled with type and time."""
+def render_lineage(graph: LineageGraph, focus: str, reasons: dict[str, str] | None = None) -> Tree:
+    """A tree of the lineage graph, from its roots, events labelled with type and time
+    (a JOIN with its merge reason)."""
     nodes = {n.id: n for n in graph.nodes}
     children: dict[str, list[str]] = {}
     has_parent: set[str] = set()
     for link in graph.links:
         children.setdefault(link.source_id, []).append(link.target_id)
         has_parent.add(link.target_id)
+    reasons = reasons or {}
 
     def label(node_id: str) -> str:
         node = nodes[node_id]
         if node.node_type == "EVENT":
-            return f"[cyan]{node.event_type}[/] event {node.event_id} at {_time(node.timestamp)}"
+            text = f"[cyan]{node.event_type}[/] event {node.event_id} at {_time(node.timestamp)}"
+            reason = reasons.get(node_id)
+            return f"{text}: {escape(reason)}" if reason else text
         mark = " [bold yellow]<-[/]" if node.flowfile_uuid == focus else ""
         return f"FlowFile {node.flowfile_uuid}{mark}"
 

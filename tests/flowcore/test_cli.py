@@ -698,3 +698,98 @@ def test_log_attribute_is_heard_at_the_default_log_level(tmp_path: Path) -> None
     assert "seen-by-log-attribute" in default.stderr
     assert quiet.returncode == 0, quiet.stderr
     assert "seen-by-log-attribute" not in quiet.stderr
+
+
+# -- lineage export ------------------------------------------------------------------------
+
+
+def merge_three_records(tmp_path: Path) -> Path:
+    """Three one-record CSV FlowFiles merged by MergeRecord when the bin is full."""
+    return write_flow(
+        tmp_path / "merge.yaml",
+        {
+            "flow": {
+                "name": "merge",
+                "controller_services": {
+                    "reader": {"type": "CSVReader"},
+                    "writer": {"type": "CSVRecordSetWriter"},
+                },
+                "processors": {
+                    "gen": {
+                        "type": "GenerateFlowFile",
+                        "properties": {"Custom Text": "a,b\n1,2\n"},
+                        "schedule": {"max_runs": 3},
+                    },
+                    "merge": {
+                        "type": "MergeRecord",
+                        "properties": {
+                            "Record Reader": "reader",
+                            "Record Writer": "writer",
+                            "Minimum Number of Records": "3",
+                            "Maximum Number of Records": "3",
+                        },
+                        "auto_terminate": ["merged", "original", "failure"],
+                    },
+                },
+                "connections": [{"from": "gen", "relationships": ["success"], "to": "merge"}],
+            }
+        },
+    )
+
+
+def merged_lineage(runner: CliRunner, tmp_path: Path) -> tuple[Path, str]:
+    data = tmp_path / "data"
+    ran = invoke(runner, "run", merge_three_records(tmp_path), "--data-dir", data, "--until-idle")
+    assert ran.exit_code == 0, ran.output
+    joins = [e for e in provenance_events(data) if e.event_type == "JOIN"]
+    assert len(joins) == 1
+    return data, joins[0].flowfile_uuid
+
+
+def test_lineage_tree_shows_the_merge_reason_on_the_join(runner: CliRunner, tmp_path: Path) -> None:
+    data, merged = merged_lineage(runner, tmp_path)
+
+    tree = invoke(runner, "lineage", merged, "--data-dir", data)
+
+    assert tree.exit_code == 0, tree.output
+    join_lines = [line for line in tree.stdout.splitlines() if "JOIN event" in line]
+    assert join_lines and all("Records Merged due to: Bin is full" in x for x in join_lines)
+
+
+def test_lineage_as_dot_mermaid_and_json(runner: CliRunner, tmp_path: Path) -> None:
+    data, merged = merged_lineage(runner, tmp_path)
+
+    dot = invoke(runner, "lineage", merged, "--data-dir", data, "--format", "dot")
+    mermaid = invoke(runner, "lineage", merged, "--data-dir", data, "--format", "mermaid")
+    as_json = invoke(runner, "lineage", merged, "--data-dir", data, "--format", "json")
+
+    assert dot.exit_code == mermaid.exit_code == as_json.exit_code == 0
+    graph = json.loads(as_json.stdout)
+    nodes, links = graph["nodes"], graph["links"]
+    join = [n for n in nodes if n["event_type"] == "JOIN"]
+    assert [n["details"] for n in join] == ["Records Merged due to: Bin is full"]
+    assert all(n["details"] is None for n in nodes if n["event_type"] != "JOIN")
+    # DOT: one statement per node and per link, the focus filled, the reason in the label.
+    assert dot.stdout.startswith(f'digraph "lineage of {merged}" {{')
+    assert dot.stdout.count(" -> ") == len(links)
+    assert f'"{merged}" [label="FlowFile {merged}", shape=ellipse, style=filled' in dot.stdout
+    assert 'Records Merged due to: Bin is full", shape=box]' in dot.stdout
+    # Mermaid: a flowchart with every node and link.
+    lines = mermaid.stdout.splitlines()
+    assert lines[0] == "flowchart TD"
+    assert sum(" --> " in line for line in lines) == len(links)
+    assert sum(1 for line in lines if re.match(r"  n\d+[\[(]", line)) == len(nodes)
+    assert any("Records Merged due to: Bin is full" in line for line in lines)
+
+
+def test_lineage_as_svg_without_graphviz_is_a_clear_error(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, merged = merged_lineage(runner, tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+
+    result = invoke(runner, "lineage", merged, "--data-dir", data, "--format", "svg")
+
+    assert result.exit_code == 3
+    assert "needs Graphviz's 'dot' program on the PATH" in result.stderr
+    assert result.stdout == ""
