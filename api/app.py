@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field
 from starlette.requests import ClientDisconnect
 
 from api.enqueue_batcher import EnqueueBatcher
+from api.nifi_metrics import nifi_registry as nifi_metrics_registry
 from api.settings import ApiSettings, Role
 from flowcore.engine.node import BackPressureError, EnqueueItem, Node, ReplayError
 from flowcore.engine.processor_node import RunState
@@ -578,6 +579,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
     settings = settings or ApiSettings()
     limit = settings.max_body_bytes
     registry = _metrics(node)
+    nifi_registry = nifi_metrics_registry(node)
     batcher = EnqueueBatcher(node)
 
     @asynccontextmanager
@@ -1113,6 +1115,20 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
     )
     def metrics() -> Response:
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+    @app.get(
+        "/nifi-api/flow/metrics/prometheus",
+        response_class=Response,
+        dependencies=secured,
+        tags=["operations"],
+        responses={
+            200: {"content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}}},
+            **auth_errors,
+        },
+    )
+    def nifi_metrics() -> Response:
+        """The flow's status under NiFi 2's Prometheus series names and labels."""
+        return Response(generate_latest(nifi_registry), media_type=CONTENT_TYPE_LATEST)
 
     def openapi() -> dict[str, Any]:
         """The schema, with every 422 documented as the string ``detail`` it really is."""

@@ -197,6 +197,11 @@ class ProcessorNode:
         return self._runtime.runs
 
     @property
+    def active_tasks(self) -> int:
+        """Triggers running now (NiFi's active thread count)."""
+        return self._runtime.active_tasks
+
+    @property
     def errors(self) -> list[ProcessorError]:
         return list(self._runtime.errors)
 

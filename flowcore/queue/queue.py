@@ -359,6 +359,11 @@ class FlowFileQueue:
         with self._lock:
             return self._penalized[0][0] if self._penalized else None
 
+    @property
+    def back_pressure(self) -> BackPressure:
+        """The thresholds this queue applies back pressure at."""
+        return self._back_pressure
+
     def is_full(self) -> bool:
         """Back pressure: the object count or the data size threshold is reached."""
         limits = self._back_pressure
