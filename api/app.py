@@ -229,6 +229,38 @@ class LineageResult(BaseModel):
     links: list[LineageLinkModel]
 
 
+class BulletinModel(BaseModel):
+    """NiFi's BulletinDTO: what happened, where, how bad, when."""
+
+    id: int
+    category: str
+    groupId: str = Field(description="The process group: the flow's root group, 'root'.")
+    sourceId: str
+    sourceName: str
+    sourceType: str = Field(description="The component type, e.g. PutFile, or FlowController.")
+    level: Literal["WARNING", "ERROR"]
+    message: str
+    timestamp: str = Field(description="ISO-8601 time in UTC, from the node's clock.")
+    timestampMillis: int
+
+
+class BulletinEntity(BaseModel):
+    id: int
+    sourceId: str
+    groupId: str
+    timestamp: str
+    bulletin: BulletinModel
+
+
+class BulletinBoardModel(BaseModel):
+    bulletins: list[BulletinEntity] = Field(description="Oldest first.")
+    generated: str
+
+
+class BulletinBoardResult(BaseModel):
+    bulletinBoard: BulletinBoardModel
+
+
 class Health(BaseModel):
     status: Literal["ok"]
 
@@ -411,6 +443,10 @@ def parse_time(value: str | None, name: str) -> int | None:
         return int(moment.timestamp() * 1000)
     except (ValueError, OverflowError):
         raise BadInput(422, problem) from None
+
+
+def _iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds")
 
 
 def _ref(ref: ContentRef | None) -> ContentRefModel | None:
@@ -1129,6 +1165,50 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
     def nifi_metrics() -> Response:
         """The flow's status under NiFi 2's Prometheus series names and labels."""
         return Response(generate_latest(nifi_registry), media_type=CONTENT_TYPE_LATEST)
+
+    @app.get(
+        f"{API}/bulletins",
+        response_model=BulletinBoardResult,
+        dependencies=secured,
+        tags=["operations"],
+        responses=auth_errors,
+    )
+    def bulletins(
+        after: Annotated[
+            int | None, Query(ge=-1, le=MAX_INT64, description="Only bulletins after this id.")
+        ] = None,
+        limit: Annotated[
+            int | None, Query(ge=1, le=10_000, description="At most this many (the newest).")
+        ] = None,
+    ) -> BulletinBoardResult:
+        """The node's recent warnings and errors, as NiFi's bulletin board."""
+        entities = []
+        for b in node.bulletins.list(after=after, limit=limit):
+            stamp = _iso(b.time_ms)
+            entities.append(
+                BulletinEntity(
+                    id=b.id,
+                    sourceId=b.component_id,
+                    groupId="root",
+                    timestamp=stamp,
+                    bulletin=BulletinModel(
+                        id=b.id,
+                        category=b.category,
+                        groupId="root",
+                        sourceId=b.component_id,
+                        sourceName=b.component_name,
+                        sourceType=b.component_type,
+                        level="ERROR" if b.level == "ERROR" else "WARNING",
+                        message=b.message,
+                        timestamp=stamp,
+                        timestampMillis=b.time_ms,
+                    ),
+                )
+            )
+        generated = _iso(node.clock.now_ms())
+        return BulletinBoardResult(
+            bulletinBoard=BulletinBoardModel(bulletins=entities, generated=generated)
+        )
 
     def openapi() -> dict[str, Any]:
         """The schema, with every 422 documented as the string ``detail`` it really is."""

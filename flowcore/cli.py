@@ -34,6 +34,7 @@ from rich.tree import Tree
 from flowcore import lineage_export
 from flowcore.cli_repair import damaged_exit, repair
 from flowcore.engine import data_identity
+from flowcore.engine.bulletins import BULLETIN_FILE, read_bulletins
 from flowcore.engine.node import Node
 from flowcore.engine.scheduler import DeterministicScheduler, RunSummary, ThreadedScheduler
 from flowcore.errors import (
@@ -731,6 +732,40 @@ def provenance_search(
             event.component_id,
             event.flowfile_uuid,
             event.details or "",
+        )
+    console.print(table)
+
+
+@app.command()
+def bulletins(
+    data_dir: DataDir = None,
+    after: Annotated[int | None, typer.Option(help="Only bulletins after this id.")] = None,
+    limit: Annotated[int, typer.Option(help="Most bulletins to show (the newest).", min=1)] = 50,
+    output: OutputOption = Output.text,
+) -> None:
+    """The node's recent warnings and errors (bulletins), oldest first.
+
+    Reads the data directory's bulletin file, so it works on a stopped node and beside a
+    running one."""
+    settings = _settings(data_dir)
+    if not settings.data_dir.exists():
+        raise _fail(f"no flowcore data directory at {settings.data_dir}")
+    found = read_bulletins(settings.data_dir / BULLETIN_FILE)
+    shown = [b for b in found if after is None or b.id > after][-limit:]
+    if output is Output.json:
+        _print_json({"bulletins": [dataclasses.asdict(b) for b in shown]})
+        return
+    table = Table(title=f"{len(shown)} bulletins")
+    for column in ("id", "time", "level", "component", "type", "message"):
+        table.add_column(column)
+    for b in shown:
+        table.add_row(
+            str(b.id),
+            _time(b.time_ms),
+            b.level,
+            escape(b.component_name),
+            escape(b.component_type),
+            escape(b.message),
         )
     console.print(table)
 

@@ -17,6 +17,8 @@ from typing import Any, Literal, cast
 
 from flowcore.clock import Clock, SystemClock
 from flowcore.engine import data_identity
+from flowcore.engine.bulletins import BULLETIN_FILE, BulletinBoard
+from flowcore.engine.bulletins import attach as attach_bulletins
 from flowcore.engine.connection import Connection
 from flowcore.engine.processor_node import ProcessorNode, RunState, ScheduleConfig
 from flowcore.engine.validation import validate_properties
@@ -132,6 +134,12 @@ class Node:
         self.recovery: RecoveryReport | None = None
         self._index_lock = threading.Lock()
         self._closed = False
+        self.bulletins = BulletinBoard(self.clock, settings.data_dir / BULLETIN_FILE)
+        self._detach_bulletins = attach_bulletins(
+            self.bulletins,
+            self.committer.add_listener,
+            lambda: {name: p.type_name for name, p in self.processors.items()},
+        )
 
     # -- building the flow ----------------------------------------------------------------
 
@@ -706,6 +714,7 @@ class Node:
                 repository.close()
             except Exception:
                 log.exception("error closing a repository")
+        self._detach_bulletins()
 
 
 def _open_repositories(

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from flowcore.clock import Clock
+from flowcore.engine.bulletins import COMPONENT_ID, COMPONENT_TYPE, MESSAGE
 from flowcore.engine.validation import validate_properties
 from flowcore.errors import ProcessException
 from flowcore.logsafe import safe_logger
@@ -280,6 +281,11 @@ class ProcessorNode:
                 yield_ms,
                 exc,
                 traceback.format_exc(),
+                extra={
+                    COMPONENT_ID: self.name,
+                    COMPONENT_TYPE: self.type_name,
+                    MESSAGE: f"{self.type_name}[{self.name}] failed to process: {exc}",
+                },
             )
             if raise_errors:
                 raise

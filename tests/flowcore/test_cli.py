@@ -793,3 +793,45 @@ def test_lineage_as_svg_without_graphviz_is_a_clear_error(
     assert result.exit_code == 3
     assert "needs Graphviz's 'dot' program on the PATH" in result.stderr
     assert result.stdout == ""
+
+
+# -- bulletins ------------------------------------------------------------------------------
+
+
+def test_bulletins_of_a_stopped_node(runner: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "taken.txt").write_text("already here")
+    data = tmp_path / "data"
+    flow = generate_to_put(out)
+    processors = flow["flow"]["processors"]
+    processors["gen"]["schedule"] = {"max_runs": 2}
+    processors["tag"]["properties"] = {"filename": "taken.txt"}
+    processors["put"]["properties"]["Conflict Resolution Strategy"] = "fail"
+    path = write_flow(tmp_path / "flow.yaml", flow)
+    ran = invoke(runner, "run", path, "--data-dir", data, "--until-idle")
+    assert ran.exit_code == 0, ran.output  # failure is auto-terminated; warnings only
+
+    shown = invoke(runner, "bulletins", "--data-dir", data)
+    as_json = invoke(runner, "bulletins", "--data-dir", data, "--output", "json")
+    newest = invoke(runner, "bulletins", "--data-dir", data, "--limit", "1", "--output", "json")
+    after = invoke(runner, "bulletins", "--data-dir", data, "--after", "2", "--output", "json")
+
+    assert shown.exit_code == 0, shown.output
+    assert "4 bulletins" in shown.stdout
+    assert table_row(shown.stdout, "0")[2:5] == ["WARNING", "put", "PutFile"]
+    bulletins = json.loads(as_json.stdout)["bulletins"]
+    assert [b["id"] for b in bulletins] == [0, 1, 2, 3]
+    assert (
+        sorted(b["category"] for b in bulletins) == ["Log Message"] * 2 + ["Routed to failure"] * 2
+    )
+    assert all(b["component_id"] == "put" for b in bulletins)
+    assert [b["id"] for b in json.loads(newest.stdout)["bulletins"]] == [3]
+    assert [b["id"] for b in json.loads(after.stdout)["bulletins"]] == [3]
+
+
+def test_bulletins_without_a_data_dir_is_a_clear_error(runner: CliRunner, tmp_path: Path) -> None:
+    result = invoke(runner, "bulletins", "--data-dir", tmp_path / "nothing")
+
+    assert result.exit_code == 2
+    assert "no flowcore data directory" in result.stderr
