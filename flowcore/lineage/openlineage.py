@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Any, NamedTuple, Protocol, TextIO
 from urllib.parse import unquote, urlsplit
 
 from flowcore import __version__
@@ -37,6 +37,8 @@ JOB_TYPE_SCHEMA = f"{_SPEC}/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobF
 ENGINE_SCHEMA = (
     f"{_SPEC}/facets/1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet"
 )
+PROVENANCE_FACET_SCHEMA = "urn:flowcore:facets:ProvenanceRunFacet"
+"""The flowcore_provenance run facet: the run's provenance event ids and count."""
 ERROR_SCHEMA = f"{_SPEC}/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet"
 RUN_ID_NAMESPACE = uuid.UUID("6c1f1a52-8a5e-4c55-9a53-2b3f0e7f6f10")
 """Fixed, so that run ids are the same on every machine and every export."""
@@ -62,8 +64,7 @@ class Naming:
         return f"{self.flow_name}.{component_id}"
 
 
-@dataclass(frozen=True, slots=True)
-class Dataset:
+class Dataset(NamedTuple):
     namespace: str
     name: str
 
@@ -157,7 +158,13 @@ def run_events(batch: list[ProvenanceEvent], naming: Naming) -> list[dict[str, A
         },
     }
     run_facets: dict[str, Any] = {
-        "processing_engine": _facet(ENGINE_SCHEMA, version=__version__, name="flowcore")
+        "processing_engine": _facet(ENGINE_SCHEMA, version=__version__, name="flowcore"),
+        "flowcore_provenance": _facet(
+            PROVENANCE_FACET_SCHEMA,
+            firstEventId=first.event_id,
+            lastEventId=batch[-1].event_id,
+            eventCount=len(batch),
+        ),
     }
     identifier = run_id(naming, first.component_id, first.event_id)
     failed = [e for e in batch if e.relationship == "failure"]
