@@ -856,6 +856,9 @@ from flowcore.flow.nifi.commands import export_app, import_app  # noqa: E402
 
 app.add_typer(import_app, name="import")
 app.add_typer(export_app, name="export")
+from flowcore.cli_openlineage import openlineage_app  # noqa: E402
+
+app.add_typer(openlineage_app, name="openlineage")
 
 
 def main() -> None:

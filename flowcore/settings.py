@@ -173,6 +173,32 @@ class RecordMergerSettings(BaseModel):
     allowed_custom_modules: list[str] = Field(default_factory=list)
 
 
+class OpenLineageSettings(BaseModel):
+    """Where OpenLineage run events made from provenance go (docs/openlineage.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    transport: Literal["none", "file", "http"] = "none"
+    path: Path | None = None
+    """``file``: the JSON lines file events are appended to."""
+    url: str | None = None
+    """``http``: the endpoint each event is POSTed to, e.g. ``http://marquez:5000/api/v1/lineage``."""
+    namespace: str = "flowcore"
+    """The OpenLineage namespace of the jobs."""
+    flow_name: str = "flow"
+    """Jobs are named ``<flow_name>.<processor>``."""
+    timeout: str = "10 sec"
+
+    _periods = field_validator("timeout")(_check_period)
+
+    @model_validator(mode="after")
+    def _transport_has_target(self) -> OpenLineageSettings:
+        if self.transport == "file" and self.path is None:
+            raise ValueError("openlineage.transport 'file' needs openlineage.path")
+        if self.transport == "http" and not self.url:
+            raise ValueError("openlineage.transport 'http' needs openlineage.url")
+        return self
+
+
 class EngineSettings(BaseSettings):
     """Everything about how the engine runs, none of what the flow does."""
 
@@ -191,6 +217,7 @@ class EngineSettings(BaseSettings):
     scheduler: SchedulerSettings = Field(default_factory=SchedulerSettings)
     spark: SparkSettings = Field(default_factory=SparkSettings)
     record_mergers: RecordMergerSettings = Field(default_factory=RecordMergerSettings)
+    openlineage: OpenLineageSettings = Field(default_factory=OpenLineageSettings)
     python_extensions_dir: Path | None = None
     """Where NiFi Python processors are found; None: ``python/extensions`` in the flow
     file's folder (the working directory when there is no flow file)."""

@@ -9,6 +9,7 @@ provenance indexing, queries and replay.
 
 from __future__ import annotations
 
+import socket
 import threading
 import uuid as uuid_module
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,6 +30,7 @@ from flowcore.errors import (
     RepositoryError,
 )
 from flowcore.flow.definition import FlowDefinition, FlowDefinitionError
+from flowcore.lineage.openlineage import ExportHook, Naming, configured_emitter
 from flowcore.logsafe import safe_logger
 from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent, ProvenanceEventType
@@ -140,6 +142,7 @@ class Node:
             self.committer.add_listener,
             lambda: {name: p.type_name for name, p in self.processors.items()},
         )
+        self._lineage_hook = _lineage_hook(settings, self.provenance)
 
     # -- building the flow ----------------------------------------------------------------
 
@@ -481,6 +484,16 @@ class Node:
         with self._index_lock:
             return self.provenance.index_pending()
 
+    def export_lineage(self) -> None:
+        """Send the OpenLineage runs of newly indexed provenance, when a transport is set."""
+        if self._lineage_hook is None:
+            return
+        try:
+            with self._index_lock:
+                self._lineage_hook.after_indexing()
+        except FlowCoreError as exc:
+            log.warning("OpenLineage export will be retried: %s", exc)
+
     def _make_room(self) -> bool:
         """The FlowFile repository is full: index the provenance journal, which trims it.
 
@@ -496,6 +509,7 @@ class Node:
         now = self.clock.now_ms()
         self.checkpoint()
         self.index_provenance()
+        self.export_lineage()
         self.content.cleanup_archive(now)
         self.provenance.age_off(now)
 
@@ -704,7 +718,7 @@ class Node:
                 node.stop()
             except Exception:
                 log.exception("error stopping %s", node.name)
-        for closer in (self.checkpoint, self.index_provenance):
+        for closer in (self.checkpoint, self.index_provenance, self.export_lineage):
             try:
                 closer()
             except Exception:
@@ -715,6 +729,15 @@ class Node:
             except Exception:
                 log.exception("error closing a repository")
         self._detach_bulletins()
+
+
+def _lineage_hook(settings: EngineSettings, provenance: ProvenanceRepository) -> ExportHook | None:
+    emitter = configured_emitter(settings.openlineage)
+    if emitter is None:
+        return None
+    lineage = settings.openlineage
+    naming = Naming(lineage.namespace, lineage.flow_name, socket.gethostname())
+    return ExportHook(provenance, naming, emitter)
 
 
 def _open_repositories(

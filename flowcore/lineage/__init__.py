@@ -1,0 +1,1 @@
+"""Lineage exported to other systems."""
