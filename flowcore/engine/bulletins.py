@@ -13,12 +13,14 @@ restarted node continues the ids. See ``docs/bulletins-and-metrics.md``.
 from __future__ import annotations
 
 import collections
-import json
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
+
+import msgspec
 
 from flowcore.clock import Clock
 from flowcore.session.commit import CommitListener, SessionChanges
@@ -66,6 +68,7 @@ class BulletinBoard:
         self._lock = threading.Lock()
         self._ring: collections.deque[Bulletin] = collections.deque(maxlen=capacity)
         self._written = 0
+        self._out: BinaryIO | None = None  # the file, open for appending while in use
         if path is not None:
             self._ring.extend(read_bulletins(path)[-capacity:])
             if path.exists():
@@ -104,8 +107,9 @@ class BulletinBoard:
             self._rewrite()
             return
         try:
-            with self._path.open("a", encoding="utf-8") as out:
-                out.write(json.dumps(asdict(bulletin)) + "\n")
+            if self._out is None:
+                self._out = self._path.open("ab", buffering=0)
+            self._out.write(_ENCODER.encode(bulletin) + b"\n")  # one write: whole lines
             self._written += 1
         except OSError:  # a full or read-only disk loses the copy, never the bulletin
             return
@@ -114,14 +118,25 @@ class BulletinBoard:
         """The file replaced by the ring's bulletins, atomically."""
         if self._path is None:
             return
-        text = "".join(json.dumps(asdict(b)) + "\n" for b in self._ring)
+        self._close()
+        data = b"".join(_ENCODER.encode(b) + b"\n" for b in self._ring)
         temporary = self._path.with_suffix(".tmp")
         try:
-            temporary.write_text(text, encoding="utf-8")
+            temporary.write_bytes(data)
             temporary.replace(self._path)
         except OSError:
             return
         self._written = len(self._ring)
+
+    def close(self) -> None:
+        """Close the file (the next bulletin opens it again)."""
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
 
     def list(self, after: int | None = None, limit: int | None = None) -> list[Bulletin]:
         """Oldest first: those with an id above ``after``, at most ``limit`` (the newest)."""
@@ -135,12 +150,16 @@ def read_bulletins(path: Path) -> list[Bulletin]:
     if not path.exists():
         return []
     found: list[Bulletin] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_bytes().splitlines():
         try:
-            found.append(Bulletin(**json.loads(line)))
-        except (ValueError, TypeError):
+            found.append(_DECODER.decode(line))
+        except msgspec.DecodeError:
             continue
     return found
+
+
+_ENCODER = msgspec.json.Encoder()
+_DECODER = msgspec.json.Decoder(Bulletin)
 
 
 class BulletinLogHandler(logging.Handler):
@@ -244,5 +263,6 @@ def attach(
     def detach() -> None:
         for logger in loggers:
             logger.removeHandler(handler)
+        board.close()
 
     return detach

@@ -139,11 +139,6 @@ class FlowFileQueue:
 
     # -- put ------------------------------------------------------------------------------
 
-    def put_all(self, records: Sequence[QueuedFlowFile], now_ms: int) -> None:
-        """Enqueue committed FlowFiles; none leaves memory here (see ``plan_put``)."""
-        with self._lock:
-            self._put(records, now_ms)
-
     def _put(self, records: Sequence[QueuedFlowFile], now_ms: int) -> None:
         swapping = self._swap_store is not None
         for record in records:

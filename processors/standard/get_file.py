@@ -31,8 +31,10 @@ import os
 import re
 import stat
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from flowcore.processor import (
     ExpressionLanguageScope,
@@ -191,6 +193,33 @@ class _Filter:
             return False
         return bool(self.file_pattern.fullmatch(path.name))
 
+    def walk(self, now_ms: int, logger: Any) -> Iterator[tuple[Path, os.stat_result]]:
+        """The regular files under ``root`` (and below, with ``recurse``) that this filter
+        accepts, with their status; a directory that cannot be listed is logged and passed.
+        Shared by GetFile and ListFile."""
+        pending = [self.root]
+        while pending:
+            directory = pending.pop()
+            try:
+                entries = list(os.scandir(directory))
+            except OSError as exc:
+                logger.warning("Cannot list directory %s: %s", directory, exc)
+                continue
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if self.recurse:
+                            pending.append(Path(entry.path))
+                        continue
+                    st = entry.stat()  # follows a link to a file
+                except OSError:
+                    continue
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                path = Path(entry.path)
+                if self.accepts(path, st, now_ms):
+                    yield path, st
+
 
 @processor("GetFile")
 class GetFile(Processor):
@@ -253,29 +282,11 @@ class GetFile(Processor):
     # -- listing --------------------------------------------------------------------------
 
     def _list(self, spec: _Filter, now_ms: int) -> list[Path]:
-        found: list[tuple[int, str, Path]] = []
-        pending = [spec.root]
-        while pending:
-            directory = pending.pop()
-            try:
-                entries = list(os.scandir(directory))
-            except OSError as exc:
-                self.logger.warning("Cannot list directory %s: %s", directory, exc)
-                continue
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if spec.recurse:
-                            pending.append(Path(entry.path))
-                        continue
-                    st = entry.stat()  # follows a link to a file
-                except OSError:
-                    continue
-                if not stat.S_ISREG(st.st_mode):
-                    continue
-                path = Path(entry.path)
-                if path not in self._in_flight and spec.accepts(path, st, now_ms):
-                    found.append((st.st_mtime_ns, entry.path, path))
+        found = [
+            (st.st_mtime_ns, str(path), path)
+            for path, st in spec.walk(now_ms, self.logger)
+            if path not in self._in_flight
+        ]
         found.sort()
         return [path for _, _, path in found]
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from pathlib import Path
 from typing import ClassVar
 
@@ -179,27 +178,9 @@ class ListFile(Processor):
         )
 
     def _list(self, spec: get_file._Filter, now_ms: int) -> list[tuple[int, Path, os.stat_result]]:
-        found: list[tuple[int, Path, os.stat_result]] = []
-        pending = [spec.root]
-        while pending:
-            directory = pending.pop()
-            try:
-                entries = list(os.scandir(directory))
-            except OSError as exc:
-                self.logger.warning("Cannot list directory %s: %s", directory, exc)
-                continue
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if spec.recurse:
-                            pending.append(Path(entry.path))
-                        continue
-                    st = entry.stat()
-                except OSError:
-                    continue
-                path = Path(entry.path)
-                if stat.S_ISREG(st.st_mode) and spec.accepts(path, st, now_ms):
-                    found.append((st.st_mtime_ns // 1_000_000, path, st))
+        found = [
+            (st.st_mtime_ns // 1_000_000, path, st) for path, st in spec.walk(now_ms, self.logger)
+        ]
         found.sort(key=lambda item: (item[0], str(item[1])))
         return found
 

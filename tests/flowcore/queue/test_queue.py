@@ -35,13 +35,18 @@ def record(
     return QueuedFlowFile(queue.name, queue.next_seq(), flowfile)
 
 
+def put(queue: FlowFileQueue, records: list[QueuedFlowFile], now_ms: int) -> None:
+    """Enqueue committed FlowFiles as the commit path does (no swap store: no batch)."""
+    queue.complete_put(queue.plan_put(records), [], now_ms)
+
+
 def ids(records: list[QueuedFlowFile]) -> list[int]:
     return [r.flowfile.id for r in records]
 
 
 def test_fifo_by_default() -> None:
     queue = FlowFileQueue("q")
-    queue.put_all([record(queue, i) for i in (5, 3, 9)], now_ms=0)
+    put(queue, [record(queue, i) for i in (5, 3, 9)], now_ms=0)
     assert ids(queue.poll_batch(10, now_ms=0)) == [5, 3, 9]
 
 
@@ -55,7 +60,8 @@ def test_fifo_by_default() -> None:
 )
 def test_entry_date_prioritizers(prioritizer: str, expected: list[int]) -> None:
     queue = FlowFileQueue("q", prioritizers=resolve_prioritizers([prioritizer]))
-    queue.put_all(
+    put(
+        queue,
         [record(queue, 1, entry=30), record(queue, 2, entry=10), record(queue, 3, entry=20)],
         now_ms=0,
     )
@@ -64,7 +70,8 @@ def test_entry_date_prioritizers(prioritizer: str, expected: list[int]) -> None:
 
 def test_priority_attribute_numbers_first_then_text_then_missing() -> None:
     queue = FlowFileQueue("q", prioritizers=resolve_prioritizers(["PriorityAttribute"]))
-    queue.put_all(
+    put(
+        queue,
         [
             record(queue, 1),
             record(queue, 2, priority="b"),
@@ -85,7 +92,7 @@ def test_unknown_prioritizer_is_a_clear_error() -> None:
 def test_penalized_flowfiles_wait_for_their_time() -> None:
     clock = ManualClock(start_ms=1_000)
     queue = FlowFileQueue("q")
-    queue.put_all([record(queue, 1, penalty=6_000), record(queue, 2)], now_ms=clock.now_ms())
+    put(queue, [record(queue, 1, penalty=6_000), record(queue, 2)], now_ms=clock.now_ms())
     assert ids(queue.poll_batch(10, clock.now_ms())) == [2]
     assert not queue.has_available(clock.now_ms())
     assert queue.next_penalty_expiration() == 6_000
@@ -97,9 +104,9 @@ def test_back_pressure_counts_in_flight_flowfiles() -> None:
     queue = FlowFileQueue(
         "q", back_pressure=BackPressure(object_threshold=2, data_size_threshold=100)
     )
-    queue.put_all([record(queue, 1, size=10)], now_ms=0)
+    put(queue, [record(queue, 1, size=10)], now_ms=0)
     assert not queue.is_full()
-    queue.put_all([record(queue, 2, size=10)], now_ms=0)
+    put(queue, [record(queue, 2, size=10)], now_ms=0)
     assert queue.is_full()
     taken = queue.poll_batch(2, now_ms=0)
     assert queue.is_full(), "FlowFiles in a session still count"
@@ -111,15 +118,15 @@ def test_back_pressure_by_data_size() -> None:
     queue = FlowFileQueue(
         "q", back_pressure=BackPressure(object_threshold=0, data_size_threshold=100)
     )
-    queue.put_all([record(queue, 1, size=99)], now_ms=0)
+    put(queue, [record(queue, 1, size=99)], now_ms=0)
     assert not queue.is_full()
-    queue.put_all([record(queue, 2, size=1)], now_ms=0)
+    put(queue, [record(queue, 2, size=1)], now_ms=0)
     assert queue.is_full()
 
 
 def test_requeue_puts_flowfiles_back_in_front_in_order() -> None:
     queue = FlowFileQueue("q")
-    queue.put_all([record(queue, i) for i in range(4)], now_ms=0)
+    put(queue, [record(queue, i) for i in range(4)], now_ms=0)
     taken = queue.poll_batch(2, now_ms=0)
     queue.requeue(taken, now_ms=0)
     assert ids(queue.poll_batch(10, now_ms=0)) == [0, 1, 2, 3]
@@ -195,7 +202,7 @@ def test_swapping_keeps_fifo_order_and_memory_bounded() -> None:
 def test_one_large_put_fills_the_active_part_then_whole_batches() -> None:
     store = MemorySwapStore()
     queue = swapping_queue(store, threshold=10, batch=4)
-    queue.put_all([record(queue, 0), record(queue, 1)], now_ms=0)
+    put(queue, [record(queue, 0), record(queue, 1)], now_ms=0)
     plan = queue.plan_put([record(queue, i) for i in range(2, 25)])
     assert ids(plan.active) == list(range(2, 10))
     assert [ids(b) for b in plan.batches] == [[10, 11, 12, 13], [14, 15, 16, 17], [18, 19, 20, 21]]
@@ -239,7 +246,7 @@ def test_while_a_batch_is_pending_the_buffer_stays_behind_it() -> None:
     queue = swapping_queue(store, threshold=2, batch=2)
     commit_put(queue, [record(queue, i) for i in range(3)], store)  # 0 1 active, 2 buffered
     plan = queue.plan_put([record(queue, 3), record(queue, 4)])  # batch [2, 3], rest [4]
-    queue.put_all([record(queue, 5)], now_ms=0)  # a concurrent commit, no batch due
+    put(queue, [record(queue, 5)], now_ms=0)  # a concurrent commit, no batch due
     # The active part drains while the batch is pending: 5 must not overtake 2 and 3.
     assert ids(queue.poll_batch(2, now_ms=0)) == [0, 1]
     assert queue.poll_batch(2, now_ms=0) == []
