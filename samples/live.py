@@ -66,6 +66,11 @@ def _running_pid() -> int | None:
         pid = int(PID_FILE.read_text().strip())
     except (FileNotFoundError, ValueError):
         return None
+    try:  # reaped here when this process started it (a zombie still answers kill 0)
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return None
+    except ChildProcessError:
+        pass
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -4,7 +4,8 @@ Serves the pos_merge sample as ``make demo`` keeps it running (its GetFile readi
 registers' exports again and again), with one store's output directory taken by a plain
 file so that PutFile routes that store's merges to failure (bulletins); then stops PutFile
 so merged FlowFiles wait in their queue, and photographs each page in the system's
-headless Chromium.
+headless Chromium. The 'merged' queue's object threshold is lowered to 12 so that its
+back-pressure bar shows.
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ def main() -> int:
     document: dict[str, Any] = live_flow(tmp / "out")
     processors = document["flow"]["processors"]
     processors["registers"]["schedule"] = {"period": "2 sec"}
+    for connection in document["flow"]["connections"]:
+        if connection.get("name") == "merged":  # so its back-pressure bar shows filling
+            connection["back_pressure"] = {"object_threshold": 12}
     (tmp / "out").mkdir()
     (tmp / "out" / "1003").write_text("a file where store 1003's directory should be\n")
     flow_path = tmp / "flow.yaml"
@@ -84,7 +88,9 @@ def main() -> int:
 
         def queued() -> bool:
             flow = get("/flow")
-            return any(c["name"] == "merged" and c["queued_count"] >= 3 for c in flow["connections"])
+            return any(
+                c["name"] == "merged" and c["queued_count"] >= 3 for c in flow["connections"]
+            )
 
         wait_for("merged FlowFiles in their queue", queued)
         join = get("/provenance/events", event_type="JOIN", wait_for_index=True)["events"][0]

@@ -412,8 +412,9 @@ function drawConnectionLabel(connection, cx, cy) {
   return group;
 }
 
+/** NiFi's colours for a back-pressure bar: warning from 61 %, error above 85 %. */
 function fillClass(percent) {
-  if (percent >= 100) return "full";
+  if (percent > 85) return "full";
   if (percent >= 61) return "warn";
   return "ok";
 }

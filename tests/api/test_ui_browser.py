@@ -48,7 +48,10 @@ def browser_flow(out: Path) -> dict[str, Any]:
             "name": "browser-test",
             "input_ports": ["in", "files"],
             "controller_services": {
-                "reader": {"type": "CSVReader", "properties": {"Treat First Line as Header": "true"}},
+                "reader": {
+                    "type": "CSVReader",
+                    "properties": {"Treat First Line as Header": "true"},
+                },
                 "writer": {"type": "CSVRecordSetWriter"},
             },
             "processors": {
