@@ -166,8 +166,16 @@ def processor_detail(processor: ProcessorNode) -> ProcessorDetail:
         ),
         properties=properties,
         relationships=relationships,
-        validation_errors=[str(r) for r in processor.validate()],
+        validation_errors=_validation(processor),
     )
+
+
+def _validation(processor: ProcessorNode) -> list[str]:
+    """The processor's validation problems; a validator that fails is one itself."""
+    try:
+        return [str(r) for r in processor.validate()]
+    except Exception as exc:  # a custom validation (e.g. a Python processor's) that raised
+        return [f"validation failed: {exc}"]
 
 
 def flow_graph(node: Node, name: str) -> FlowGraph:

@@ -115,6 +115,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/ensure-chromium.sh (make test does)")
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield launched
@@ -247,9 +249,15 @@ def test_provenance_search_and_event_detail(page: Page) -> None:
     expect(rows).to_have_count(1)
     expect(rows.first).to_contain_text("in")
 
-    page.locator('select[name="event_type"]').select_option("JOIN")
     page.locator('input[name="attribute"]').fill("")
+    page.locator('input[name="start"]').fill("2099-01-01T00:00:00")
     page.locator("#provenance-search button[type=submit]").click()
+    expect(page.locator("#provenance-count")).to_have_text("0 event(s)")
+
+    page.locator('select[name="event_type"]').select_option("JOIN")
+    page.locator('input[name="start"]').fill("2000-01-01T00:00:00")
+    page.locator("#provenance-search button[type=submit]").click()
+    expect(rows).to_have_count(2)
     rows.first.click()
 
     expect(page.locator("#event-type")).to_have_text("JOIN")
