@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck unit bench java clean
+.PHONY: demo demo-stop test lint typecheck unit browser bench java ui clean
 
 $(STAMP): pyproject.toml requirements.lock
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "flowcore needs Python 3.11 or newer")'
@@ -16,8 +16,14 @@ $(STAMP): pyproject.toml requirements.lock
 java:
 	@sh scripts/check-java.sh
 
+# The samples run until idle; then one is kept served in the background for the web UI
+# (its address is printed last; `make demo-stop` stops it).
 demo: java $(STAMP)
 	$(BIN)/python -m samples.demo
+	$(BIN)/python -m samples.live start
+
+demo-stop: $(STAMP)
+	$(BIN)/python -m samples.live stop
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -26,13 +32,21 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+# The browser tests of the web UI drive the system's Chromium, installed here if missing.
+browser:
+	@sh scripts/ensure-chromium.sh
+
+unit: $(STAMP) browser
 	$(BIN)/pytest
 
 test: java lint typecheck unit
 
 bench: java $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# Re-vendor the web UI's JavaScript libraries (ui/package-lock.json) into api/static/vendor.
+ui:
+	sh ui/build.sh
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -32,6 +32,7 @@ from starlette.requests import ClientDisconnect
 from api.enqueue_batcher import EnqueueBatcher
 from api.nifi_metrics import nifi_registry as nifi_metrics_registry
 from api.settings import ApiSettings, Role
+from api.ui import mount_ui, ui_router
 from flowcore.engine.node import BackPressureError, EnqueueItem, Node, ReplayError
 from flowcore.engine.processor_node import RunState
 from flowcore.errors import ContentNotFoundError, RepositoryError, RepositoryFullError
@@ -1229,5 +1230,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
             app.openapi_schema = schema
         return app.openapi_schema
 
+    app.include_router(ui_router(node, secured))
+    mount_ui(app)  # the web UI's page and assets, after every API route
     app.openapi = openapi  # type: ignore[method-assign]
     return app

@@ -104,6 +104,7 @@ def _serve(
                 EXIT_RUNTIME,
             ) from None
         application = create_app(node, api_settings)
+        application.state.flow_name = definition.flow.name
         config = uvicorn.Config(
             application,
             host=api_settings.host,
@@ -121,7 +122,7 @@ def _serve(
         scheduler.start()
         console.print(
             f"serving {flow} on http://{api_settings.host}:{config.port} "
-            f"(data in {node.settings.data_dir}); SIGTERM or Ctrl-C stops cleanly",
+            f"(web UI at /, data in {node.settings.data_dir}); SIGTERM or Ctrl-C stops cleanly",
             highlight=False,
         )
         with listener:
