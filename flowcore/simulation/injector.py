@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from flowcore.clock import ManualClock
 from flowcore.engine.node import Node
+from flowcore.engine.processor_node import ProcessorNode
 from flowcore.errors import ProcessException, RepositoryFullError, SparkJobError
 from flowcore.errors import SparkUnavailableError as SparkUnavailable
 from flowcore.model.flowfile import ContentClaim, ResourceClaim
@@ -143,8 +144,11 @@ class FaultInjector:
 
     # -- wiring ---------------------------------------------------------------------------
 
-    def install(self, node: Node) -> None:
-        """Put the hooks into a freshly opened node."""
+    def install(self, node: Node, *, count_failed_runs: bool = True) -> None:
+        """Put the hooks into a freshly opened node.
+
+        ``count_failed_runs`` false: a trigger that fails (rolled back) does not count
+        toward ``max_runs``, so a Run Once source runs again after a failed run."""
         node.committer.fault_hook = self.on_commit_phase
         content = cast(ContentRepository, _FaultyContent(node.services.content, self))
         node.services.content = content
@@ -153,6 +157,8 @@ class FaultInjector:
         for name, processor_node in node.processors.items():
             processor_node.compute = compute
             _wrap_trigger(processor_node.processor, name, self)
+            if not count_failed_runs and processor_node.schedule.max_runs is not None:
+                _uncount_failures(processor_node)
 
 
 def _wrap_trigger(processor: Any, name: str, injector: FaultInjector) -> None:
@@ -169,6 +175,19 @@ def _wrap_trigger(processor: Any, name: str, injector: FaultInjector) -> None:
         inner(*args, **kwargs)
 
     setattr(processor, attribute, trigger)
+
+
+def _uncount_failures(processor_node: ProcessorNode) -> None:
+    inner = processor_node.trigger
+
+    @functools.wraps(inner)
+    def trigger(*args: Any, **kwargs: Any) -> bool:
+        done = inner(*args, **kwargs)
+        if not done:
+            processor_node.resume_runs(max(processor_node.runs - 1, 0))
+        return done
+
+    processor_node.trigger = trigger  # type: ignore[method-assign]
 
 
 class _FaultyContent:

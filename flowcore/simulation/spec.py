@@ -62,7 +62,10 @@ class SimulationSpec(_Model):
     faults: list[FaultKind] = Field(default_factory=lambda: list(DEFAULT_KINDS))
     max_faults: int = Field(default=3, ge=0)
     max_triggers: int = Field(default=20_000, ge=1)
-    idle_wait: str = "10 min"
+    count_failed_runs: bool = True
+    """False: a trigger that fails (an injected fault, say) does not count toward a
+    processor's ``max_runs``, so a Run Once source runs again after a failed run."""
+    idle_wait: str = "2 min"
     """How long the same FlowFiles may wait for retries before the run counts as idle."""
     invariants: InvariantsSpec = Field(default_factory=InvariantsSpec)
     hook: str | None = None
