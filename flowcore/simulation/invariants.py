@@ -38,6 +38,7 @@ from flowcore.repository.provenance import ProvenanceQuery
 
 _BIRTH_BY_SELF = frozenset({"CREATE"})
 _BIRTH_AS_CHILD = frozenset({"FORK", "CLONE", "REPLAY"})
+_GONE = frozenset({"DROP", "EXPIRE"})
 _MAX_LISTED = 10
 
 
@@ -99,7 +100,7 @@ def check_accounting(
             births[event.flowfile_uuid] += 1
         elif kind == "RECEIVE":
             receives.add(event.flowfile_uuid)
-        elif kind == "DROP":
+        elif kind in _GONE:
             drops[event.flowfile_uuid] += 1
     for uuid in receives:
         if births[uuid] == 0:
@@ -168,7 +169,7 @@ def check_provenance(events: list[ProvenanceEvent]) -> list[Violation]:
         uuid = event.flowfile_uuid
         if uuid in dropped_at:
             after.append(f"{event.event_type} {event.event_id} of {uuid}")
-        if event.event_type == "DROP":
+        if event.event_type in _GONE:
             dropped_at.setdefault(uuid, event.event_id or 0)
     if after:
         problems.append(
