@@ -38,8 +38,11 @@ def simulate(
     runs: Annotated[int, typer.Option("--runs", help="How many seeds, from --seed on.")] = 100,
     replay: Annotated[
         int | None,
-        typer.Option("--replay", help="Run this one seed again, exactly (with --schedule: "
-                     "that schedule, as printed for a failing seed)."),
+        typer.Option(
+            "--replay",
+            help="Run this one seed again, exactly (with --schedule: "
+            "that schedule, as printed for a failing seed).",
+        ),
     ] = None,
     schedule: Annotated[
         Path | None,
@@ -51,8 +54,11 @@ def simulate(
     ] = None,
     faults: Annotated[
         str | None,
-        typer.Option("--faults", help="Fault kinds drawn, comma-separated (default: the "
-                     f"flow's simulation.faults, else all: {', '.join(k.value for k in FaultKind)})."),
+        typer.Option(
+            "--faults",
+            help="Fault kinds drawn, comma-separated (default: the "
+            f"flow's simulation.faults, else all: {', '.join(k.value for k in FaultKind)}).",
+        ),
     ] = None,
     max_faults: Annotated[
         int | None, typer.Option("--max-faults", help="At most this many faults per run.")
@@ -63,8 +69,10 @@ def simulate(
     ] = None,
     work_dir: Annotated[
         Path | None,
-        typer.Option("--work-dir", help="Where runs happen; kept afterwards (default: a "
-                     "temporary directory, removed)."),
+        typer.Option(
+            "--work-dir",
+            help="Where runs happen; kept afterwards (default: a temporary directory, removed).",
+        ),
     ] = None,
     no_shrink: Annotated[
         bool, typer.Option("--no-shrink", help="Print a failing schedule as drawn.")
@@ -74,8 +82,11 @@ def simulate(
     ] = "text",
     log_level: Annotated[
         str | None,
-        typer.Option("--log-level", help="Show the engine's logs from this level (default: "
-                     "none; injected faults make processors log errors)."),
+        typer.Option(
+            "--log-level",
+            help="Show the engine's logs from this level (default: "
+            "none; injected faults make processors log errors).",
+        ),
     ] = None,
 ) -> None:
     """Run a flow under seeded faults (crashes at every commit phase, full repositories,
@@ -105,8 +116,17 @@ def simulate(
         try:
             if max_faults is not None:
                 simulation.spec.max_faults = max_faults
-            code = _simulate(simulation, seed, runs, replay, fixed, kinds, save_schedule,
-                             no_shrink, output == "json")
+            code = _simulate(
+                simulation,
+                seed,
+                runs,
+                replay,
+                fixed,
+                kinds,
+                save_schedule,
+                no_shrink,
+                output == "json",
+            )
         except FlowCoreError as exc:
             err.print(f"[bold red]error:[/] {exc}")
             code = EXIT_RUNTIME
@@ -135,7 +155,14 @@ def _simulate(
         if replay is not None and fixed is not None and fixed.seed != replay:
             chosen = FaultSchedule(replay, fixed.faults)
         result = simulation.run(chosen)
-        _report([result], result if result.failed else None, save_schedule, as_json, replay=True)
+        _report(
+            [result],
+            result if result.failed else None,
+            save_schedule,
+            as_json,
+            replay=True,
+            flow=simulation.flow_name,
+        )
         return EXIT_FAILED if result.failed else EXIT_PASSED
     results: list[RunResult] = []
     with _progress(not as_json) as progress:
@@ -150,7 +177,7 @@ def _simulate(
     minimal: RunResult | None = None
     if failing:
         minimal = failing[0] if no_shrink else shrink(simulation.run, failing[0])
-    _report(results, minimal, save_schedule, as_json, replay=False)
+    _report(results, minimal, save_schedule, as_json, replay=False, flow=simulation.flow_name)
     return EXIT_FAILED if failing else EXIT_PASSED
 
 
@@ -161,6 +188,7 @@ def _report(
     as_json: bool,
     *,
     replay: bool,
+    flow: str,
 ) -> None:
     failing = [r for r in results if r.failed]
     met = Counter(f.kind.value for r in results for f in r.met)
@@ -189,8 +217,7 @@ def _report(
     )
     if redeliveries:
         console.print(
-            f"{len(redeliveries)} re-deliverie(s) (delivered again after a crash; "
-            "at-least-once):"
+            f"{len(redeliveries)} re-deliverie(s) (delivered again after a crash; at-least-once):"
         )
         for r in redeliveries[:20]:
             console.print(f"  {r.component}: FlowFile {r.flowfile_uuid} to {r.uri} {r.times} times")
@@ -216,7 +243,7 @@ def _report(
     console.print(minimal.schedule.dumps(), markup=False)
     where = str(save_schedule) if save_schedule is not None else "schedule.json"
     console.print(
-        f"replay: flowcore simulate FLOW --replay {minimal.seed} --schedule {where}"
+        f"replay: flowcore simulate {flow} --replay {minimal.seed} --schedule {where}"
         + ("" if save_schedule is not None else "   (save the JSON above as schedule.json)")
     )
 

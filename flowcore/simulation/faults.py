@@ -213,6 +213,4 @@ def _draw(rng: random.Random, kind: FaultKind, shape: RunShape) -> Fault:
             mode=mode,
             seconds=rng.choice((10.0, 60.0, 600.0)) if mode == "slow" else None,
         )
-    return Fault(
-        kind, connection=rng.choice(shape.connections), threshold=rng.choice((1, 2, 3, 5))
-    )
+    return Fault(kind, connection=rng.choice(shape.connections), threshold=rng.choice((1, 2, 3, 5)))

@@ -90,9 +90,16 @@ class RunResult:
             "schedule": self.schedule.to_json(),
             "faults_met": [f.describe() for f in self.met],
             "restarts": self.restarts,
-            "violations": [{"invariant": v.invariant, "message": v.message} for v in self.violations],
+            "violations": [
+                {"invariant": v.invariant, "message": v.message} for v in self.violations
+            ],
             "redeliveries": [
-                {"component": r.component, "flowfile": r.flowfile_uuid, "uri": r.uri, "times": r.times}
+                {
+                    "component": r.component,
+                    "flowfile": r.flowfile_uuid,
+                    "uri": r.uri,
+                    "times": r.times,
+                }
                 for r in self.redeliveries
             ],
             "deliveries": len(self.deliveries),
@@ -131,6 +138,7 @@ class Simulation:
         keep_runs: bool = False,
         allow_unsupported: bool = False,
     ) -> None:
+        self.flow_name = str(flow) if isinstance(flow, Path) else "flow"
         if isinstance(flow, Path):
             self.folder = flow.resolve().parent
             document = read_flow_document(flow, allow_unsupported=allow_unsupported)
@@ -161,7 +169,9 @@ class Simulation:
         if self.spec.hook:
             self._hooks.append(load_hook(self.spec.hook, self.folder))
         self._own_work_dir = work_dir is None
-        self.work_dir = Path(tempfile.mkdtemp(prefix="flowcore-sim-")) if work_dir is None else work_dir
+        self.work_dir = (
+            Path(tempfile.mkdtemp(prefix="flowcore-sim-")) if work_dir is None else work_dir
+        )
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.keep_runs = keep_runs
         self._runs = 0
@@ -412,7 +422,9 @@ class Simulation:
                 reference.outputs
             ):
                 problems.append(
-                    Violation("same_outputs_as_fault_free", _difference(reference.outputs, result.outputs))
+                    Violation(
+                        "same_outputs_as_fault_free", _difference(reference.outputs, result.outputs)
+                    )
                 )
             if declared.same_state_as_fault_free and (
                 result.state != reference.state or result.keyed_state != reference.keyed_state
@@ -504,7 +516,9 @@ def load_hook(reference: str, folder: Path) -> Hook:
     """``package.module:function``, or ``file.py:function`` relative to the flow's folder."""
     module_name, _, function = reference.rpartition(":")
     if not module_name or not function:
-        raise ConfigurationError(f"a hook is 'module:function' or 'file.py:function', not '{reference}'")
+        raise ConfigurationError(
+            f"a hook is 'module:function' or 'file.py:function', not '{reference}'"
+        )
     if module_name.endswith(".py"):
         path = (folder / module_name).resolve()
         spec = importlib.util.spec_from_file_location(f"flowcore_sim_hook_{path.stem}", path)
@@ -517,7 +531,9 @@ def load_hook(reference: str, folder: Path) -> Hook:
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:
-            raise ConfigurationError(f"cannot import the hook module '{module_name}': {exc}") from None
+            raise ConfigurationError(
+                f"cannot import the hook module '{module_name}': {exc}"
+            ) from None
     hook = getattr(module, function, None)
     if not callable(hook):
         raise ConfigurationError(f"'{reference}' names no function")

@@ -29,7 +29,7 @@ from flowcore.simulation.faults import Fault, FaultKind, FaultSchedule
 _DURABLE_PHASES = (CommitPhase.REPOSITORY_COMMITTED, CommitPhase.QUEUES_UPDATED)
 
 
-class SimulatedCrash(BaseException):  # noqa: N818 - a process death, not an error
+class SimulatedCrash(BaseException):
     """The simulated process dies here."""
 
 
@@ -138,8 +138,7 @@ class FaultInjector:
                     raise SparkJobError(msg)
                 raise SparkJobError("simulated: the Spark job failed")
         raise SparkUnavailable(
-            "Spark is not started in a simulation: the work runs locally "
-            "(spark.fallback_to_local)"
+            "Spark is not started in a simulation: the work runs locally (spark.fallback_to_local)"
         )
 
     # -- wiring ---------------------------------------------------------------------------

@@ -109,7 +109,9 @@ def check_accounting(
     twice = sorted(u for u, n in where.items() if n > 1)
     if twice:
         problems.append(
-            Violation("accounted", f"{len(twice)} FlowFile(s) queued more than once: {_listed(twice)}")
+            Violation(
+                "accounted", f"{len(twice)} FlowFile(s) queued more than once: {_listed(twice)}"
+            )
         )
     both = sorted(u for u in where if drops[u])
     if both:
@@ -138,14 +140,17 @@ def check_accounting(
     reborn = sorted(u for u, n in births.items() if n > 1)
     if reborn:
         problems.append(
-            Violation("provenance", f"{len(reborn)} FlowFile(s) born more than once: {_listed(reborn)}")
+            Violation(
+                "provenance", f"{len(reborn)} FlowFile(s) born more than once: {_listed(reborn)}"
+            )
         )
     dropped_twice = sorted(u for u, n in drops.items() if n > 1)
     if dropped_twice:
         problems.append(
             Violation(
                 "provenance",
-                f"{len(dropped_twice)} FlowFile(s) dropped more than once: {_listed(dropped_twice)}",
+                f"{len(dropped_twice)} FlowFile(s) dropped more than once: "
+                + _listed(dropped_twice),
             )
         )
     return problems
@@ -274,15 +279,15 @@ def file_digests(folders: dict[str, Path]) -> dict[str, str]:
         if not folder.is_dir():
             continue
         for path in sorted(folder.rglob("*")):
-            if path.is_file() and not any(p.startswith(".") for p in path.relative_to(folder).parts):
+            if path.is_file() and not any(
+                p.startswith(".") for p in path.relative_to(folder).parts
+            ):
                 relative = path.relative_to(folder).as_posix()
                 digests[f"{name}/{relative}"] = hashlib.sha256(path.read_bytes()).hexdigest()
     return digests
 
 
-def check_lines(
-    inputs: Path, outputs: dict[str, Path], skip_header: bool
-) -> list[Violation]:
+def check_lines(inputs: Path, outputs: dict[str, Path], skip_header: bool) -> list[Violation]:
     """Every line of the input files appears exactly once across the output files."""
     expected: Counter[str] = Counter()
     for path in sorted(inputs.rglob("*")):

@@ -120,7 +120,9 @@ class SimulationFixture:
         else:
             self.seed = seed_for(request.node.nodeid)
         seeds = config.getoption("--flowcore-seeds")
-        self.seeds = int(seeds if seeds is not None else os.environ.get("FLOWCORE_SEEDS", DEFAULT_SEEDS))
+        self.seeds = int(
+            seeds if seeds is not None else os.environ.get("FLOWCORE_SEEDS", DEFAULT_SEEDS)
+        )
         schedule = config.getoption("--flowcore-schedule")
         self._schedule = FaultSchedule.load(Path(schedule)) if schedule else None
         self.clock = ManualClock(START_MS)
@@ -231,4 +233,3 @@ def simulation(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Simul
 
 
 __all__ = ["SimulationFixture", "SimulationReport", "seed_for", "simulation"]
-

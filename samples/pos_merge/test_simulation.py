@@ -32,8 +32,12 @@ def test_a_crash_before_the_first_commit_and_a_full_disk_lose_nothing(
 ) -> None:
     report = simulation.run(
         "flow.yaml",
-        inputs={"input_dir": {"register-9.csv": "storeId,register,txId,sku,quantity,price\n"
-                              "2001,9,90001,tea,1,1.85\n2002,9,90002,scone,2,2.65\n"}},
+        inputs={
+            "input_dir": {
+                "register-9.csv": "storeId,register,txId,sku,quantity,price\n"
+                "2001,9,90001,tea,1,1.85\n2002,9,90002,scone,2,2.65\n"
+            }
+        },
         faults=[
             Fault(FaultKind.CRASH, at=1, phase="content durable"),
             Fault(FaultKind.DISK_FULL, at=2),

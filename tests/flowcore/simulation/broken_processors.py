@@ -1,5 +1,7 @@
 """Deliberately broken processors: the simulator must catch each of them.
 
+(``OrderedFileSource`` is a correct source the test flows read their files with.)
+
 ``EagerSink`` acknowledges before it delivers: it takes FlowFiles, removes them (their
 DROP commits) and keeps their lines in memory, writing them out to its directory only
 on its next trigger; a crash in between loses them. ``MemoryTotal`` keeps a running
@@ -27,6 +29,27 @@ from flowcore.processor.descriptors import Scheduling
 from flowcore.session import ProcessSession
 
 DIRECTORY = PropertyDescriptor(name="Directory", display_name="Directory", required=True)
+
+
+@processor("OrderedFileSource")
+class OrderedFileSource(Processor):
+    """A correct source, for the flows above: one FlowFile per file of its Directory, in
+    name order, two per trigger; how far it has got is state committed with them."""
+
+    relationships: ClassVar[list[Relationship]] = [Relationship("success")]
+    property_descriptors: ClassVar[list[PropertyDescriptor]] = [DIRECTORY]
+    scheduling = Scheduling(input_required=False)
+
+    def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
+        files = sorted(Path(context.get_property(DIRECTORY).as_str()).iterdir())
+        start = int(session.get_state().get("next", "0"))
+        if start >= len(files):
+            context.yield_processor()
+            return
+        for path in files[start : start + 2]:
+            flowfile = session.write(session.create(), path.read_bytes())
+            session.transfer(session.put_attribute(flowfile, "filename", path.name), "success")
+        session.set_state({"next": str(min(start + 2, len(files)))})
 
 
 @processor("EagerSink")

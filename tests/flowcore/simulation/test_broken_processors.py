@@ -14,7 +14,7 @@ from flowcore.simulation import Fault, FaultKind, FaultSchedule, Simulation
 from flowcore.simulation.pytest_plugin import SimulationFixture
 
 sys.path.insert(0, str(Path(__file__).parent))
-import broken_processors  # noqa: E402,F401  (registers the test doubles)
+import broken_processors  # noqa: F401  (registers the test doubles)
 
 FLOWS = Path(__file__).parent / "flows"
 
@@ -57,8 +57,14 @@ def test_the_cli_prints_the_seed_and_a_minimal_schedule_that_replays_it(tmp_path
     result = runner.invoke(
         app,
         [
-            "simulate", str(FLOWS / "eager.yaml"), "--runs", "12",
-            "--param", f"input_dir={folder}", "--save-schedule", str(saved),
+            "simulate",
+            str(FLOWS / "eager.yaml"),
+            "--runs",
+            "12",
+            "--param",
+            f"input_dir={folder}",
+            "--save-schedule",
+            str(saved),
         ],
     )
     assert result.exit_code == 1, result.output
@@ -69,8 +75,16 @@ def test_the_cli_prints_the_seed_and_a_minimal_schedule_that_replays_it(tmp_path
     replayed = runner.invoke(
         app,
         [
-            "simulate", str(FLOWS / "eager.yaml"), "--replay", str(schedule.seed),
-            "--schedule", str(saved), "--param", f"input_dir={folder}", "--output", "json",
+            "simulate",
+            str(FLOWS / "eager.yaml"),
+            "--replay",
+            str(schedule.seed),
+            "--schedule",
+            str(saved),
+            "--param",
+            f"input_dir={folder}",
+            "--output",
+            "json",
         ],
     )
     assert replayed.exit_code == 1, replayed.output
@@ -81,15 +95,11 @@ def test_the_cli_prints_the_seed_and_a_minimal_schedule_that_replays_it(tmp_path
 
 
 def test_a_running_total_kept_in_memory_is_caught(tmp_path: Path) -> None:
-    with Simulation(
-        FLOWS / "memory_total.yaml", inputs={"input_dir": inputs(tmp_path)}
-    ) as sim:
+    with Simulation(FLOWS / "memory_total.yaml", inputs={"input_dir": inputs(tmp_path)}) as sim:
         results = [sim.run_seed(seed) for seed in range(8)]
         caught = [r for r in results if r.failed]
         assert caught, [r.met for r in results]
-        assert {v.invariant for r in caught for v in r.violations} == {
-            "same_outputs_as_fault_free"
-        }
+        assert {v.invariant for r in caught for v in r.violations} == {"same_outputs_as_fault_free"}
 
 
 def test_delivering_before_the_commit_is_a_reported_redelivery_not_a_loss(

@@ -24,10 +24,7 @@ def event(event_id: int, kind: str, uuid: str, children: tuple[str, ...] = ()) -
 
 
 def queued(*uuids: str) -> list[tuple[str, FlowFile]]:
-    return [
-        ("q", FlowFile(n, {"uuid": u}, None, 0, 0, 0, 0))
-        for n, u in enumerate(uuids)
-    ]
+    return [("q", FlowFile(n, {"uuid": u}, None, 0, 0, 0, 0)) for n, u in enumerate(uuids)]
 
 
 def messages(found: list[invariants.Violation]) -> list[str]:
