@@ -67,6 +67,14 @@ def simulate(
         list[str] | None,
         typer.Option("--param", help="NAME=VALUE overriding a flow parameter; repeatable."),
     ] = None,
+    run_once_sources: Annotated[
+        bool,
+        typer.Option(
+            "--run-once-sources",
+            help="Run every processor no connection feeds "
+            "once (a source that keeps finding work is never idle).",
+        ),
+    ] = False,
     work_dir: Annotated[
         Path | None,
         typer.Option(
@@ -116,6 +124,8 @@ def simulate(
         try:
             if max_faults is not None:
                 simulation.spec.max_faults = max_faults
+            if run_once_sources:
+                simulation.spec.run_once_sources = True
             code = _simulate(
                 simulation,
                 seed,

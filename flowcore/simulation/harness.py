@@ -203,6 +203,11 @@ class Simulation:
         flow = document.setdefault("flow", {})
         values = {**self._parameters, **(parameters or {})}
         flow["parameters"] = {**flow.get("parameters", {}), **values}
+        if self.spec.run_once_sources:
+            fed = {c.get("to") for c in flow.get("connections", []) if isinstance(c, dict)}
+            for name, processor in (flow.get("processors") or {}).items():
+                if name not in fed and isinstance(processor, dict):
+                    processor.setdefault("schedule", {})["max_runs"] = 1
         for connection in flow.get("connections", []) if back_pressure else []:
             name = _connection_name(connection)
             if name in (back_pressure or {}):

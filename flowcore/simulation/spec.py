@@ -62,6 +62,9 @@ class SimulationSpec(_Model):
     faults: list[FaultKind] = Field(default_factory=lambda: list(DEFAULT_KINDS))
     max_faults: int = Field(default=3, ge=0)
     max_triggers: int = Field(default=20_000, ge=1)
+    run_once_sources: bool = False
+    """Give every processor no connection feeds ``max_runs: 1`` (as ``make demo`` does for
+    a NiFi flow whose GetFile keeps its files and would never be idle)."""
     count_failed_runs: bool = True
     """False: a trigger that fails (an injected fault, say) does not count toward a
     processor's ``max_runs``, so a Run Once source runs again after a failed run."""

@@ -137,3 +137,17 @@ def test_a_missing_flow_or_a_bad_schedule_exits_2(tmp_path: Path) -> None:
     refused = runner.invoke(app, ["simulate", str(EVERYDAY), "--schedule", str(bad)])
     assert refused.exit_code == 2
     assert "a crash's phase" in refused.output
+
+
+def test_a_nifi_flow_definition_is_simulated_as_it_is() -> None:
+    samples = EVERYDAY.parents[1]
+    result = CliRunner().invoke(
+        app,
+        [
+            "simulate", str(samples / "nifi_import" / "flow.json"), "--runs", "2",
+            "--run-once-sources", "--param", f"input_dir={samples / 'nifi_import' / 'input'}",
+            "--output", "json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert '"outcome": "passed"' in result.stdout
