@@ -1,12 +1,13 @@
 """Fault schedules: which faults a simulated run meets, and where, drawn from a seed.
 
 A fault is placed by counting what the run does, never by wall time, so a schedule
-replays exactly: the n-th session commit (``crash`` at a commit phase, ``repository_full``),
-the n-th processor trigger (``crash`` at a random point before it, ``processor_exception``,
-``clock_jump``), the n-th content write (``disk_full``), the n-th offload call
-(``offload``), or the whole run (``back_pressure`` on one connection). Counts run on across
-the simulated restarts of one run. A schedule is plain JSON, so a failing one can be
-printed, saved and given back to ``flowcore simulate --schedule``.
+replays exactly: the n-th session commit (``crash`` after a commit step,
+``repository_full``), the n-th content write (``crash`` in the middle of a trigger,
+``disk_full``), the n-th processor trigger (``crash`` at a random point before it,
+``processor_exception``, ``clock_jump``), the n-th offload call (``offload``), or the whole
+run (``back_pressure`` on one connection). Counts run on across the simulated restarts of
+one run. A schedule is plain JSON, so a failing one can be printed, saved and given back
+to ``flowcore simulate --schedule``.
 """
 
 from __future__ import annotations
@@ -31,9 +32,16 @@ class FaultKind(StrEnum):
     BACK_PRESSURE = "back_pressure"
 
 
-CRASH_PHASES = ("trigger", "content durable", "repository committed", "queues updated")
-"""Where a crash can hit: before a trigger (a random point between two), or after the
-named step of a commit (``flowcore.session.commit.CommitPhase`` values)."""
+CRASH_PHASES = (
+    "trigger",
+    "content write",
+    "content durable",
+    "repository committed",
+    "queues updated",
+)
+"""Where a crash can hit: before a trigger (a random point between two), at a content
+write (in the middle of a trigger, part of its work done), or after the named step of a
+commit (``flowcore.session.commit.CommitPhase`` values)."""
 
 DEFAULT_KINDS: tuple[FaultKind, ...] = tuple(FaultKind)
 _WEIGHTS = {
@@ -69,6 +77,8 @@ class Fault:
         if kind is FaultKind.CRASH:
             if self.phase == "trigger":
                 return f"crash before trigger {self.at}"
+            if self.phase == "content write":
+                return f"crash at content write {self.at}"
             return f"crash at commit {self.at}, after '{self.phase}'"
         if kind is FaultKind.REPOSITORY_FULL:
             return f"FlowFile repository full (LMDB map full) at commit {self.at}"
@@ -193,7 +203,9 @@ def _possible(kind: FaultKind, shape: RunShape) -> bool:
 def _draw(rng: random.Random, kind: FaultKind, shape: RunShape) -> Fault:
     if kind is FaultKind.CRASH:
         phase = rng.choice(CRASH_PHASES)
-        if phase == "trigger" or shape.commits == 0:
+        if phase == "content write" and shape.content_writes > 0:
+            return Fault(kind, rng.randint(1, shape.content_writes), phase=phase)
+        if phase in ("trigger", "content write") or shape.commits == 0:
             return Fault(kind, rng.randint(1, shape.triggers), phase="trigger")
         return Fault(kind, rng.randint(1, shape.commits), phase=phase)
     if kind is FaultKind.REPOSITORY_FULL:

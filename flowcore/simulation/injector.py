@@ -116,6 +116,9 @@ class FaultInjector:
         if self.crashed:
             raise SimulatedCrash("the process has died")
         self.counts.content_writes += 1
+        for fault in self.faults(FaultKind.CRASH):
+            if fault.phase == "content write" and fault.at == self.counts.content_writes:
+                self._crash(fault, durable=False)
         for fault in self.faults(FaultKind.DISK_FULL):
             if fault.at == self.counts.content_writes:
                 self.met.append(fault)

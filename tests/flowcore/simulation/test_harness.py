@@ -26,12 +26,13 @@ def everyday(tmp_path_factory: pytest.TempPathFactory) -> Simulation:
 
 
 @pytest.mark.parametrize(
-    "phase", ["trigger", "content durable", "repository committed", "queues updated"]
+    "phase",
+    ["trigger", "content write", "content durable", "repository committed", "queues updated"],
 )
 def test_a_crash_at_every_commit_phase_restarts_and_loses_nothing(
     everyday: Simulation, phase: str
 ) -> None:
-    at = 30 if phase == "trigger" else 25
+    at = {"trigger": 30, "content write": 7}.get(phase, 25)
     result = everyday.run(FaultSchedule(1, (Fault(FaultKind.CRASH, at=at, phase=phase),)))
     assert result.violations == []
     assert result.restarts == 1
