@@ -75,6 +75,14 @@ def simulate(
             "once (a source that keeps finding work is never idle).",
         ),
     ] = False,
+    kill: Annotated[
+        bool,
+        typer.Option(
+            "--kill",
+            help="Run the flow in child processes that a crash ends "
+            "on the spot (os._exit, as kill -9) instead of in this process; slower.",
+        ),
+    ] = False,
     work_dir: Annotated[
         Path | None,
         typer.Option(
@@ -118,6 +126,7 @@ def simulate(
                 work_dir=work_dir,
                 parameters=parameters,
                 keep_runs=work_dir is not None,
+                kill=kill,
             )
         except (FlowDefinitionError, FlowCoreError) as exc:
             raise _usage(str(exc)) from None

@@ -21,8 +21,10 @@ from __future__ import annotations
 import copy
 import importlib
 import importlib.util
+import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -40,6 +42,7 @@ from flowcore.flow.definition import FlowDefinition, parse_flow, read_flow_docum
 from flowcore.model.provenance import ProvenanceEvent
 from flowcore.settings import EngineSettings
 from flowcore.simulation import invariants
+from flowcore.simulation.child import KILLED_EXIT_CODE, read_ledger
 from flowcore.simulation.faults import (
     Fault,
     FaultKind,
@@ -137,6 +140,7 @@ class Simulation:
         hooks: Iterable[Hook] = (),
         keep_runs: bool = False,
         allow_unsupported: bool = False,
+        kill: bool = False,
     ) -> None:
         self.flow_name = str(flow) if isinstance(flow, Path) else "flow"
         if isinstance(flow, Path):
@@ -174,6 +178,8 @@ class Simulation:
         )
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.keep_runs = keep_runs
+        self.kill = kill
+        """Run each stretch in a child process that a crash ends with ``os._exit``."""
         self._runs = 0
         self._reference: RunResult | None = None
         self._shape: RunShape | None = None
@@ -298,6 +304,9 @@ class Simulation:
         result.met.extend(
             f for f in schedule.faults if f.kind is FaultKind.BACK_PRESSURE and f.connection
         )
+        if self.kill:
+            self._run_killed(schedule, root, definition, settings, inputs, outputs, result)
+            return result
         ledger = DeliveryLedger()
         with recording(ledger):
             node = self._open(settings, definition, clock, injector, None)
@@ -367,6 +376,78 @@ class Simulation:
                 continue
             result.idle = summary.idle
             return node
+
+    def _run_killed(
+        self,
+        schedule: FaultSchedule,
+        root: Path,
+        definition: FlowDefinition,
+        settings: EngineSettings,
+        inputs: dict[str, Path],
+        outputs: dict[str, Path],
+        result: RunResult,
+    ) -> None:
+        """``kill``: child processes run the flow; a crash ends one with ``os._exit``."""
+        ledger_path = root / "deliveries.jsonl"
+        progress_path = root / "progress.json"
+        progress: dict[str, Any] = {
+            "clock_ms": START_MS,
+            "counts": {},
+            "runs": {},
+            "met": [],
+        }
+        environment = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        while True:
+            job = {
+                "flow": definition.model_dump(mode="json", by_alias=True, exclude_none=True),
+                "folder": str(self.folder),
+                "settings": settings.model_dump(mode="json"),
+                "schedule": schedule.to_json(),
+                "clock_ms": progress["clock_ms"],
+                "counts": progress["counts"],
+                "runs": progress["runs"],
+                "met": progress["met"],
+                "restarts": result.restarts,
+                "max_triggers": self.spec.max_triggers,
+                "idle_wait_ms": self._idle_wait_ms,
+                "count_failed_runs": self.spec.count_failed_runs,
+                "ledger": str(ledger_path),
+                "progress": str(progress_path),
+            }
+            job_path = root / "job.json"
+            job_path.write_text(json.dumps(job), encoding="utf-8")
+            progress_path.unlink(missing_ok=True)
+            done = subprocess.run(
+                [sys.executable, "-m", "flowcore.simulation.child", str(job_path)],
+                capture_output=True,
+                text=True,
+                env=environment,
+                check=False,
+            )
+            if done.returncode not in (0, KILLED_EXIT_CODE) or not progress_path.exists():
+                tail = "\n".join(done.stderr.strip().splitlines()[-15:])
+                msg = f"the simulated process failed (exit code {done.returncode}):\n{tail}"
+                raise RuntimeError(msg)
+            progress = json.loads(progress_path.read_text(encoding="utf-8"))
+            result.violations.extend(Violation("claims", v) for v in progress["violations"])
+            if done.returncode == 0:
+                break
+            result.restarts += 1
+            if result.restarts > MAX_RESTARTS:
+                msg = f"more than {MAX_RESTARTS} restarts in one run"
+                raise RuntimeError(msg)
+        result.idle = bool(progress["idle"])
+        result.met = [Fault.from_json(f) for f in progress["met"]]
+        result.met.extend(
+            f for f in schedule.faults if f.kind is FaultKind.BACK_PRESSURE and f.connection
+        )
+        result.counts = Counts(**progress["counts"])
+        node = Node.from_flow(settings, definition, ManualClock(progress["clock_ms"]))
+        try:
+            self._check_swept(node, "the last process ended", result)
+            self._check(node, inputs, outputs, read_ledger(ledger_path), result)
+        finally:
+            node.close()
 
     @staticmethod
     def _check_swept(node: Node, when: str, result: RunResult) -> None:

@@ -55,6 +55,8 @@ class FaultInjector:
     crash_durable: bool = False
     """Whether the trigger that crashed had already committed durably."""
     triggering: str | None = None
+    on_crash: Callable[[], None] | None = None
+    """Called at a crash instead of unwinding (``--kill``: ends the process)."""
     _by_kind: dict[FaultKind, list[Fault]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -68,6 +70,8 @@ class FaultInjector:
         self.met.append(fault)
         self.crashed = True
         self.crash_durable = durable
+        if self.on_crash is not None:
+            self.on_crash()
         raise SimulatedCrash(fault.describe())
 
     # -- hooks ----------------------------------------------------------------------------

@@ -152,3 +152,22 @@ def test_a_nifi_flow_definition_is_simulated_as_it_is() -> None:
     )
     assert result.exit_code == 0, result.output
     assert '"outcome": "passed"' in result.stdout
+
+
+@pytest.mark.crash
+def test_with_kill_a_crash_ends_a_real_child_process_and_the_next_one_recovers(
+    everyday: Simulation, tmp_path: Path
+) -> None:
+    faults = (
+        Fault(FaultKind.CRASH, at=25, phase="repository committed"),
+        Fault(FaultKind.CRASH, at=7, phase="content write"),
+    )
+    with Simulation(EVERYDAY, work_dir=tmp_path, kill=True) as killed:
+        result = killed.run(FaultSchedule(8, faults))
+    assert result.violations == []
+    assert result.restarts == 2
+    assert set(result.met) == set(faults)
+    in_process = everyday.run(FaultSchedule(8, faults))
+    assert result.counts == in_process.counts
+    assert sorted(result.outputs.values()) == sorted(everyday.reference.outputs.values())
+    assert len(result.deliveries) == len(in_process.deliveries)
