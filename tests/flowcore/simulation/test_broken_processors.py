@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from flowcore.cli import app
 from flowcore.simulation import Fault, FaultKind, FaultSchedule, Simulation
-from flowcore.simulation.pytest_plugin import SimulationFixture
+from flowcore.simulation.harness import START_MS
+from flowcore.simulation.pytest_plugin import SimulationFixture, seed_for
 
 sys.path.insert(0, str(Path(__file__).parent))
 import broken_processors  # noqa: F401  (registers the test doubles)
@@ -126,3 +127,23 @@ def test_a_seed_replays_exactly(tmp_path: Path, seed: int) -> None:
     assert first.counts == second.counts
     assert [v.invariant for v in first.violations] == [v.invariant for v in second.violations]
     assert sorted(first.outputs.values()) == sorted(second.outputs.values())
+
+
+def test_a_failing_run_fails_the_test_naming_its_seed_and_how_to_replay_it(
+    simulation: SimulationFixture, tmp_path: Path
+) -> None:
+    with pytest.raises(pytest.fail.Exception) as failed:
+        simulation.run(FLOWS / "eager.yaml", inputs={"input_dir": inputs(tmp_path)}, seeds=12)
+    message = str(failed.value)
+    assert "flowcore simulation failed for seed(s)" in message
+    assert "minimal fault schedule:" in message
+    assert "--flowcore-seed=" in message
+
+
+def test_each_test_has_its_own_stable_seeds(simulation: SimulationFixture) -> None:
+    assert simulation.seed == seed_for(
+        "tests/flowcore/simulation/test_broken_processors.py::"
+        "test_each_test_has_its_own_stable_seeds"
+    )
+    assert seed_for("a::b") == seed_for("a::b") != seed_for("a::c")
+    assert simulation.clock.now_ms() == START_MS

@@ -145,9 +145,15 @@ def test_a_nifi_flow_definition_is_simulated_as_it_is() -> None:
     result = CliRunner().invoke(
         app,
         [
-            "simulate", str(samples / "nifi_import" / "flow.json"), "--runs", "2",
-            "--run-once-sources", "--param", f"input_dir={samples / 'nifi_import' / 'input'}",
-            "--output", "json",
+            "simulate",
+            str(samples / "nifi_import" / "flow.json"),
+            "--runs",
+            "2",
+            "--run-once-sources",
+            "--param",
+            f"input_dir={samples / 'nifi_import' / 'input'}",
+            "--output",
+            "json",
         ],
     )
     assert result.exit_code == 0, result.output
