@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo demo-stop test lint typecheck unit browser bench java ui clean
+.PHONY: demo demo-stop test lint typecheck unit browser bench soak java ui clean
 
 $(STAMP): pyproject.toml requirements.lock
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "flowcore needs Python 3.11 or newer")'
@@ -40,6 +40,15 @@ unit: $(STAMP) browser
 	$(BIN)/pytest
 
 test: java lint typecheck unit
+
+# 1,000 seeded simulations of the samples (make test runs 200 others); not part of make test.
+SOAK_FLOWS := samples/everyday/flow.yaml samples/pos_merge/flow.yaml \
+	samples/defragment/flow.yaml samples/enforce_order/flow.yaml
+
+soak: $(STAMP)
+	@for flow in $(SOAK_FLOWS); do \
+		$(BIN)/flowcore simulate $$flow --seed 1000 --runs 250 || exit 1; \
+	done
 
 bench: java $(STAMP)
 	$(BIN)/python -m benchmarks

@@ -859,6 +859,9 @@ app.add_typer(export_app, name="export")
 from flowcore.cli_openlineage import openlineage_app  # noqa: E402
 
 app.add_typer(openlineage_app, name="openlineage")
+from flowcore.cli_simulate import simulate  # noqa: E402
+
+app.command()(simulate)
 
 
 def main() -> None:

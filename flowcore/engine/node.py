@@ -730,6 +730,17 @@ class Node:
                 log.exception("error closing a repository")
         self._detach_bulletins()
 
+    def abandon(self) -> None:
+        """Let go of the node as a killed process would: no processor is stopped, nothing
+        is checkpointed, indexed or released; only the repositories' handles are closed
+        (their files stay as written), so that a simulated crash can open the same data
+        directory again in this process."""
+        if self._closed:
+            return
+        self._closed = True
+        _close_quietly([self.provenance, self.content, self.flowfiles])
+        self._detach_bulletins()
+
 
 def _lineage_hook(settings: EngineSettings, provenance: ProvenanceRepository) -> ExportHook | None:
     emitter = configured_emitter(settings.openlineage)

@@ -197,6 +197,11 @@ class ProcessorNode:
     def runs(self) -> int:
         return self._runtime.runs
 
+    def resume_runs(self, runs: int) -> None:
+        """Count runs on from ``runs``: after a simulated restart a processor limited by
+        ``max_runs`` does not run again the runs it had committed."""
+        self._runtime.runs = runs
+
     @property
     def active_tasks(self) -> int:
         """Triggers running now (NiFi's active thread count)."""

@@ -172,6 +172,9 @@ class FlowSpec(_Model):
 class FlowDefinition(_Model):
     version: Literal[1] = 1
     flow: FlowSpec
+    simulation: dict[str, Any] | None = None
+    """How ``flowcore simulate`` runs the flow (``flowcore.simulation.spec``); ignored
+    by ``run``."""
     _folder: Path | None = PrivateAttr(default=None)
 
     @property

@@ -5,9 +5,11 @@ on httpx. Choices made here:
 
 * The request body (PATCH, POST, PUT with Request Body Enabled) is the FlowFile's content,
   streamed; a SEND event with the URL is written even if the session rolls back, as NiFi
-  does. Headers: the dynamic properties (Expression Language on the FlowFile), then the
-  attributes matching Request Header Attributes Pattern (NiFi's invokehttp.* result
-  attributes excepted), User-Agent when set, Date when enabled (from the injected clock).
+  does; once the server answers, the request is noted in the delivery ledger
+  (``flowcore.delivery``, active only in simulations). Headers: the dynamic properties
+  (Expression Language on the FlowFile), then the attributes matching Request Header
+  Attributes Pattern (NiFi's invokehttp.* result attributes excepted), User-Agent when
+  set, Date when enabled (from the injected clock).
 * 2xx: the request goes to Original and a response FlowFile (a child of the request, with
   the response headers as attributes, ``mime.type`` from Content-Type and a FETCH event)
   to Response, unless the body is put into Response Body Attribute Name. 5xx: Retry
@@ -37,6 +39,7 @@ from urllib.parse import urlparse
 
 import httpx
 
+from flowcore.delivery import record_delivery
 from flowcore.model import FlowFile
 from flowcore.processor import (
     AllowableValue,
@@ -413,6 +416,9 @@ class InvokeHTTP(Processor):
             started = time.monotonic()
             with self._client.stream(method, url, headers=headers, content=content) as response:
                 status = response.status_code
+                if content is not None:  # the server has the body: a delivery, for the ledger
+                    sent = request
+                    record_delivery(context.name, sent.uuid, url, lambda: session.read(sent))
                 success = status // 100 == 2
                 status_attributes = {
                     STATUS_CODE: str(status),

@@ -33,6 +33,9 @@ Follows NiFi's PutFile. Choices made here:
 * Last Modified Time uses NiFi's ``yyyy-MM-dd'T'HH:mm:ssZ`` format; Permissions accept
   ``rw-r--r--`` or ``644``; Owner and Group change ownership. Any of them that cannot be
   applied is logged as a warning and the file is still delivered, as in NiFi.
+* Each file put in place is noted in the delivery ledger (``flowcore.delivery``, active
+  only in simulations) before the session commits, so a simulation tells a file written
+  again after a crash from one that was lost.
 * A SEND event with the file's ``file://`` URI is reported for each file written; a
   FlowFile that is ignored because a different file exists is routed to success without
   a SEND.
@@ -54,6 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote_from_bytes
 
+from flowcore.delivery import record_delivery
 from flowcore.el import compile_expression
 from flowcore.errors import FlowCoreError
 from flowcore.model import FlowFile
@@ -395,7 +399,7 @@ class PutFile(Processor):
             if strategy == REPLACE:
                 os.replace(temporary, target)
                 placed = True
-                return target
+                return _delivered(options, session, flowfile, target)
             try:
                 os.link(temporary, target, follow_symlinks=False)
             except FileExistsError:
@@ -407,9 +411,9 @@ class PutFile(Processor):
                 except FileNotFoundError:
                     os.replace(temporary, target)
                     placed = True
-                    return target
+                    return _delivered(options, session, flowfile, target)
                 return self._existing(strategy, session, flowfile, target, existing, temporary)
-            return target
+            return _delivered(options, session, flowfile, target)
         except OSError:
             # A failed write (a full disk, say): stale temporary files may be why.
             sweep_stale_temporaries(parent, now_ms, self.logger)
@@ -503,6 +507,7 @@ class _Options:
     owner: PropertyValue | str
     group: PropertyValue | str
     sets_file_attributes: bool  # False when the four above are all empty
+    component: str = ""  # the processor's name, for the delivery ledger
 
     @classmethod
     def read(cls, context: ProcessContext) -> _Options:
@@ -529,6 +534,7 @@ class _Options:
             permissions=attributes[1],
             owner=attributes[2],
             group=attributes[3],
+            component=context.name,
             sets_file_attributes=any(
                 not isinstance(value, str) or value.strip() for value in attributes
             ),
@@ -543,6 +549,14 @@ def _write_all(descriptor: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(descriptor, view) :]
+
+
+def _delivered(options: _Options, session: ProcessSession, flowfile: FlowFile, target: str) -> str:
+    """The file is in place: note it in the delivery ledger (when one records); its path."""
+    record_delivery(
+        options.component, flowfile.uuid, _file_uri(target), lambda: session.read(flowfile)
+    )
+    return target
 
 
 def _file_uri(path: str) -> str:
