@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from flowcore.clock import Clock
+from flowcore.errors import RepositoryError
 from flowcore.model.provenance import ProvenanceEvent
 from flowcore.repository.identity import RepositoryIdentity
 from flowcore.repository.lineage import LineageEvent, build_graph, collect_lineage
@@ -57,6 +58,8 @@ class InMemoryProvenanceRepository(ProvenanceRepository):
         self._max_age_ms = parse_time_period_ms(provenance.max_storage_time)
         self.store = store if store is not None else MemoryProvenanceStore()
         self._lock = threading.Lock()
+        self._index_lock = threading.Lock()
+        self._closed = False
         if self.store.indexed_through >= 0:
             # Finish a trim that a stop after the last index may have prevented.
             journal.trim_journal(self.store.indexed_through)
@@ -65,17 +68,22 @@ class InMemoryProvenanceRepository(ProvenanceRepository):
         self.store.identity = identity
 
     def index_pending(self) -> int:
+        """Store each batch, then trim the journal through it (never the other way round);
+        events at or below ``indexed_through`` are never stored twice."""
         indexed = 0
-        with self._lock:
-            store = self.store
-            while batch := self._journal.read_journal(store.indexed_through, self._batch):
-                for event in batch:
-                    if event.event_id > store.indexed_through:
-                        store.events[event.event_id] = self._stored(event)
-                store.indexed_through = max(store.indexed_through, batch[-1].event_id)
-                indexed += len(batch)
-                self._journal.trim_journal(store.indexed_through)
-        return indexed
+        with self._index_lock:
+            while True:
+                self._check_open()
+                batch = self._journal.read_journal(self.store.indexed_through, self._batch)
+                fresh = [e for e in batch if e.event_id > self.store.indexed_through]
+                if not fresh:
+                    return indexed
+                with self._lock:
+                    for event in fresh:
+                        self.store.events[event.event_id] = self._stored(event)
+                    self.store.indexed_through = max(e.event_id for e in fresh)
+                indexed += len(fresh)
+                self._journal.trim_journal(self.store.indexed_through)
 
     def _stored(self, event: ProvenanceEvent) -> ProvenanceEvent:
         limit = self._max_attribute_length
@@ -92,6 +100,7 @@ class InMemoryProvenanceRepository(ProvenanceRepository):
         return self.store.indexed_through
 
     def search(self, query: ProvenanceQuery) -> list[ProvenanceEvent]:
+        self._check_open()
         if query.limit <= 0:
             return []
         with self._lock:
@@ -148,7 +157,13 @@ class InMemoryProvenanceRepository(ProvenanceRepository):
             return len(self.store.events)
 
     def close(self) -> None:
-        """Nothing to release: the events stay in the store."""
+        """Refuse work from now on; the events stay in the store."""
+        self._closed = True
+
+    def _check_open(self) -> None:
+        if self._closed:
+            msg = "the provenance repository is closed"
+            raise RepositoryError(msg, repository="provenance")
 
 
 def _cut(value: str, limit: int) -> str:
