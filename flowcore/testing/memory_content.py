@@ -3,8 +3,8 @@
 Every content claim gets a resource claim of its own (the durable repository appends
 several into one file; the contract allows either), held as bytes in a dict. Claimant
 counts, release candidates, release (to an archive, when the settings enable it) and the
-archive's age-off by retention period follow the contract; the archive's disk-usage limit
-does not apply to memory. Like the FlowFile twin, it keeps its claims in a store that
+archive's age-off by retention period (counted from when a claim was written) follow
+the contract; the archive's disk-usage limit does not apply to memory. Like the FlowFile twin, it keeps its claims in a store that
 outlives ``close``, so a twin opened again on the same store is a restart.
 """
 
@@ -32,8 +32,10 @@ class MemoryContentStore:
     """What an in-memory content repository holds; it outlives the repository's close."""
 
     live: dict[ResourceClaim, bytes] = field(default_factory=dict)
+    written_ms: dict[ResourceClaim, int] = field(default_factory=dict)
+    """When each claim was written: its age in the archive counts from then."""
     archived: dict[ResourceClaim, tuple[bytes, int]] = field(default_factory=dict)
-    """Released claims still readable: their bytes and when they were archived."""
+    """Released claims still readable: their bytes and when they were written."""
     identity: RepositoryIdentity | None = None
     ids: itertools.count[int] = field(default_factory=itertools.count)
 
@@ -74,6 +76,7 @@ class InMemoryContentRepository(ContentRepository):
             if data is None:
                 return
             self.store.live[resource] = data
+            self.store.written_ms[resource] = self._clock.now_ms()
             self._counts[resource] = self._counts.get(resource, 0) + 1
 
     def flush(self, resources: Iterable[ResourceClaim], fsync: bool) -> None:
@@ -157,7 +160,6 @@ class InMemoryContentRepository(ContentRepository):
 
     def release(self, resources: Iterable[ResourceClaim]) -> int:
         released = 0
-        now = self._clock.now_ms()
         with self._lock:
             for resource in resources:
                 if self._counts.get(resource, 0) or resource in self._writing:
@@ -165,8 +167,9 @@ class InMemoryContentRepository(ContentRepository):
                 data = self.store.live.pop(resource, None)
                 if data is None:
                     continue
+                written = self.store.written_ms.pop(resource, 0)
                 if self._archive:
-                    self.store.archived[resource] = (data, now)
+                    self.store.archived[resource] = (data, written)
                 released += 1
         return released
 
@@ -183,8 +186,8 @@ class InMemoryContentRepository(ContentRepository):
         with self._lock:
             expired = [
                 resource
-                for resource, (_, archived_at) in self.store.archived.items()
-                if now_ms - archived_at >= self._retention_ms
+                for resource, (_, written) in self.store.archived.items()
+                if now_ms - written > self._retention_ms
             ]
             for resource in expired:
                 del self.store.archived[resource]
