@@ -57,6 +57,7 @@ def open_repositories(
     """
     start_up = data_identity.check(settings)
     if for_writing:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
         start_up.begin()
     opened: list[Any] = []
     try:

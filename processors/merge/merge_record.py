@@ -635,4 +635,3 @@ class MergeRecord(SessionFactoryProcessor):
         if outcome.fallback is not None:
             extra[MERGE_FALLBACK_ATTRIBUTE] = outcome.fallback
         self._emit(context, target, merged, written[0], reason, extra)
-
