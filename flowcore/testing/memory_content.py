@@ -4,8 +4,9 @@ Every content claim gets a resource claim of its own (the durable repository app
 several into one file; the contract allows either), held as bytes in a dict. Claimant
 counts, release candidates, release (to an archive, when the settings enable it) and the
 archive's age-off by retention period (counted from when a claim was written) follow
-the contract; the archive's disk-usage limit does not apply to memory. Like the FlowFile twin, it keeps its claims in a store that
-outlives ``close``, so a twin opened again on the same store is a restart.
+the contract; the archive's disk-usage limit does not apply to memory. Like the FlowFile
+twin, it keeps its claims in a store that outlives ``close``, so a twin opened again on
+the same store is a restart.
 """
 
 from __future__ import annotations
