@@ -76,7 +76,8 @@ class ContentFactory:
         if self.kind == MEMORY:
             repo: ContentRepository = InMemoryContentRepository(settings, self.clock, self.store)
         else:
-            repo = load_repository_class(self.kind)(settings, self.clock)
+            # Files created on the writer's path, none ahead: a sweep counts only claims.
+            repo = load_repository_class(self.kind)(settings, self.clock, file_stock_size=0)
         self.built.append(repo)
         return repo
 
