@@ -1,1 +1,1 @@
-"""The REST API (FastAPI); see issue 5."""
+"""The REST API (FastAPI); see docs/api.md."""

@@ -33,9 +33,9 @@ from rich.tree import Tree
 
 from flowcore import lineage_export
 from flowcore.cli_repair import damaged_exit, repair
-from flowcore.engine import data_identity
 from flowcore.engine.bulletins import BULLETIN_FILE, read_bulletins
 from flowcore.engine.node import Node
+from flowcore.engine.repositories import open_repositories
 from flowcore.engine.scheduler import DeterministicScheduler, RunSummary, ThreadedScheduler
 from flowcore.errors import (
     ConfigurationError,
@@ -50,7 +50,6 @@ from flowcore.flow.paths import resolve_relative_paths
 from flowcore.model.provenance import ProvenanceEventType
 from flowcore.repository.flowfile import FlowFileRepository
 from flowcore.repository.provenance import LineageGraph, ProvenanceQuery, ProvenanceRepository
-from flowcore.repository.registry import load_repository_class
 from flowcore.settings import EngineSettings
 from flowcore.units import parse_time_period
 
@@ -624,13 +623,9 @@ class _Repositories:
             raise _fail(f"no flowcore data directory at {settings.data_dir}")
         clock = SystemClock()
         try:
-            data_identity.check(settings)
-            self.flowfiles: FlowFileRepository = load_repository_class(
-                settings.flowfile_repository.implementation
-            )(settings, clock)
-            self.provenance: ProvenanceRepository = load_repository_class(
-                settings.provenance.implementation
-            )(settings, clock, self.flowfiles)
+            self.opened = open_repositories(settings, clock, for_writing=False)
+            self.flowfiles: FlowFileRepository = self.opened.flowfiles
+            self.provenance: ProvenanceRepository = self.opened.provenance
             self.provenance.index_pending()
         except FlowCoreError as exc:
             raise _fail(exc) from None
@@ -644,8 +639,7 @@ class _Repositories:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.provenance.close()
-        self.flowfiles.close()
+        self.opened.close()
 
 
 @app.command()

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from flowcore.clock import Clock, SystemClock
-from flowcore.engine import data_identity
 from flowcore.engine.bulletins import BULLETIN_FILE, BulletinBoard
 from flowcore.engine.bulletins import attach as attach_bulletins
 from flowcore.engine.connection import Connection
 from flowcore.engine.processor_node import ProcessorNode, RunState, ScheduleConfig
+from flowcore.engine.repositories import Repositories, open_repositories
 from flowcore.engine.validation import validate_properties
 from flowcore.errors import (
     ConfigurationError,
@@ -45,7 +45,6 @@ from flowcore.queue.queue import BackPressure, FlowFileQueue
 from flowcore.repository.content import ContentRepository
 from flowcore.repository.flowfile import FlowFileRepository, QueuedFlowFile
 from flowcore.repository.provenance import ProvenanceRepository
-from flowcore.repository.registry import load_repository_class
 from flowcore.session.binding import ComponentBinding, IdGenerator, SessionServices
 from flowcore.session.commit import SessionChanges, SessionCommitter
 from flowcore.session.session import OpenContent, ProcessSession
@@ -102,28 +101,22 @@ class RecoveryReport:
 class Node:
     """One running flowcore instance."""
 
-    def __init__(self, settings: EngineSettings, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        settings: EngineSettings,
+        clock: Clock | None = None,
+        repositories: Repositories | None = None,
+    ) -> None:
+        """``repositories``: already open ones to run on (the TestRunner's in-memory
+        twins); by default the node opens those the settings name, checked and marked."""
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         # Missing, damaged or foreign repositories are refused before anything changes.
-        start_up = data_identity.check(settings)
-        start_up.begin()
-        self.flowfiles: FlowFileRepository
-        self.content: ContentRepository
-        self.provenance: ProvenanceRepository
-        self.flowfiles, self.content, self.provenance = _open_repositories(settings, self.clock)
-        try:
-            start_up.mark(
-                [
-                    ("FlowFile", self.flowfiles),
-                    ("content", self.content),
-                    ("provenance", self.provenance),
-                ]
-            )
-        except BaseException:
-            _close_quietly([self.provenance, self.content, self.flowfiles])
-            raise
+        self.repositories = repositories or open_repositories(settings, self.clock)
+        self.flowfiles: FlowFileRepository = self.repositories.flowfiles
+        self.content: ContentRepository = self.repositories.content
+        self.provenance: ProvenanceRepository = self.repositories.provenance
         self.committer = SessionCommitter(self.flowfiles, self.content)
         self.committer.make_room = self._make_room
         self.ids = IdGenerator()
@@ -723,11 +716,7 @@ class Node:
                 closer()
             except Exception:
                 log.exception("error during shutdown")
-        for repository in (self.provenance, self.content, self.flowfiles):
-            try:
-                repository.close()
-            except Exception:
-                log.exception("error closing a repository")
+        self.repositories.close()
         self._detach_bulletins()
 
     def abandon(self) -> None:
@@ -749,37 +738,6 @@ def _lineage_hook(settings: EngineSettings, provenance: ProvenanceRepository) ->
     lineage = settings.openlineage
     naming = Naming(lineage.namespace, lineage.flow_name, socket.gethostname())
     return ExportHook(provenance, naming, emitter)
-
-
-def _open_repositories(
-    settings: EngineSettings, clock: Clock
-) -> tuple[FlowFileRepository, ContentRepository, ProvenanceRepository]:
-    """The three repositories named by the settings; none is left open if one fails."""
-    opened: list[Any] = []
-    try:
-        flowfiles: FlowFileRepository = load_repository_class(
-            settings.flowfile_repository.implementation
-        )(settings, clock)
-        opened.append(flowfiles)
-        content: ContentRepository = load_repository_class(settings.content.implementation)(
-            settings, clock
-        )
-        opened.append(content)
-        provenance: ProvenanceRepository = load_repository_class(
-            settings.provenance.implementation
-        )(settings, clock, flowfiles)
-    except BaseException:
-        _close_quietly(reversed(opened))
-        raise
-    return flowfiles, content, provenance
-
-
-def _close_quietly(repositories: Iterable[Any]) -> None:
-    for repository in repositories:
-        try:
-            repository.close()
-        except Exception:
-            log.exception("error closing a repository")
 
 
 class BackPressureError(FlowCoreError):

@@ -1,7 +1,7 @@
 """Connection queues: prioritizers, penalties, back pressure and swapping."""
 
 from flowcore.queue.prioritizers import PRIORITIZERS, Prioritizer, resolve_prioritizers
-from flowcore.queue.queue import BackPressure, FlowFileQueue, PutPlan, QueueSnapshot, SwapStore
+from flowcore.queue.queue import BackPressure, FlowFileQueue, PutPlan, QueueSnapshot
 
 __all__ = [
     "PRIORITIZERS",
@@ -10,6 +10,5 @@ __all__ = [
     "Prioritizer",
     "PutPlan",
     "QueueSnapshot",
-    "SwapStore",
     "resolve_prioritizers",
 ]

@@ -19,16 +19,9 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from flowcore.queue.prioritizers import Prioritizer, first_in_first_out
-from flowcore.repository.flowfile import QueuedFlowFile, SwapOut, SwapSummary
-
-
-class SwapStore(Protocol):
-    """Where swapped batches come back from: the FlowFile repository."""
-
-    def swap_in(self, summary: SwapSummary) -> list[QueuedFlowFile]: ...
+from flowcore.repository.flowfile import QueuedFlowFile, SwapOut, SwapStore, SwapSummary
 
 
 @dataclass(slots=True)

@@ -1,14 +1,26 @@
-"""Repository contracts. Implementations live in the ``repos`` package."""
+"""Repository contracts. Durable implementations live in the ``repos`` package, in-memory
+twins in ``flowcore.testing``.
+
+The FlowFile repository plays five roles, each its own narrow interface: the
+``WriteAheadLog`` (commit, recover, sync), the ``SwapStore``, the ``ProcessorStateStore``,
+the ``KeyedStateStore`` and the ``ProvenanceJournal``. Callers depend on the narrowest
+role they use.
+"""
 
 from flowcore.repository.content import ContentRepository, ContentWriter
 from flowcore.repository.flowfile import (
     CommitReceipt,
     FlowFileRepository,
+    KeyedStateItem,
+    KeyedStateStore,
+    ProcessorStateStore,
     QueuedFlowFile,
     RecoveredState,
     RepositoryUpdate,
     SwapOut,
+    SwapStore,
     SwapSummary,
+    WriteAheadLog,
 )
 from flowcore.repository.provenance import (
     LineageGraph,
@@ -24,9 +36,12 @@ __all__ = [
     "ContentRepository",
     "ContentWriter",
     "FlowFileRepository",
+    "KeyedStateItem",
+    "KeyedStateStore",
     "LineageGraph",
     "LineageLink",
     "LineageNode",
+    "ProcessorStateStore",
     "ProvenanceJournal",
     "ProvenanceQuery",
     "ProvenanceRepository",
@@ -34,5 +49,7 @@ __all__ = [
     "RecoveredState",
     "RepositoryUpdate",
     "SwapOut",
+    "SwapStore",
     "SwapSummary",
+    "WriteAheadLog",
 ]

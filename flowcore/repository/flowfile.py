@@ -1,4 +1,4 @@
-"""The FlowFile repository contract: the write-ahead log of FlowFile state.
+"""The FlowFile repository contract: the write-ahead log of FlowFile state, by role.
 
 One ``commit`` is one atomic, ordered change: the FlowFiles a session put (with the
 connection each now waits in), the ids it deleted, the provenance events it produced
@@ -13,13 +13,14 @@ from abc import abstractmethod
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
 
 from flowcore.model.flowfile import FlowFile, ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent
 from flowcore.repository.identity import IdentifiedRepository
+from flowcore.repository.provenance import ProvenanceJournal
 
 if TYPE_CHECKING:
     from flowcore.settings import EngineSettings
@@ -118,14 +119,8 @@ class RecoveredState:
     next_seq: dict[str, int]
 
 
-class FlowFileRepository(IdentifiedRepository):
-    """Durable FlowFile state, processor state and the provenance journal."""
-
-    @classmethod
-    def restart_event_ids(cls, settings: EngineSettings, next_event_id: int) -> int:
-        """For ``flowcore repair``, on the closed repository: the next event gets
-        ``next_event_id``; journaled events below it are dropped. Returns how many."""
-        raise NotImplementedError
+class WriteAheadLog(Protocol):
+    """The write-ahead log of FlowFile state: atomic commits and recovery from them."""
 
     @property
     @abstractmethod
@@ -146,6 +141,14 @@ class FlowFileRepository(IdentifiedRepository):
         """Rebuild queues, swap state, claim references and id counters."""
 
     @abstractmethod
+    def sync(self) -> None:
+        """Make every commit so far durable against power loss."""
+
+
+class SwapStore(Protocol):
+    """Where swapped-out batches wait (written by ``RepositoryUpdate.swap_outs``)."""
+
+    @abstractmethod
     def swap_in(self, summary: SwapSummary) -> list[QueuedFlowFile]:
         """Move a swapped batch back into the live set and return it in queue order."""
 
@@ -153,9 +156,17 @@ class FlowFileRepository(IdentifiedRepository):
     def read_swapped(self, summary: SwapSummary) -> list[QueuedFlowFile]:
         """The FlowFiles of a swapped batch, read without swapping them in."""
 
+
+class ProcessorStateStore(Protocol):
+    """Components' committed LOCAL state maps (written by ``RepositoryUpdate.state``)."""
+
     @abstractmethod
     def load_state(self, component_id: str) -> dict[str, str]:
         """The committed LOCAL state of a component (empty if it has none)."""
+
+
+class KeyedStateStore(Protocol):
+    """Components' committed keyed state (written by ``RepositoryUpdate.keyed_state``)."""
 
     @abstractmethod
     def load_keyed(self, component_id: str, keys: Sequence[bytes]) -> dict[bytes, bytes]:
@@ -167,21 +178,27 @@ class FlowFileRepository(IdentifiedRepository):
     ) -> list[KeyedStateItem]:
         """Up to ``limit`` committed keys starting with ``prefix``, above ``after``, in order."""
 
-    @abstractmethod
-    def sync(self) -> None:
-        """Make every commit so far durable against power loss."""
 
-    @abstractmethod
-    def read_journal(self, after_event_id: int, limit: int) -> list[ProvenanceEvent]:
-        """Journaled provenance events with ids above ``after_event_id``, in id order."""
+class FlowFileRepository(
+    IdentifiedRepository,
+    WriteAheadLog,
+    SwapStore,
+    ProcessorStateStore,
+    KeyedStateStore,
+    ProvenanceJournal,
+):
+    """Durable FlowFile state, processor state and the provenance journal: every role.
 
-    @abstractmethod
-    def trim_journal(self, through_event_id: int) -> int:
-        """Forget journaled events up to and including an id; returns how many."""
+    Callers depend on the narrowest role they use (``WriteAheadLog``, ``SwapStore``,
+    ``ProcessorStateStore``, ``KeyedStateStore``, ``ProvenanceJournal``); only what opens
+    and closes the repository (the node, the CLI, repair) holds the whole of it.
+    """
 
-    @abstractmethod
-    def journal_size(self) -> int:
-        """How many events wait in the journal."""
+    @classmethod
+    def restart_event_ids(cls, settings: EngineSettings, next_event_id: int) -> int:
+        """For ``flowcore repair``, on the closed repository: the next event gets
+        ``next_event_id``; journaled events below it are dropped. Returns how many."""
+        raise NotImplementedError
 
     @abstractmethod
     def close(self) -> None: ...

@@ -20,11 +20,22 @@ if TYPE_CHECKING:
 
 
 class ProvenanceJournal(Protocol):
-    """The durable journal events are indexed from (the FlowFile repository)."""
+    """The durable journal events are indexed from (a role of the FlowFile repository).
 
-    def read_journal(self, after_event_id: int, limit: int) -> list[ProvenanceEvent]: ...
+    Events enter it through ``WriteAheadLog.commit``, which gives them their ids.
+    """
 
-    def trim_journal(self, through_event_id: int) -> int: ...
+    @abstractmethod
+    def read_journal(self, after_event_id: int, limit: int) -> list[ProvenanceEvent]:
+        """Journaled provenance events with ids above ``after_event_id``, in id order."""
+
+    @abstractmethod
+    def trim_journal(self, through_event_id: int) -> int:
+        """Forget journaled events up to and including an id; returns how many."""
+
+    @abstractmethod
+    def journal_size(self) -> int:
+        """How many events wait in the journal."""
 
 
 @dataclass(slots=True)

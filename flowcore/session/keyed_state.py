@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from flowcore.repository.flowfile import MAX_KEYED_STATE_KEY, FlowFileRepository
+from flowcore.repository.flowfile import MAX_KEYED_STATE_KEY, KeyedStateStore
 
 _SCAN_CHUNK = 4096
 
@@ -21,7 +21,7 @@ class KeyedState:
 
     __slots__ = ("_component_id", "_repository", "_staged")
 
-    def __init__(self, component_id: str, repository: FlowFileRepository) -> None:
+    def __init__(self, component_id: str, repository: KeyedStateStore) -> None:
         self._component_id = component_id
         self._repository = repository
         self._staged: dict[bytes, bytes | None] = {}

@@ -2,9 +2,14 @@
 
 In the manner of nifi-mock: set properties by display name, enqueue FlowFiles, run the
 processor a number of times, and inspect what it transferred to each relationship, its
-provenance events and its state. Underneath is a real ``Node`` on real repositories in a
-temporary directory: an input connection feeds the processor and each relationship
-flows into a capture connection. Time comes from a ``ManualClock``; nothing sleeps.
+provenance events and its state. Underneath is a real ``Node`` with its real session and
+commit path: an input connection feeds the processor and each relationship flows into a
+capture connection. Time comes from a ``ManualClock``; nothing sleeps.
+
+The node runs on the in-memory twins of the repositories (``flowcore.testing.twins``) by
+default, so a processor's unit test starts no LMDB, DuckDB or content threads. A test of
+what only the durable repositories do (a restart on the same data directory, files on
+disk) asks for them: ``TestRunner(processor, repositories="durable")``.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import threading
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from flowcore.clock import ManualClock
 from flowcore.engine.node import Node
@@ -31,6 +36,7 @@ from flowcore.repository.provenance import ProvenanceQuery
 from flowcore.session.binding import ComponentBinding
 from flowcore.settings import EngineSettings
 from flowcore.testing.mock_flowfile import MockFlowFile
+from flowcore.testing.twins import memory_repositories
 
 UNDER_TEST = "processor-under-test"
 INPUT = "input"
@@ -49,7 +55,13 @@ class TestRunner:
         data_dir: Path | None = None,
         settings: EngineSettings | None = None,
         clock: ManualClock | None = None,
+        repositories: Literal["memory", "durable"] = "memory",
     ) -> None:
+        """``settings`` (or only ``data_dir``) configure the node; ``repositories``: the
+        in-memory twins, or the durable repositories the settings name."""
+        if repositories not in ("memory", "durable"):
+            msg = f"repositories must be 'memory' or 'durable', not {repositories!r}"
+            raise ValueError(msg)
         owned: Path | None = None
         if settings is None:
             if data_dir is None:
@@ -63,7 +75,12 @@ class TestRunner:
             instance = processor
         self.settings = settings
         self.clock = clock or ManualClock()
-        self.node = Node(self.settings, self.clock)
+        if repositories == "memory":
+            self.node = Node(
+                self.settings, self.clock, memory_repositories(self.settings, self.clock)
+            )
+        else:
+            self.node = Node(self.settings, self.clock)
         self.processor = instance
         self._node: ProcessorNode = self.node.add_processor(
             UNDER_TEST, instance, {}, ScheduleConfig(penalty_ms=30_000, yield_ms=1_000)

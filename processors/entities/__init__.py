@@ -1,4 +1,4 @@
-"""MergeEntities: Sesam's merge source as an incremental, durable processor (issue 7).
+"""MergeEntities: Sesam's merge source as an incremental, durable processor.
 
 Importing this package registers ``MergeEntities``. The pure parts (``config``,
 ``expressions``, ``output``, ``components``, ``incremental``, ``bulk``) do not depend on

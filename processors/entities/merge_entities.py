@@ -32,6 +32,7 @@ import msgspec
 
 from flowcore.errors import SparkError
 from flowcore.model.flowfile import FlowFile
+from flowcore.offload.policy import OffloadPolicy
 from flowcore.processor import (
     AllowableValue,
     ProcessContext,
@@ -476,7 +477,7 @@ class MergeEntities(Processor):
         store = session.keyed_state
 
         def fall_back(exc: SparkError) -> bool:
-            if not context.compute.settings.fallback_to_local:
+            if not self._offload_policy(context).fallback_to_local:
                 return False
             context.logger.warning("bulk rebuild on Spark failed, running it locally: %s", exc)
             return True
@@ -499,16 +500,20 @@ class MergeEntities(Processor):
         self._emit(session, inputs, applied)
 
     @staticmethod
-    def _bulk_engine(context: ProcessContext) -> BulkEngineChoice:
-        """Bulk Engine as a choice by entity count (Spark's settings read only if needed)."""
+    def _offload_policy(context: ProcessContext) -> OffloadPolicy:
+        """Bulk Engine with the engine's offload settings."""
         engine = context.get_property(BULK_ENGINE).as_str() or "auto"
-        if engine == "local":
+        return OffloadPolicy.of(engine, context.compute.settings)
+
+    @classmethod
+    def _bulk_engine(cls, context: ProcessContext) -> BulkEngineChoice:
+        """Bulk Engine as a choice by entity count (Spark's settings read only if needed)."""
+        if context.get_property(BULK_ENGINE).as_str() == "local":
             return lambda count: None
 
         def choose(count: int) -> ComponentsEngine | None:
-            compute = context.compute
-            if engine == "spark" or count >= compute.settings.offload_min_records:
-                return spark_components(compute)
+            if cls._offload_policy(context).offloads(count):
+                return spark_components(context.compute)
             return None
 
         return choose

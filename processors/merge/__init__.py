@@ -1,5 +1,5 @@
-"""MergeRecord: merge records of many FlowFiles into few, NiFi's way (issue 3), or by key
-with Hudi RFC-101 record mergers (issue 6, ``processors.merge.mergers``).
+"""MergeRecord: merge records of many FlowFiles into few, NiFi's way, or by key with Hudi
+RFC-101 record mergers (``processors.merge.mergers``).
 
 Importing this package registers the ``MergeRecord`` processor type.
 """

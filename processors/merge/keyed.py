@@ -1,10 +1,11 @@
-"""Merging a bin by key (issue 6): the configuration, its validation, and the engine run.
+"""Merging a bin by key: the configuration, its validation, and the engine run.
 
 With *Record Key Field(s)* set, MergeRecord keeps one record per key after every update and
 delete of a bin (``processors.merge.mergers``, Hudi RFC-101 rules). This module turns the
 by-key properties into a ``KeyedMergeSpec`` and checks them, chooses the engine for a bin
-(local, spark, or auto from the offload thresholds), and runs the merge there: when Spark
-cannot merge the bin, the bin fails or, if the compute settings allow, is merged locally.
+(local, spark, or auto from the offload thresholds: ``OffloadPolicy``), and runs the merge
+there: when Spark cannot merge the bin, the bin fails or, if the policy allows, is merged
+locally.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from flowcore.errors import SparkJobError, SparkUnavailableError
+from flowcore.offload.policy import OffloadPolicy
 from flowcore.processor import ProcessContext, PropertyDescriptor, ValidationResult
-from flowcore.units import parse_data_size
 from processors.merge.bins import Bin
 from processors.merge.mergers.api import PartialUpdateMode, RecordMergeMode
 from processors.merge.mergers.custom import CustomMergerError, load_merger_class
@@ -174,15 +175,15 @@ class KeyedOutcome:
     fallback: str | None = None
 
 
-def engine_for(context: ProcessContext, target: Bin) -> MergeEngine:
+def offload_policy(context: ProcessContext) -> OffloadPolicy:
+    """The Merge Engine property with the engine's offload settings."""
+    engine = context.get_property(MERGE_ENGINE).as_str() or MergeEngine.AUTO
+    return OffloadPolicy.of(engine, context.compute.settings)
+
+
+def engine_for(policy: OffloadPolicy, target: Bin) -> MergeEngine:
     """``auto``: Spark from the offload thresholds (records or input bytes) up."""
-    choice = MergeEngine(context.get_property(MERGE_ENGINE).as_str() or MergeEngine.AUTO)
-    if choice is not MergeEngine.AUTO:
-        return choice
-    settings = context.compute.settings
-    min_records = int(settings.offload_min_records)
-    min_bytes = parse_data_size(settings.offload_min_bytes)
-    if target.record_count >= min_records or target.input_bytes >= min_bytes:
+    if policy.offloads(target.record_count, target.input_bytes):
         return MergeEngine.SPARK
     return MergeEngine.LOCAL
 
@@ -192,12 +193,13 @@ def merge_by_key(
 ) -> KeyedOutcome:
     """Merge the bin on the chosen engine; Spark errors fail it or fall back to local."""
     fallback: str | None = None
-    if engine_for(context, target) is MergeEngine.SPARK:
+    policy = offload_policy(context)
+    if engine_for(policy, target) is MergeEngine.SPARK:
         try:
             return KeyedOutcome(merged=merge_on_spark(context, target.parts, spec))
         except SPARK_ERRORS as exc:
             reason = exc.reason
-            if not context.compute.settings.fallback_to_local:
+            if not policy.fallback_to_local:
                 logger.error("Spark could not merge a bin: %s", reason)
                 return KeyedOutcome(failure=f"Spark: {reason}")
             logger.warning("Spark could not merge a bin (%s); merging locally", reason)

@@ -1,7 +1,7 @@
 """MergeRecord's configuration: its property descriptors, relationships and named values.
 
 The descriptors follow NiFi's MergeRecord (names, defaults, validators), then the
-merging-by-key ones (issue 6). Also here: the allowable values and completion reasons the
+merging-by-key ones. Also here: the allowable values and completion reasons the
 processor compares against, the attribute names it reads and writes, and NiFi's
 ``Integer.parseInt``-style validation, which the bins reuse for ``fragment.count``.
 """
@@ -161,7 +161,7 @@ MAX_BIN_COUNT = PropertyDescriptor(
     validators=(_java_positive_integer,),
 )
 
-# -- merging by key (issue 6) -------------------------------------------------------------
+# -- merging by key -----------------------------------------------------------------------
 
 RECORD_KEY_FIELDS = PropertyDescriptor(
     name="Record Key Field(s)",

@@ -1,4 +1,4 @@
-"""EnforceOrder: restore the order of FlowFiles within a group (issue 4).
+"""EnforceOrder: restore the order of FlowFiles within a group.
 
 Importing this package registers ``EnforceOrder`` and the demo source ``ShuffledSequence``.
 """

@@ -1,4 +1,4 @@
-"""The record layer: readers and writers on Arrow, as controller services (issue 3).
+"""The record layer: readers and writers on Arrow, as controller services.
 
 Importing this package registers CSVReader, CSVRecordSetWriter, JsonTreeReader,
 JsonRecordSetWriter, ParquetReader, ParquetRecordSetWriter, AvroReader and

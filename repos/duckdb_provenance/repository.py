@@ -30,6 +30,7 @@ import duckdb
 
 from flowcore.clock import Clock
 from flowcore.model.provenance import ProvenanceEvent
+from flowcore.repository.lineage import LineageEvent, build_graph, collect_lineage
 from flowcore.repository.provenance import (
     LineageGraph,
     ProvenanceJournal,
@@ -41,7 +42,6 @@ from flowcore.units import parse_data_size, parse_time_period_ms
 from repos.duckdb_provenance.age_off import age_off_by_size, age_off_by_time
 from repos.duckdb_provenance.identity import DuckDbIdentity, open_store
 from repos.duckdb_provenance.indexing import IndexingPlan, IndexRun
-from repos.duckdb_provenance.lineage import LineageEvent, build_graph, collect_lineage
 from repos.duckdb_provenance.query import compile_search
 from repos.duckdb_provenance.rows import event_from_row
 from repos.duckdb_provenance.schema import (

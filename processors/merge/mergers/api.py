@@ -1,8 +1,8 @@
 """The record merger API, after Hudi RFC-101: a merger takes two BufferedRecords, gives one.
 
-Rules: ``shared/spec/merge-semantics.md`` section 2. A merger never answers "nothing": a key
-that must disappear comes back as a record whose operation is DELETE (data kept where there
-is some, ordering value set). See ``docs/record-mergers.md``.
+A merger never answers "nothing": a key that must disappear comes back as a record whose
+operation is DELETE (data kept where there is some, ordering value set). The rules are in
+``docs/record-mergers.md``.
 """
 
 from __future__ import annotations

@@ -42,7 +42,9 @@ def runner_factory(tmp_path: Any) -> Iterator[Callable[..., TestRunner]]:
         config = EngineSettings.model_validate(
             {"data_dir": tmp_path / f"r{len(runners)}", **settings}
         )
-        runner = TestRunner(Scripted(trigger), settings=config)
+        # Session semantics are tested on the durable repositories: full maps, full
+        # disks and damaged files are theirs.
+        runner = TestRunner(Scripted(trigger), settings=config, repositories="durable")
         runners.append(runner)
         return runner
 

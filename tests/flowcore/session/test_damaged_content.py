@@ -92,7 +92,9 @@ def test_without_a_failure_relationship_damaged_content_is_dropped_with_the_reas
 ) -> None:
     from flowcore.settings import EngineSettings
 
-    runner = TestRunner(OnlySuccess(), settings=EngineSettings(data_dir=tmp_path / "data"))
+    runner = TestRunner(
+        OnlySuccess(), settings=EngineSettings(data_dir=tmp_path / "data"), repositories="durable"
+    )
     try:
         damaged = runner.enqueue("garbled")
         garble(runner, damaged.flowfile)

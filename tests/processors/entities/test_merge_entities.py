@@ -6,7 +6,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -31,7 +31,9 @@ RELATIONSHIPS = ["merged", "original", "failure"]
 
 
 def seed_runner(data_dir: Path | None = None) -> TestRunner:
-    runner = TestRunner("MergeEntities", data_dir=data_dir)
+    """A seeded runner; one on ``data_dir`` is durable, so that a second one is a restart."""
+    repositories: Literal["memory", "durable"] = "memory" if data_dir is None else "durable"
+    runner = TestRunner("MergeEntities", data_dir=data_dir, repositories=repositories)
     runner.set_property("Datasets", SEED_DATASETS)
     runner.set_property("Equality", SEED_EQUALITY)
     return runner

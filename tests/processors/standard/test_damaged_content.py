@@ -1,6 +1,7 @@
 """Standard processors meeting damaged content: nothing wrong is written or passed on.
 
-One byte of a claim file is garbled on disk between the write and the processor's read.
+One byte of a claim file is garbled on disk between the write and the processor's read,
+so these runners use the durable repositories.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def test_put_file_writes_nothing_and_routes_to_failure_with_both_reasons(
     make_runner: RunnerFactory, tmp_path: Path, size: int
 ) -> None:
     outbox = tmp_path / "out"
-    runner = make_runner("PutFile", properties={"Directory": str(outbox)})
+    runner = make_runner("PutFile", repositories="durable", properties={"Directory": str(outbox)})
     damaged = runner.enqueue(b"d" * size, {"filename": "damaged.bin"})
     garble(runner, damaged.flowfile, size - 1)
     runner.run()
@@ -51,7 +52,7 @@ def test_put_file_writes_nothing_and_routes_to_failure_with_both_reasons(
 def test_split_text_sends_the_damaged_original_to_failure_and_no_split(
     make_runner: RunnerFactory,
 ) -> None:
-    runner = make_runner("SplitText", properties={"Line Split Count": "1"})
+    runner = make_runner("SplitText", repositories="durable", properties={"Line Split Count": "1"})
     damaged = runner.enqueue("first\nsecond\nthird\n")
     garble(runner, damaged.flowfile, 8)
     with pytest.raises(ContentCorruptedError):
@@ -66,7 +67,11 @@ def test_split_text_sends_the_damaged_original_to_failure_and_no_split(
 def test_log_attribute_has_no_failure_so_the_flowfile_is_dropped_with_the_reason(
     make_runner: RunnerFactory,
 ) -> None:
-    runner = make_runner("LogAttribute", properties={"Log Payload": "true", "Log Level": "error"})
+    runner = make_runner(
+        "LogAttribute",
+        repositories="durable",
+        properties={"Log Payload": "true", "Log Level": "error"},
+    )
     damaged = runner.enqueue("payload")
     garble(runner, damaged.flowfile, 0)
     with pytest.raises(ContentCorruptedError):

@@ -69,13 +69,13 @@ def test_list_file_state_survives_restart(tmp_path: Path) -> None:
     source = tmp_path / "in"
     _file(source / "a.txt", "a", 1_000)
     settings = EngineSettings(data_dir=tmp_path / "data")
-    runner = TestRunner("ListFile", settings=settings)
+    runner = TestRunner("ListFile", settings=settings, repositories="durable")
     runner.set_property("Input Directory", str(source))
     runner.run()
     listed = runner.get_flowfiles_for_relationship("success")
     assert len(listed) == 1
     runner.close()
-    again = TestRunner("ListFile", settings=settings)
+    again = TestRunner("ListFile", settings=settings, repositories="durable")
     assert again.state["listing.timestamp"] == "1000000"
     again.set_property("Input Directory", str(source))
     again.run()

@@ -329,7 +329,9 @@ def test_min_greater_than_max_is_invalid(make_runner: RunnerFactory) -> None:
 
 
 def test_damaged_content_fails_alone_and_nothing_is_merged(make_runner: RunnerFactory) -> None:
-    runner = _merge(make_runner)
+    runner = make_runner(  # the claim is garbled on disk
+        "MergeContent", properties={"Max Bin Age": "1 sec"}, repositories="durable"
+    )
     runner.enqueue("good")
     damaged = runner.enqueue("bad content here")
     claim = damaged.flowfile.claim

@@ -212,14 +212,14 @@ def test_store_state_counts_across_flowfiles_and_triggers(make_runner: RunnerFac
 
 def test_store_state_survives_a_restart(tmp_path: Path) -> None:
     settings = EngineSettings(data_dir=tmp_path / "node")
-    first = TestRunner("UpdateAttribute", settings=settings)
+    first = TestRunner("UpdateAttribute", settings=settings, repositories="durable")
     _counter(first)
     first.enqueue("", {"amount": "2"})
     first.enqueue("", {"amount": "3"})
     first.run()
     first.close()
 
-    second = TestRunner("UpdateAttribute", settings=settings)
+    second = TestRunner("UpdateAttribute", settings=settings, repositories="durable")
     try:
         _counter(second)
         assert second.state == {"count": "2", "sum": "5"}

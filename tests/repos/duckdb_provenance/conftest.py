@@ -1,4 +1,5 @@
-"""Fixtures for the provenance repository contract tests.
+"""Fixtures for the DuckDB provenance repository's own tests (the contract every
+provenance repository keeps is in ``tests/flowcore/repository/``).
 
 The repository reads events from a ``ProvenanceJournal``. Every test runs against each
 journal in ``JOURNALS``: a small in-memory one and the real journal of the LMDB FlowFile
@@ -68,6 +69,9 @@ class MemoryJournal:
     def size(self) -> int:
         with self._lock:
             return len(self._events)
+
+    def journal_size(self) -> int:
+        return self.size()
 
 
 class FlowFileRepositoryJournal:

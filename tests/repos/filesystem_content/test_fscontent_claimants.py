@@ -26,47 +26,6 @@ def frozen_claim(repo: Any, fill: int = 60 * KB) -> Any:
     return repo.write(b"F" * fill)
 
 
-def test_claimant_count_arithmetic(content_repo_factory: Any) -> None:
-    repo = content_repo_factory()
-    claim = frozen_claim(repo)
-    resource = claim.resource
-
-    assert repo.claimant_count(resource) == 1
-    assert repo.increment(resource) == 2  # a clone
-    assert repo.increment(resource, 3) == 5  # clones to several connections
-    assert repo.decrement(resource) == 4
-    assert repo.decrement(resource, 3) == 1
-    assert repo.take_release_candidates() == []
-    assert repo.decrement(resource) == 0
-    assert repo.claimant_count(resource) == 0
-    assert repo.take_release_candidates() == [resource]
-    assert repo.take_release_candidates() == []  # handed over once
-    with pytest.raises(ValueError):
-        repo.increment(resource, -1)
-    with pytest.raises(ValueError):
-        repo.decrement(resource, -1)
-
-
-def test_create_then_rollback_and_clone_then_rollback(content_repo_factory: Any) -> None:
-    repo = content_repo_factory()
-    created = frozen_claim(repo)  # create + write, then the session rolls back:
-    assert repo.decrement(created.resource) == 0
-    assert repo.take_release_candidates() == [created.resource]
-
-    kept = frozen_claim(repo)
-    repo.increment(kept.resource)  # clone ...
-    assert repo.decrement(kept.resource) == 1  # ... rolled back: the original remains
-    assert repo.take_release_candidates() == []
-
-
-def test_decrement_below_zero_is_clamped(content_repo_factory: Any) -> None:
-    repo = content_repo_factory()
-    claim = frozen_claim(repo)
-    assert repo.decrement(claim.resource, 2) == 0
-    assert repo.claimant_count(claim.resource) == 0
-    assert repo.increment(claim.resource) == 1
-
-
 def test_writable_claim_at_zero_is_a_candidate_only_once_frozen(
     content_repo_factory: Any,
 ) -> None:

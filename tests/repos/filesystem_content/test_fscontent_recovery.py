@@ -89,18 +89,6 @@ def test_claims_are_never_appended_to_after_restart(content_repo_factory: Any) -
     assert after.read(archived) == b"a" * (60 * KB)
 
 
-def test_recover_keeps_only_referenced_claims_at_their_counts(content_repo_factory: Any) -> None:
-    before = content_repo_factory()
-    a = before.write(b"a" * (60 * KB))
-    b = before.write(b"b" * (60 * KB))
-    after = content_repo_factory()
-    assert after.recover({a.resource: 3, b.resource: 0}) == 1
-    assert after.claimant_count(a.resource) == 3
-    assert after.claimant_count(b.resource) == 0
-    assert after.decrement(a.resource, 3) == 0
-    assert after.take_release_candidates() == [a.resource]  # old claims are frozen
-
-
 def test_torn_file_raises_content_not_found(content_repo_factory: Any) -> None:
     repo = content_repo_factory()
     first = repo.write(b"1" * 100)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import array
 import itertools
 import os
 import random
@@ -13,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from flowcore.errors import RepositoryError
 from flowcore.model.flowfile import ContentClaim, ResourceClaim
 
 KB = 1024
@@ -33,31 +31,6 @@ def test_write_read_round_trip(content_repo_factory: Any) -> None:
     assert repo.exists(claim)
     assert repo.claimant_count(claim.resource) == 1
     assert live_path(content_repo_factory, claim.resource).read_bytes() == b"hello, flowcore"
-
-
-def test_writer_streams_chunks_and_accepts_any_buffer(content_repo_factory: Any) -> None:
-    repo = content_repo_factory()
-    ints = array.array("i", range(1000))
-    writer = repo.create_writer()
-    writer.write(b"head:")
-    writer.write(bytearray(b"middle:"))
-    writer.write(memoryview(ints))
-    writer.write(b"")
-    assert writer.bytes_written == 5 + 7 + ints.itemsize * 1000
-    claim = writer.close()
-
-    assert claim.length == writer.bytes_written
-    assert repo.read(claim) == b"head:middle:" + ints.tobytes()
-    assert repo.claimant_count(claim.resource) == 1
-
-
-def test_empty_content_is_a_zero_length_claim(content_repo_factory: Any) -> None:
-    repo = content_repo_factory()
-    claim = repo.create_writer().close()
-    assert claim.length == 0
-    assert repo.read(claim) == b""
-    assert repo.exists(claim)
-    assert repo.claimant_count(claim.resource) == 1
 
 
 def test_small_contents_share_a_file_until_the_appendable_size(content_repo_factory: Any) -> None:
@@ -126,20 +99,6 @@ def test_read_ranges(content_repo_factory: Any) -> None:
     for offset, length in ((-1, 2), (0, 27), (27, -1), (20, 7), (3, -2)):
         with pytest.raises(ValueError, match="outside content claim"):
             repo.read(claim, offset, length)
-
-
-def test_two_open_writers_never_share_a_claim(content_repo_factory: Any) -> None:
-    repo = content_repo_factory(max_appendable_size="1 MB")
-    first, second = repo.create_writer(), repo.create_writer()
-    chunk = 70 * KB  # above the writer's buffer, so each goes to the OS at once
-    for _ in range(3):
-        first.write(b"1" * chunk)
-        second.write(b"2" * chunk)
-    one, two = first.close(), second.close()
-
-    assert one.resource != two.resource
-    assert repo.read(one) == b"1" * (3 * chunk)
-    assert repo.read(two) == b"2" * (3 * chunk)
 
 
 def test_concurrent_writers_never_interleave(content_repo_factory: Any) -> None:
@@ -229,19 +188,3 @@ def test_open_append_handles_are_bounded(content_repo_factory: Any, tmp_path: Pa
     assert claims[2].resource not in later
     assert later & {claims[0].resource, claims[1].resource}  # pooled claims take appends
     assert frozen.stat().st_size == 70 * KB
-
-
-def test_closed_writer_and_repository_refuse_work(content_repo_factory: Any) -> None:
-    repo = content_repo_factory()
-    writer = repo.create_writer()
-    writer.write(b"abc")
-    writer.close()
-    with pytest.raises(RepositoryError, match="closed"):
-        writer.write(b"more")
-    with pytest.raises(RepositoryError, match="closed"):
-        writer.close()
-    writer.abort()  # harmless after close
-
-    repo.close()
-    with pytest.raises(RepositoryError, match="closed"):
-        repo.write(b"late")

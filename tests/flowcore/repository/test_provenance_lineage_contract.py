@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from flowcore.repository import LineageGraph, LineageLink, LineageNode
-from repos.duckdb_provenance.lineage import LineageEvent, build_graph
+from flowcore.repository.lineage import LineageEvent, build_graph
 
 T0 = 1_700_000_000_000
 

@@ -1,4 +1,4 @@
-"""The FlowFile repository contract, run against every implementation."""
+"""The FlowFile repository contract, run against the LMDB repository and the in-memory twin."""
 
 from __future__ import annotations
 
@@ -6,34 +6,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
-from flowcore.clock import ManualClock
-from flowcore.errors import CommitFailedError, RepositoryFullError
 from flowcore.model import ContentClaim, FlowFile, ProvenanceEvent, ResourceClaim
 from flowcore.repository import FlowFileRepository, QueuedFlowFile, RepositoryUpdate, SwapOut
 from flowcore.repository.flowfile import MAX_KEYED_STATE_KEY
-from flowcore.repository.registry import load_repository_class
-from flowcore.settings import EngineSettings
 
-IMPLEMENTATIONS = ["lmdb"]
 RepoFactory = Callable[..., FlowFileRepository]
-
-
-@pytest.fixture(params=IMPLEMENTATIONS)
-def repo_factory(
-    request: pytest.FixtureRequest, settings_factory: Any, closing: Any
-) -> RepoFactory:
-    def build(**overrides: Any) -> FlowFileRepository:
-        settings: EngineSettings = settings_factory(
-            flowfile_repository={"implementation": request.param, **overrides.pop("ff", {})},
-            **overrides,
-        )
-        cls = load_repository_class(request.param)
-        repo: FlowFileRepository = cls(settings, ManualClock())
-        return closing(repo)
-
-    return build
 
 
 def flowfile(ident: int, claim: ContentClaim | None = None, **attrs: str) -> FlowFile:
@@ -162,64 +139,6 @@ def test_swap_out_and_in_round_trip_with_summaries(repo_factory: RepoFactory) ->
     assert len(after.queues["q"]) == 5 and not after.swapped
 
 
-def test_map_full_fails_the_commit_and_writes_nothing(repo_factory: RepoFactory) -> None:
-    repo = repo_factory(ff={"map_size": "1 MB", "max_map_size": "1 MB"})
-    repo.commit(RepositoryUpdate(puts=[QueuedFlowFile("q", 0, flowfile(1))]))
-    big = [QueuedFlowFile("q", i, flowfile(i, pad="x" * 2000)) for i in range(2, 2000)]
-    with pytest.raises(RepositoryFullError, match=r"flowfile_repository\.max_map_size") as info:
-        repo.commit(RepositoryUpdate(puts=big, events=[event("e")]))
-    assert (info.value.repository, info.value.setting) == (
-        "FlowFile",
-        "flowfile_repository.max_map_size",
-    )
-    state = repo.recover()
-    assert [r.flowfile.id for r in state.queues["q"]] == [1]
-    assert repo.journal_size() == 0
-    assert list(repo.commit(RepositoryUpdate(events=[event("ok")])).event_ids) == [0]
-
-
-def test_a_full_map_grows_on_its_own_up_to_the_maximum(repo_factory: RepoFactory) -> None:
-    repo = repo_factory(ff={"map_size": "1 MB", "max_map_size": "64 MB"})
-    big = [QueuedFlowFile("q", i, flowfile(i, pad="x" * 2000)) for i in range(2000)]
-    repo.commit(RepositoryUpdate(puts=big))  # ~4 MB: more than the map it opened with
-    assert len(reopen(repo, repo_factory).recover().queues["q"]) == 2000
-
-
-def fill_until_full(repo: FlowFileRepository) -> int:
-    """Commit FlowFiles until not even a small one fits; returns how many it holds."""
-    ident = 0
-    for size, pad in ((50, 1000), (10, 100), (1, 0)):
-        while True:
-            batch = [
-                QueuedFlowFile("q", i, flowfile(i, pad="x" * pad))
-                for i in range(ident, ident + size)
-            ]
-            try:
-                repo.commit(RepositoryUpdate(puts=batch))
-            except RepositoryFullError:
-                break
-            ident += size
-    return ident
-
-
-def test_removals_succeed_when_the_map_is_full(repo_factory: RepoFactory) -> None:
-    repo = repo_factory(
-        ff={"map_size": "1 MB", "max_map_size": "2 MB", "removal_reserve": "256 KB"}
-    )
-    held = fill_until_full(repo)
-    assert held > 0
-    # Removal-only commits (with their DROP events) use the reserve, one at a time.
-    for start in range(0, held, 100):
-        repo.commit(
-            RepositoryUpdate(
-                deletes=list(range(start, min(start + 100, held))), events=[event("drop")]
-            )
-        )
-    assert repo.recover().queues == {}
-    # The room the removals freed takes new FlowFiles again.
-    repo.commit(RepositoryUpdate(puts=[QueuedFlowFile("q", 0, flowfile(1))]))
-
-
 def test_concurrent_commits_share_transactions_without_losing_any(
     repo_factory: RepoFactory,
 ) -> None:
@@ -296,25 +215,3 @@ def test_keyed_state_takes_the_longest_keys_under_any_processor_name(
     repo.commit(RepositoryUpdate(keyed_state={long_name: {longest: None}}))
     assert repo.load_keyed(long_name, [longest]) == {}
     assert repo.load_keyed(other, [longest]) == {longest: b"2"}
-
-
-def test_keyed_state_of_a_failed_commit_is_not_written(repo_factory: RepoFactory) -> None:
-    repo = repo_factory(ff={"map_size": "1 MB", "max_map_size": "1 MB"})
-    values = {f"k{i:05}".encode(): b"v" * 2000 for i in range(2000)}
-    with pytest.raises(CommitFailedError, match="full"):
-        repo.commit(RepositoryUpdate(keyed_state={"proc": values}))
-    assert repo.scan_keyed("proc", b"", None, 10) == []
-
-
-def test_a_full_disk_under_the_repository_is_a_full_error(
-    repo_factory: RepoFactory, small_disk: Any
-) -> None:
-    disk = small_disk("512k")
-    repo = repo_factory(data_dir=disk, ff={"map_size": "64 MB"})
-    repo.commit(RepositoryUpdate(puts=[QueuedFlowFile("q", 0, flowfile(0))]))
-    big = [QueuedFlowFile("q", i, flowfile(i, pad="x" * 2000)) for i in range(1, 1000)]
-    with pytest.raises(RepositoryFullError, match="free space under") as raised:
-        repo.commit(RepositoryUpdate(puts=big, events=[event("e")]))
-    assert raised.value.repository == "FlowFile"
-    assert [r.flowfile.id for r in repo.recover().queues["q"]] == [0]  # nothing half-written
-    assert repo.journal_size() == 0
