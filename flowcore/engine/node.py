@@ -727,7 +727,7 @@ class Node:
         if self._closed:
             return
         self._closed = True
-        _close_quietly([self.provenance, self.content, self.flowfiles])
+        self.repositories.close()
         self._detach_bulletins()
 
 
