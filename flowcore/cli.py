@@ -691,7 +691,9 @@ def status(data_dir: DataDir = None, output: OutputOption = Output.text) -> None
     console.print(table)
     console.print(f"provenance events: {events} (latest id {latest})")
     if pending:
-        console.print(f"{pending} events not yet indexed (the next run indexes them)")
+        console.print(
+            f"{pending} events not yet indexed (a run or a provenance query indexes them)"
+        )
 
 
 def _time(ms: int) -> str:

@@ -340,7 +340,6 @@ def test_processor_state_survives_restart(settings: EngineSettings, clock: Manua
     try:
         DeterministicScheduler(node).run_until_idle()
         binding = node.processors["count"].binding
-        assert binding is not None
         assert binding.state.values == {"next": "3"}
     finally:
         node.close()
@@ -348,7 +347,6 @@ def test_processor_state_survives_restart(settings: EngineSettings, clock: Manua
     node = open_node(settings, counter_flow(), clock)
     try:
         binding = node.processors["count"].binding
-        assert binding is not None
         assert binding.state.values == {"next": "3"}
         assert node.flowfiles.load_state("count") == {"next": "3"}
         DeterministicScheduler(node).run_until_idle()
