@@ -548,11 +548,11 @@ class _NodeCollector(Collector):
             "1 when back pressure is engaged on the connection",
             labels=["connection"],
         )
-        for name, connection in node.connections.items():
-            snap = connection.queue.snapshot()
-            count.add_metric([name], snap.count)
-            size.add_metric([name], snap.total_bytes)
-            pressure.add_metric([name], 1 if snap.back_pressure else 0)
+        view = node.status_view
+        for connection in view.connections():
+            count.add_metric([connection.name], connection.queued)
+            size.add_metric([connection.name], connection.bytes)
+            pressure.add_metric([connection.name], 1 if connection.back_pressure else 0)
         yield from (count, size, pressure)
         families = {
             key: GaugeMetricFamily(
@@ -565,28 +565,29 @@ class _NodeCollector(Collector):
         running = GaugeMetricFamily(
             "flowcore_processor_running", "1 when the processor is RUNNING", labels=["processor"]
         )
-        for name, processor in node.processors.items():
-            stats = processor.binding.stats if processor.binding is not None else None
+        for processor in view.processors():
             values = {
-                "flowfiles_in": stats.flowfiles_in if stats else 0,
-                "flowfiles_out": stats.flowfiles_out if stats else 0,
-                "bytes_in": stats.bytes_in if stats else 0,
-                "bytes_out": stats.bytes_out if stats else 0,
+                "flowfiles_in": processor.flowfiles_in,
+                "flowfiles_out": processor.flowfiles_out,
+                "bytes_in": processor.bytes_in,
+                "bytes_out": processor.bytes_out,
                 "runs": processor.runs,
             }
             for key, family in families.items():
-                family.add_metric([name], values[key])
-            running.add_metric([name], 1 if processor.run_state is RunState.RUNNING else 0)
+                family.add_metric([processor.name], values[key])
+            running.add_metric(
+                [processor.name], 1 if processor.run_state is RunState.RUNNING else 0
+            )
         yield from families.values()
         yield running
         lag = GaugeMetricFamily(
             "flowcore_provenance_index_lag_events",
             "Provenance events journaled but not yet indexed (queryable)",
         )
-        try:
-            lag.add_metric([], node.flowfiles.journal_size())
-        except Exception:  # a closed repository: report nothing rather than fail the scrape
+        provenance = view.provenance()
+        if provenance is None:  # a closed repository: report nothing rather than fail
             return
+        lag.add_metric([], provenance.not_indexed)
         yield lag
 
 
@@ -784,19 +785,20 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
 
     # -- flow -----------------------------------------------------------------------------
 
+    view = node.status_view
+
     def processor_status(name: str) -> ProcessorStatus:
-        processor = node.processors[name]
-        stats = processor.binding.stats if processor.binding is not None else None
+        processor = view.processor(name)
         return ProcessorStatus(
             name=name,
-            type=processor.type_name,
+            type=processor.type,
             run_state=processor.run_state.value,
             runs=processor.runs,
-            flowfiles_in=stats.flowfiles_in if stats else 0,
-            bytes_in=stats.bytes_in if stats else 0,
-            flowfiles_out=stats.flowfiles_out if stats else 0,
-            bytes_out=stats.bytes_out if stats else 0,
-            commits=stats.commits if stats else 0,
+            flowfiles_in=processor.flowfiles_in,
+            bytes_in=processor.bytes_in,
+            flowfiles_out=processor.flowfiles_out,
+            bytes_out=processor.bytes_out,
+            commits=processor.commits,
             last_errors=[
                 ProcessorError(time=e.time_ms, message=e.message) for e in processor.errors
             ],
@@ -810,24 +812,22 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         responses=auth_errors,
     )
     def get_flow() -> FlowStatus:
-        connections = []
-        for name, connection in node.connections.items():
-            snap = connection.queue.snapshot()
-            connections.append(
-                ConnectionStatus(
-                    name=name,
-                    source=connection.source,
-                    destination=connection.destination,
-                    relationships=list(connection.relationships),
-                    queued_count=snap.count,
-                    queued_bytes=snap.total_bytes,
-                    swapped=snap.swapped,
-                    in_flight=snap.in_flight,
-                    back_pressure=snap.back_pressure,
-                )
+        connections = [
+            ConnectionStatus(
+                name=c.name,
+                source=c.source,
+                destination=c.destination,
+                relationships=list(c.relationships),
+                queued_count=c.queued,
+                queued_bytes=c.bytes,
+                swapped=c.swapped,
+                in_flight=c.in_flight,
+                back_pressure=c.back_pressure,
             )
+            for c in view.connections()
+        ]
         return FlowStatus(
-            input_ports=list(node.input_ports),
+            input_ports=[port.name for port in view.input_ports()],
             processors=[processor_status(name) for name in node.processors],
             connections=connections,
         )
@@ -858,7 +858,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         tags=["flowfiles"],
         responses={**auth_errors, **_errors(404), **_unavailable()},
     )
-    def get_flowfile(uuid: str) -> FlowFileInfo:
+    def get_flowfile(uuid: str, wait_for_index: WaitForIndex = False) -> FlowFileInfo:
         found = node.locate(uuid)
         if found is not None:
             flowfile = found.flowfile
@@ -873,10 +873,11 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
                 lineage_start_date=flowfile.lineage_start_date,
                 penalized=flowfile.penalty_expiration > node.clock.now_ms(),
             )
-        node.index_provenance()
+        if wait_for_index:
+            node.index_provenance()
         events = node.provenance.search(ProvenanceQuery(flowfile_uuid=uuid, limit=1))
         if not events:
-            raise HTTPException(404, f"no FlowFile with uuid '{uuid}'")
+            raise HTTPException(404, f"no FlowFile with uuid '{uuid}'{not_indexed_note()}")
         last = events[0]
         return FlowFileInfo(
             uuid=uuid,
@@ -905,12 +906,12 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         if connection is None:
             raise HTTPException(404, f"no connection named '{name}'")
         records = connection.queue.listing()
-        snap = connection.queue.snapshot()
+        swapped = view.connection(name).swapped
         page = records[offset : offset + limit]
         return QueueListing(
             connection=name,
             total=len(records),
-            swapped=snap.swapped,
+            swapped=swapped,
             offset=offset,
             limit=limit,
             flowfiles=[
@@ -997,15 +998,23 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
             events=[event_model(e) for e in events], next_cursor=next_cursor
         )
 
+    def not_indexed_note() -> str:
+        """What a miss may be owed to: events journaled and not yet indexed (a GET reads
+        what is indexed and never indexes unless asked to with ``wait_for_index``)."""
+        provenance = view.provenance()
+        if provenance is None or provenance.not_indexed == 0:
+            return ""
+        return (
+            f" ({provenance.not_indexed} provenance events are not yet indexed; "
+            "ask with wait_for_index=true to index them first)"
+        )
+
     def _event(event_id: int, wait: bool) -> ProvenanceEvent:
         if wait:
             node.index_provenance()
         event = node.provenance.get_event(event_id)
-        if event is None and not wait:
-            node.index_provenance()  # a just-written event may still be in the journal
-            event = node.provenance.get_event(event_id)
         if event is None:
-            raise HTTPException(404, f"no provenance event with id {event_id}")
+            raise HTTPException(404, f"no provenance event with id {event_id}{not_indexed_note()}")
         return event
 
     def _available(ref: ContentRef | None) -> bool:
@@ -1025,8 +1034,8 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         model.output_content_available = _available(event.current_content)
         return model
 
-    def _content(event_id: int, which: Literal["input", "output"]) -> Response:
-        event = _event(event_id, False)
+    def _content(event_id: int, which: Literal["input", "output"], wait: bool) -> Response:
+        event = _event(event_id, wait)
         ref = event.previous_content if which == "input" else event.current_content
         if ref is None:
             raise HTTPException(404, f"event {event_id} has no {which} content")
@@ -1066,8 +1075,8 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         tags=["provenance"],
         responses=content_responses,
     )
-    def get_input_content(event_id: EventId) -> Response:
-        return _content(event_id, "input")
+    def get_input_content(event_id: EventId, wait_for_index: WaitForIndex = False) -> Response:
+        return _content(event_id, "input", wait_for_index)
 
     @app.get(
         f"{API}/provenance/events/{{event_id}}/content/output",
@@ -1076,8 +1085,8 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
         tags=["provenance"],
         responses=content_responses,
     )
-    def get_output_content(event_id: EventId) -> Response:
-        return _content(event_id, "output")
+    def get_output_content(event_id: EventId, wait_for_index: WaitForIndex = False) -> Response:
+        return _content(event_id, "output", wait_for_index)
 
     @app.post(
         f"{API}/provenance/events/{{event_id}}/replay",
@@ -1108,7 +1117,9 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
             node.index_provenance()
         graph = node.provenance.lineage(uuid)
         if not graph.nodes:
-            raise HTTPException(404, f"no provenance events for FlowFile '{uuid}'")
+            raise HTTPException(
+                404, f"no provenance events for FlowFile '{uuid}'{not_indexed_note()}"
+            )
         reasons = merge_reasons(node.provenance, graph)
         return LineageResult(
             nodes=[

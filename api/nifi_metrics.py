@@ -12,13 +12,11 @@ last five minutes (a rolling window kept here from the commits, on the node's cl
 
 from __future__ import annotations
 
-import shutil
 import socket
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from prometheus_client import CollectorRegistry
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -234,10 +232,10 @@ class NiFiCollector(Collector):
                 "nifi_amount_threads_active", "Total number of threads active for the component", c
             ),
         }
-        bindings = [
-            ("Processor", name, processor.active_tasks)
-            for name, processor in node.processors.items()
-        ] + [("InputPort", name, 0) for name in node.input_ports]
+        view = node.status_view
+        bindings = [("Processor", p.name, p.active_tasks) for p in view.processors()] + [
+            ("InputPort", port.name, 0) for port in view.input_ports()
+        ]
         for component_type, name, active in bindings:
             window, totals = self._tracker.component(name, now)
             labels = [self._instance, component_type, name, name, ROOT_GROUP_ID]
@@ -301,9 +299,8 @@ class NiFiCollector(Collector):
         )
         group_count = 0
         group_bytes = 0
-        for name, connection in node.connections.items():
-            snap = connection.queue.snapshot()
-            limits = connection.queue.back_pressure
+        for connection in node.status_view.connections():
+            name = connection.name
             destination = connection.destination or ""
             labels = [
                 self._instance,
@@ -316,52 +313,43 @@ class NiFiCollector(Collector):
                 destination,
                 destination,
             ]
-            window = self._tracker.connection(connection.queue.name, now)
-            queued.add_metric(labels, snap.count)
-            queued_bytes.add_metric(labels, snap.total_bytes)
+            window = self._tracker.connection(name, now)
+            queued.add_metric(labels, connection.queued)
+            queued_bytes.add_metric(labels, connection.bytes)
             shared["items_input"].add_metric(labels, window["flowfiles_in"])
             shared["items_output"].add_metric(labels, window["flowfiles_out"])
             shared["size_input"].add_metric(labels, window["bytes_in"])
             shared["size_output"].add_metric(labels, window["bytes_out"])
-            objects.add_metric(labels, limits.object_threshold)
-            data_size.add_metric(labels, limits.data_size_threshold)
-            enabled.add_metric(labels, 1 if snap.back_pressure else 0)
-            used_bytes.add_metric(labels, _percent(snap.total_bytes, limits.data_size_threshold))
-            used_count.add_metric(labels, _percent(snap.count, limits.object_threshold))
-            group_count += snap.count
-            group_bytes += snap.total_bytes
+            objects.add_metric(labels, connection.object_threshold)
+            data_size.add_metric(labels, connection.data_size_threshold)
+            enabled.add_metric(labels, 1 if connection.back_pressure else 0)
+            used_bytes.add_metric(
+                labels, _percent(connection.bytes, connection.data_size_threshold)
+            )
+            used_count.add_metric(labels, _percent(connection.queued, connection.object_threshold))
+            group_count += connection.queued
+            group_bytes += connection.bytes
         group = [self._instance, "RootProcessGroup", ROOT_GROUP_ID, ROOT_GROUP_ID, ""]
         queued.add_metric([*group, "", "", "", ""], group_count)
         queued_bytes.add_metric([*group, "", "", "", ""], group_bytes)
         yield from (queued, queued_bytes, objects, data_size, enabled, used_bytes, used_count)
 
     def _repositories(self) -> Iterator[Metric]:
-        settings = self._node.settings
-        repositories: list[tuple[str, str, Path]] = [
-            ("flow_file", "flowFileRepository", settings.flowfile_repository_dir),
-            ("provenance", "provenanceRepository", settings.provenance_dir),
-        ]
-        repositories += [
-            ("content", container.name, container) for container in settings.content_containers
-        ]
         families: dict[str, GaugeMetricFamily] = {}
-        for kind, identifier, directory in repositories:
-            try:
-                usage = shutil.disk_usage(directory)
-            except OSError:  # not created yet or gone: nothing to report for it
-                continue
+        for usage in self._node.status_view.repositories():
+            identifier = usage.identifier
             labels = [self._instance, "Repository", identifier, identifier, "", identifier]
             for measure, value in (
                 ("free", usage.free),
                 ("total", usage.total),
-                ("used", usage.total - usage.free),
+                ("used", usage.used),
             ):
-                name = f"nifi_{kind}_repo_{measure}_space_bytes"
+                name = f"nifi_{usage.kind}_repo_{measure}_space_bytes"
                 family = families.get(name)
                 if family is None:
                     family = families[name] = _gauge(
                         name,
-                        f"The {measure} space of the {kind.replace('_', ' ')} repository",
+                        f"The {measure} space of the {usage.kind.replace('_', ' ')} repository",
                         REPOSITORY_LABELS,
                     )
                 family.add_metric(labels, value)

@@ -105,7 +105,6 @@ def run_ours(
                 ],
             )
         enforce = node.processors["enforce"]
-        assert enforce.binding is not None
         stats = enforce.binding.stats
         batches: list[int] = []
         last, commits = stats.flowfiles_in, stats.commits

@@ -37,6 +37,7 @@ from flowcore.engine.bulletins import BULLETIN_FILE, read_bulletins
 from flowcore.engine.node import Node
 from flowcore.engine.repositories import open_repositories
 from flowcore.engine.scheduler import DeterministicScheduler, RunSummary, ThreadedScheduler
+from flowcore.engine.status import ConnectionStatus, ProvenanceStatus
 from flowcore.errors import (
     ConfigurationError,
     FlowCoreError,
@@ -423,12 +424,11 @@ class RunReport:
     ) -> None:
         self.summary = summary
         self.timeout = timeout
-        for name, connection in self.node.connections.items():
-            snap = connection.queue.snapshot()
-            if FAILURE_RELATIONSHIP in connection.relationships and snap.count:
-                self.failures[name] = snap.count
-            if snap.penalized:
-                self.retrying[name] = snap.penalized
+        for connection in self.node.status_view.connections():
+            if FAILURE_RELATIONSHIP in connection.relationships and connection.queued:
+                self.failures[connection.name] = connection.queued
+            if connection.penalized:
+                self.retrying[connection.name] = connection.penalized
         for name, processor in self.node.processors.items():
             errors = processor.errors
             if errors:
@@ -500,36 +500,36 @@ class RunReport:
             },
             "resumed": None if recovery is None else dataclasses.asdict(recovery),
             "processors": {
-                name: {
-                    "type": p.type_name,
+                p.name: {
+                    "type": p.type,
                     "run_state": p.run_state.value,
                     "runs": p.runs,
-                    "flowfiles_in": p.binding.stats.flowfiles_in if p.binding else 0,
-                    "flowfiles_out": p.binding.stats.flowfiles_out if p.binding else 0,
+                    "flowfiles_in": p.flowfiles_in,
+                    "flowfiles_out": p.flowfiles_out,
                     "errors": [e.message for e in p.errors],
                 }
-                for name, p in node.processors.items()
+                for p in node.status_view.processors()
             },
             "connections": {
-                name: {
+                c.name: {
                     "source": c.source,
                     "relationships": list(c.relationships),
                     "destination": c.destination,
-                    **_queue_json(c.queue.snapshot()),
+                    **_queue_json(c),
                 }
-                for name, c in node.connections.items()
+                for c in node.status_view.connections()
             },
             "errors_logged": {k: {"count": n, "last": m} for k, (n, m) in self.logged.items()},
         }
 
 
-def _queue_json(snap: Any) -> dict[str, Any]:
+def _queue_json(connection: ConnectionStatus) -> dict[str, Any]:
     return {
-        "queued": snap.count,
-        "bytes": snap.total_bytes,
-        "penalized": snap.penalized,
-        "swapped": snap.swapped,
-        "back_pressure": snap.back_pressure,
+        "queued": connection.queued,
+        "bytes": connection.bytes,
+        "penalized": connection.penalized,
+        "swapped": connection.swapped,
+        "back_pressure": connection.back_pressure,
     }
 
 
@@ -553,11 +553,7 @@ def _run_until_idle(
         task = progress.add_task("running", total=None, moved="")
 
         def update(triggers: int) -> None:
-            moved = sum(
-                p.binding.stats.flowfiles_out
-                for p in node.processors.values()
-                if p.binding is not None
-            )
+            moved = sum(p.flowfiles_out for p in node.status_view.processors())
             progress.update(task, moved=f"{triggers} triggers, {moved} FlowFiles out")
 
         return scheduler.run_until_idle(
@@ -585,37 +581,40 @@ def _print_status(node: Node) -> None:
     table = Table(title="Processors")
     for column in ("name", "type", "runs", "in", "out", "last error"):
         table.add_column(column)
-    for name, processor in node.processors.items():
-        stats = processor.binding.stats if processor.binding else None
+    view = node.status_view
+    for processor in view.processors():
         errors = processor.errors
         table.add_row(
-            name,
-            processor.type_name,
+            processor.name,
+            processor.type,
             str(processor.runs),
-            str(stats.flowfiles_in if stats else 0),
-            str(stats.flowfiles_out if stats else 0),
+            str(processor.flowfiles_in),
+            str(processor.flowfiles_out),
             errors[-1].message if errors else "",
         )
     console.print(table)
     queues = Table(title="Connections")
     for column in ("name", "queued", "bytes", "swapped", "back pressure"):
         queues.add_column(column)
-    for name, connection in node.connections.items():
-        snap = connection.queue.snapshot()
+    for connection in view.connections():
         queues.add_row(
-            name,
-            str(snap.count),
-            str(snap.total_bytes),
-            str(snap.swapped),
-            "yes" if snap.back_pressure else "no",
+            connection.name,
+            str(connection.queued),
+            str(connection.bytes),
+            str(connection.swapped),
+            "yes" if connection.back_pressure else "no",
         )
     console.print(queues)
 
 
 class _Repositories:
-    """The FlowFile and provenance repositories of a data directory, opened for reading."""
+    """The FlowFile and provenance repositories of a data directory, opened for reading.
 
-    def __init__(self, data_dir: Path | None) -> None:
+    ``index`` first indexes what the journal holds, so that a query answers for every
+    event; ``status`` reads without it and reports how many are not yet indexed.
+    """
+
+    def __init__(self, data_dir: Path | None, *, index: bool = True) -> None:
         from flowcore.clock import SystemClock
 
         settings = _settings(data_dir)
@@ -626,7 +625,8 @@ class _Repositories:
             self.opened = open_repositories(settings, clock, for_writing=False)
             self.flowfiles: FlowFileRepository = self.opened.flowfiles
             self.provenance: ProvenanceRepository = self.opened.provenance
-            self.provenance.index_pending()
+            if index:
+                self.provenance.index_pending()
         except FlowCoreError as exc:
             raise _fail(exc) from None
         except Exception as exc:  # DuckDB refuses a second process with a clear message
@@ -644,8 +644,12 @@ class _Repositories:
 
 @app.command()
 def status(data_dir: DataDir = None, output: OutputOption = Output.text) -> None:
-    """Queued FlowFiles per connection and provenance totals of a data directory."""
-    with _Repositories(data_dir) as repos:
+    """Queued FlowFiles per connection and provenance totals of a data directory.
+
+    Read-only: events still in the journal are counted and reported as not yet indexed,
+    never indexed here.
+    """
+    with _Repositories(data_dir, index=False) as repos:
         recovered = repos.flowfiles.recover()
         rows: dict[str, dict[str, int]] = {}
         for name in sorted(set(recovered.queues) | set(recovered.swapped)):
@@ -656,11 +660,21 @@ def status(data_dir: DataDir = None, output: OutputOption = Output.text) -> None
                 "bytes": sum(r.flowfile.size for r in live) + sum(s.total_bytes for s in swapped),
                 "swapped": sum(s.count for s in swapped),
             }
-        events = repos.provenance.event_count()
-        latest = repos.provenance.indexed_through()
+        provenance = ProvenanceStatus.read(repos.flowfiles, repos.provenance)
+        pending = provenance.not_indexed
+        events = repos.provenance.event_count() + pending
+        latest = recovered.next_event_id - 1 if pending else provenance.indexed_through
     if output is Output.json:
         _print_json(
-            {"connections": rows, "provenance": {"events": events, "latest_event_id": latest}}
+            {
+                "connections": rows,
+                "provenance": {
+                    "events": events,
+                    "latest_event_id": latest,
+                    "indexed_through": provenance.indexed_through,
+                    "not_indexed": pending,
+                },
+            }
         )
         return
     table = Table(title="Queues")
@@ -670,6 +684,10 @@ def status(data_dir: DataDir = None, output: OutputOption = Output.text) -> None
         table.add_row(name, str(row["queued"]), str(row["bytes"]), str(row["swapped"]))
     console.print(table)
     console.print(f"provenance events: {events} (latest id {latest})")
+    if pending:
+        console.print(
+            f"{pending} events not yet indexed (a run or a provenance query indexes them)"
+        )
 
 
 def _time(ms: int) -> str:

@@ -20,6 +20,7 @@ from flowcore.processor.descriptors import PropertyDescriptor
 from flowcore.processor.processor import Processor, SessionFactoryProcessor
 from flowcore.processor.service import ControllerService
 from flowcore.processor.validation import ValidationResult
+from flowcore.queue.queue import FlowFileQueue
 from flowcore.session.binding import ComponentBinding, SessionServices
 from flowcore.session.session import ProcessSession
 from flowcore.settings import EngineSettings
@@ -96,9 +97,31 @@ class ProcessorNode:
         self._properties: dict[str, str] = {}
         self._runtime = _Runtime()
         self._lock = threading.Lock()
-        self.binding: ComponentBinding | None = None
         for key, value in properties.items():
             self.set_property(key, value)
+        # Lives as long as the processor (its state and running totals are here); the
+        # wiring fills in its connections with ``rebind``.
+        self.binding = ComponentBinding(
+            component_id=name,
+            component_type=self.type_name,
+            incoming=[],
+            outgoing={},
+            auto_terminated=auto_terminate,
+            relationships=frozenset(self.relationship_names()),
+            penalty_ms=schedule.penalty_ms,
+        )
+
+    def rebind(
+        self, incoming: list[FlowFileQueue], outgoing: dict[str, list[FlowFileQueue]]
+    ) -> None:
+        """Point the binding at the processor's connections now (in place: sessions and
+        the scheduler keep the same binding, with its state and running totals)."""
+        binding = self.binding
+        binding.incoming = incoming
+        binding.outgoing = outgoing
+        binding.auto_terminated = self.auto_terminate
+        binding.relationships = frozenset(self.relationship_names())
+        binding.penalty_ms = self.schedule.penalty_ms
 
     # -- configuration --------------------------------------------------------------------
 
@@ -222,7 +245,7 @@ class ProcessorNode:
     def is_runnable(self, now_ms: int) -> bool:
         binding = self.binding
         runtime = self._runtime
-        if binding is None or self.run_state is not RunState.RUNNING:
+        if self.run_state is not RunState.RUNNING:
             return False
         max_runs = self.schedule.max_runs
         if max_runs is not None and runtime.runs >= max_runs:
@@ -250,7 +273,6 @@ class ProcessorNode:
         (the TestRunner turns this off for ``run(initialize=False)``, as nifi-mock does).
         """
         binding = self.binding
-        assert binding is not None, "the processor is not wired into a flow"
         runtime = self._runtime
         with self._lock:
             runtime.active_tasks += 1

@@ -50,7 +50,6 @@ class _Wake:
 
 
 def _progress(node: ProcessorNode) -> tuple[int, int, int, int]:
-    assert node.binding is not None
     stats = node.binding.stats
     return stats.commits, stats.flowfiles_in, stats.flowfiles_out, node.runs
 
@@ -170,7 +169,7 @@ class DeterministicScheduler:
         candidates: list[tuple[int, bool]] = []
         for processor in node.processors.values():
             binding = processor.binding
-            if binding is None or processor.run_state.value != "RUNNING":
+            if processor.run_state.value != "RUNNING":
                 continue
             if (
                 processor.schedule.max_runs is not None

@@ -134,10 +134,12 @@ class EventBuilder:
         if duration < 0 and record is not None and commit_ms is not None:
             duration = commit_ms - record.entered_ms
         source = record.source.name if record is not None and record.source else None
+        # A REPLAY is an event of the FlowFile replayed (its parent), as in NiFi.
+        replayed = reported.event_type is T.REPLAY and reported.parents
         return ProvenanceEvent(
             event_time=time_ms,
             event_type=_TYPE_NAMES[reported.event_type],
-            flowfile_uuid=flowfile.uuid,
+            flowfile_uuid=reported.parents[0] if replayed else flowfile.uuid,
             component_id=self._binding.component_id,
             component_type=self._binding.component_type,
             entry_date=flowfile.entry_date,

@@ -250,6 +250,46 @@ class ProcessSession:
             self._forks.setdefault(flowfile.id, []).append(child.id)
         return child
 
+    def replay(self, parent: FlowFile, source: FlowFileQueue, details: str) -> FlowFile:
+        """A new FlowFile replaying ``parent`` (the framework's provenance replay).
+
+        ``parent`` is the FlowFile as a provenance event recorded it. The new one shares
+        its content claim (a reference this session owns until it commits), keeps its
+        attributes but for a new ``uuid`` and NiFi's ``flowfile.replay`` and
+        ``flowfile.replay.timestamp``, and counts as taken from ``source``: ``transfer``
+        with no relationship puts it there. The REPLAY event (parent to child) is built
+        now, as NiFi builds it when the FlowFile is replayed.
+        """
+        self._check_open()
+        now = self._clock.now_ms()
+        new_uuid = str(uuid_module.uuid4())
+        child = parent.with_changes(
+            id=self._services.ids.next(),
+            attributes={
+                **parent.attributes,
+                _UUID: new_uuid,
+                "flowfile.replay": "true",
+                "flowfile.replay.timestamp": str(now),
+            },
+            entry_date=now,
+            penalty_expiration=0,
+        )
+        if child.claim is not None:
+            self._content.increment(child.claim.resource)
+        self._records[child.id] = SessionRecord(
+            original=parent,
+            current=child,
+            source=source,
+            owns_claim=child.claim is not None,
+            entered_ms=now,
+        )
+        event = ReportedEvent(
+            T.REPLAY, child, now, details=details, parents=[parent.uuid], children=[new_uuid]
+        )
+        event.frozen = self._freeze_reported(event)
+        self._reported.append(event)
+        return child
+
     # -- content --------------------------------------------------------------------------
 
     def read(self, flowfile: FlowFile) -> bytes:

@@ -269,17 +269,14 @@ class TestRunner:
 
     def get_counter_value(self, name: str) -> int | None:
         """A counter the processor adjusted in committed sessions (None if never)."""
-        assert self._node.binding is not None
         return self._node.binding.stats.counters.get(name)
 
     @property
     def state(self) -> dict[str, str]:
-        assert self._node.binding is not None
         return dict(self._node.binding.state.values)
 
     def set_state(self, values: Mapping[str, str]) -> None:
         """Seed the processor's LOCAL state (committed durably)."""
-        assert self._node.binding is not None
         self.node.flowfiles.commit(RepositoryUpdate(state={UNDER_TEST: dict(values)}))
         self._node.binding.state.values = dict(values)
 

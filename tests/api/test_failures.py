@@ -224,10 +224,14 @@ def test_provenance_that_cannot_write_its_wal_is_a_503_then_recovers(
     assert_names(response, "provenance repository", "provenance.max_storage_size")
     response = client.get(f"{API}/provenance/lineage/{uuids[0]}", params={"wait_for_index": "1"})
     assert response.status_code == 503, response.text
-    response = client.get(f"{API}/flowfiles/not-a-queued-uuid")
+    response = client.get(f"{API}/flowfiles/not-a-queued-uuid", params={"wait_for_index": "1"})
     assert response.status_code == 503, response.text  # looked up in provenance: indexes first
-    response = client.get(f"{API}/provenance/events/0")
+    response = client.get(f"{API}/provenance/events/0", params={"wait_for_index": "true"})
     assert response.status_code == 503, response.text
+    # Not asked to index, a read answers from what is indexed and names the lag.
+    response = client.get(f"{API}/provenance/events/0")
+    assert response.status_code == 404, response.text
+    assert "3 provenance events are not yet indexed" in response.json()["detail"]
 
     wal.rmdir()
     response = client.get(f"{API}/provenance/events", params={"wait_for_index": "true"})

@@ -102,3 +102,43 @@ def test_settings_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.max_body_bytes == 2048
     assert settings.tokens[0].role == "write"
     assert "abcdefgh" not in repr(settings)
+
+
+def test_reads_never_index_provenance_unless_asked(node: Node) -> None:
+    client = TestClient(create_app(node, ApiSettings()))
+    response = client.post(f"{API}/ports/in/flowfiles", content=b"not yet indexed")
+    assert response.status_code == 201
+    uuid = response.json()["uuid"]
+    node.trigger("tag")
+    node.trigger("sink")  # the FlowFile leaves the flow; its events stay in the journal
+    indexed = node.provenance.indexed_through()
+    journaled = node.flowfiles.journal_size()
+    assert journaled == 3  # RECEIVE, ATTRIBUTES_MODIFIED, DROP
+    (receive, *_rest) = node.flowfiles.read_journal(indexed, 10)
+
+    found = client.get(f"{API}/provenance/events", params={"flowfile_uuid": uuid}).json()
+    assert found["events"] == []
+    for path in (
+        f"{API}/provenance/events/{receive.event_id}",
+        f"{API}/provenance/events/{receive.event_id}/content/output",
+        f"{API}/provenance/lineage/{uuid}",
+        f"{API}/flowfiles/{uuid}",
+    ):
+        missing = client.get(path)
+        assert missing.status_code == 404, path
+        assert "3 provenance events are not yet indexed" in missing.json()["detail"]
+    metrics = client.get("/metrics").text
+    assert "flowcore_provenance_index_lag_events 3.0" in metrics
+    client.get("/nifi-api/flow/metrics/prometheus")
+    client.get(f"{API}/flow")
+    assert node.provenance.indexed_through() == indexed
+    assert node.flowfiles.journal_size() == journaled
+
+    # Asked to wait for the index, a GET indexes first and finds everything.
+    info = client.get(f"{API}/flowfiles/{uuid}", params={"wait_for_index": True}).json()
+    assert info["status"] == "LEFT_FLOW"
+    assert node.flowfiles.journal_size() == 0
+    event = client.get(f"{API}/provenance/events/{receive.event_id}").json()
+    assert event["event_type"] == "RECEIVE"
+    output = client.get(f"{API}/provenance/events/{receive.event_id}/content/output")
+    assert output.content == b"not yet indexed"

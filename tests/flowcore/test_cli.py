@@ -18,6 +18,7 @@ from flowcore.cli import app
 from flowcore.clock import SystemClock
 from flowcore.model.provenance import ProvenanceEvent
 from flowcore.repository import ProvenanceQuery
+from flowcore.repository.flowfile import RepositoryUpdate
 from flowcore.repository.registry import load_repository_class
 from flowcore.settings import EngineSettings
 
@@ -261,6 +262,77 @@ def test_second_run_continues_where_the_first_stopped(runner: CliRunner, tmp_pat
     assert len(list(out.iterdir())) == 9
     status = invoke(runner, "status", "--data-dir", data)
     assert "tagged" not in status.stdout  # nothing is queued any more
+
+
+def journal_without_indexing(data_dir: Path, event: ProvenanceEvent) -> None:
+    """Add a provenance event to the journal of a data dir, as a node commit would."""
+    settings = EngineSettings(data_dir=data_dir)
+    flowfiles = load_repository_class(settings.flowfile_repository.implementation)(
+        settings, SystemClock()
+    )
+    try:
+        flowfiles.commit(RepositoryUpdate(events=[event]))
+    finally:
+        flowfiles.close()
+
+
+def index_position(data_dir: Path) -> tuple[int, int]:
+    """The provenance index's ``indexed_through`` and the journal's size, read only."""
+    settings = EngineSettings(data_dir=data_dir)
+    clock = SystemClock()
+    flowfiles = load_repository_class(settings.flowfile_repository.implementation)(settings, clock)
+    try:
+        provenance = load_repository_class(settings.provenance.implementation)(
+            settings, clock, flowfiles
+        )
+        try:
+            return provenance.indexed_through(), flowfiles.journal_size()
+        finally:
+            provenance.close()
+    finally:
+        flowfiles.close()
+
+
+def test_status_reads_provenance_without_indexing_it(runner: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    data = tmp_path / "data"
+    flow = write_flow(tmp_path / "flow.yaml", generate_to_put(out))
+    assert invoke(runner, "run", flow, "--data-dir", data, "--until-idle").exit_code == 0
+    journal_without_indexing(
+        data,
+        ProvenanceEvent(
+            event_time=1,
+            event_type="CREATE",
+            flowfile_uuid="00000000-0000-4000-8000-000000000000",
+            component_id="gen",
+            component_type="GenerateFlowFile",
+            entry_date=1,
+            lineage_start_date=1,
+        ),
+    )
+    before = index_position(data)
+    assert before == (11, 1)
+
+    status = invoke(runner, "status", "--data-dir", data)
+
+    assert status.exit_code == 0, status.output
+    assert "provenance events: 13 (latest id 12)" in status.stdout
+    assert "1 events not yet indexed" in status.stdout
+    assert index_position(data) == before
+    document = json.loads(invoke(runner, "status", "--data-dir", data, "--output", "json").stdout)
+    assert document["provenance"] == {
+        "events": 13,
+        "latest_event_id": 12,
+        "indexed_through": 11,
+        "not_indexed": 1,
+    }
+    assert index_position(data) == before
+
+    # A query indexes first, so it answers for every event.
+    search = invoke(runner, "provenance", "search", "--data-dir", data, "--component", "gen")
+    assert "4 provenance events" in search.stdout
+    assert index_position(data) == (12, 0)
 
 
 # -- errors -----------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from flowcore.engine import (
 )
 from flowcore.errors import RepositoryError
 from flowcore.flow import parse_flow
-from flowcore.model.flowfile import FlowFile
+from flowcore.model.flowfile import FlowFile, ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent
 from flowcore.processor import ProcessContext, Processor, Relationship, Scheduling, processor
 from flowcore.repository import ProvenanceQuery
@@ -340,7 +340,6 @@ def test_processor_state_survives_restart(settings: EngineSettings, clock: Manua
     try:
         DeterministicScheduler(node).run_until_idle()
         binding = node.processors["count"].binding
-        assert binding is not None
         assert binding.state.values == {"next": "3"}
     finally:
         node.close()
@@ -348,7 +347,6 @@ def test_processor_state_survives_restart(settings: EngineSettings, clock: Manua
     node = open_node(settings, counter_flow(), clock)
     try:
         binding = node.processors["count"].binding
-        assert binding is not None
         assert binding.state.values == {"next": "3"}
         assert node.flowfiles.load_state("count") == {"next": "3"}
         DeterministicScheduler(node).run_until_idle()
@@ -403,6 +401,93 @@ def test_replay_creates_a_new_flowfile_on_the_source_connection(
     DeterministicScheduler(node).run_until_idle()
     tagged = [e for e in all_events(node) if e.event_type == "ATTRIBUTES_MODIFIED"]
     assert {e.flowfile_uuid for e in tagged} == {original, new_uuid}
+
+
+def test_the_replay_event_records_the_replayed_flowfile(
+    settings: EngineSettings, clock: ManualClock, closing: Callable[[Any], Any]
+) -> None:
+    node = closing(open_node(settings, port_flow(downstream="RUNNING"), clock))
+    (original,) = node.enqueue("in", [EnqueueItem(b"again", {"colour": "red"})])
+    DeterministicScheduler(node).run_until_idle()
+    (modified,) = [e for e in all_events(node) if e.event_type == "ATTRIBUTES_MODIFIED"]
+    clock.advance(7)
+    tag_stats = node.processors["tag"].binding.stats.commits
+
+    new_uuid = node.replay(modified.event_id)
+
+    (replay,) = [e for e in all_events(node) if e.event_type == "REPLAY"]
+    assert (replay.component_id, replay.component_type) == ("tag", "UpdateAttribute")
+    assert (replay.event_time, replay.entry_date) == (clock.now_ms(), clock.now_ms())
+    assert replay.lineage_start_date == modified.lineage_start_date
+    assert replay.event_duration == -1
+    assert replay.details == f"Replay of event {modified.event_id}"
+    assert replay.previous_attributes == modified.previous_attributes
+    assert replay.updated_attributes == {
+        "uuid": new_uuid,
+        "flowfile.replay": "true",
+        "flowfile.replay.timestamp": str(clock.now_ms()),
+    }
+    assert replay.previous_content == replay.current_content == modified.previous_content
+    assert replay.size == modified.size
+    assert replay.attributes["uuid"] == new_uuid
+    assert original in replay.parent_uuids
+    # No other event comes with it, and the replayed processor's totals are its own.
+    assert [e.event_type for e in all_events(node)][-1] == "REPLAY"
+    assert node.processors["tag"].binding.stats.commits == tag_stats
+
+
+def test_a_replay_whose_commit_fails_leaves_nothing_behind(
+    settings: EngineSettings,
+    clock: ManualClock,
+    closing: Callable[[Any], Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    node = closing(open_node(settings, port_flow(downstream="RUNNING"), clock))
+    node.enqueue("in", [EnqueueItem(b"no room")])
+    DeterministicScheduler(node).run_until_idle()
+    (modified,) = [e for e in all_events(node) if e.event_type == "ATTRIBUTES_MODIFIED"]
+    ref = modified.previous_content
+    assert ref is not None
+    resource = ResourceClaim(ref.container, ref.section, ref.identifier)
+    claimants = node.content.claimant_count(resource)
+    count = node.provenance.event_count()
+
+    def refuse(*_: Any, **__: Any) -> None:
+        raise RepositoryError("no room", repository="FlowFile")
+
+    monkeypatch.setattr(node.flowfiles, "commit", refuse)
+    with pytest.raises(RepositoryError):
+        node.replay(modified.event_id)
+    monkeypatch.undo()
+
+    assert node.content.claimant_count(resource) == claimants
+    assert node.connections["incoming"].queue.size == 0
+    assert node.provenance.event_count() == count
+    assert node.flowfiles.journal_size() == 0
+
+
+def test_a_replay_session_rolled_back_lets_go_of_the_content(
+    settings: EngineSettings, clock: ManualClock, closing: Callable[[Any], Any]
+) -> None:
+    node = closing(open_node(settings, port_flow(), clock))
+    node.enqueue("in", [EnqueueItem(b"shared")])
+    (queued,) = node.connections["incoming"].queue.listing()
+    parent = queued.flowfile
+    assert parent.claim is not None
+    resource = parent.claim.resource
+    claimants = node.content.claimant_count(resource)
+    queue = node.connections["incoming"].queue
+    session = node.session_for(node.processors["tag"].binding)
+
+    child = session.replay(parent, queue, "Replay of event 0")
+
+    assert child.claim == parent.claim and child.uuid != parent.uuid
+    assert child.attributes["flowfile.replay"] == "true"
+    assert node.content.claimant_count(resource) == claimants + 1
+    session.rollback()
+    assert node.content.claimant_count(resource) == claimants
+    assert queue.size == 1
+    assert node.flowfiles.journal_size() == 1  # the RECEIVE only
 
 
 def test_replay_survives_restart(settings: EngineSettings, clock: ManualClock) -> None:
