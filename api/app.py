@@ -1,8 +1,10 @@
 """The REST API: enqueue FlowFiles, watch the flow, query provenance and lineage, replay.
 
 ``create_app(node, settings)`` returns a FastAPI application bound to one running
-``Node``. Engine calls block (LMDB commits, DuckDB queries), so every handler that calls
-the engine runs in the thread pool. See ``docs/api.md``.
+``Node``. Enqueues go through the group commit (``api/enqueue_batcher.py``; small single
+ones answered by ``api/lean_enqueue.py`` ahead of FastAPI); the other handlers that call
+the engine block (DuckDB queries, checkpoints) and run in the thread pool. See
+``docs/api.md``.
 """
 
 from __future__ import annotations
@@ -302,6 +304,7 @@ class _Line(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _LINE = msgspec.json.Decoder(_Line)
+_UUIDS = msgspec.json.Encoder()
 
 
 def parse_ndjson(body: bytes) -> list[EnqueueItem]:
@@ -758,7 +761,7 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
     )
     async def post_batch(
         request: Request, port: Annotated[str, Path(description="Input port name.")]
-    ) -> UuidsResult:
+    ) -> Response:
         if port not in node.input_ports:
             raise HTTPException(404, f"no input port named '{port}'")
         items = parse_ndjson(await read_body(request, limit))
@@ -766,7 +769,13 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
             uuids = await batcher.enqueue_all(port, items)
         except ValueError as exc:
             raise BadInput(422, str(exc)) from None
-        return UuidsResult(uuids=uuids)
+        # Encoded here rather than validated again against ``UuidsResult`` (the schema it
+        # documents): hundreds of uuids are plain strings.
+        return Response(
+            _UUIDS.encode({"uuids": uuids}),
+            status_code=201,
+            media_type="application/json",
+        )
 
     # -- flow -----------------------------------------------------------------------------
 

@@ -18,11 +18,13 @@ them. A request is checked before it joins (a ``uuid`` attribute is refused), so
 item never fails the others, and a request whose client hangs up before its body is whole
 never joins.
 
-The commits run on the event loop's thread by default: with ``durability=process`` a
-commit is a short LMDB transaction, cheaper than the two thread switches it would take to
-run it elsewhere. ``offload=True`` runs them on one dedicated thread instead (for
-``durability=power``, whose fsyncs should not stall the loop); the hop is then one per
-drained group, never one per request.
+Where a commit runs: a group of small single enqueues on the event loop's thread (with
+``durability=process`` it is a short LMDB transaction, cheaper than the two thread
+switches it would take to run it elsewhere); a drain that holds a batch or an upload on
+one dedicated thread, so that the loop reads and parses the next requests while that
+longer commit writes content and LMDB pages (which release the GIL). ``offload=True``
+(for ``durability=power``, whose fsyncs must never stall the loop) sends every drain to
+that thread. Either way the hop is one per drain, never one per request.
 """
 
 from __future__ import annotations
@@ -145,10 +147,11 @@ class EnqueueBatcher:
         while True:
             await wakeup.wait()
             wakeup.clear()
+            await self._gather()
             while pending:
                 works = [pending.popleft() for _ in range(min(len(pending), self._max_batch))]
                 try:
-                    if self._offload:
+                    if self._offload or any(isinstance(work, _Alone) for work in works):
                         if self._executor is None:
                             self._executor = ThreadPoolExecutor(1, "flowcore-api-commit")
                         loop = asyncio.get_running_loop()
@@ -160,9 +163,18 @@ class EnqueueBatcher:
                         work.answer.cancel()
                     raise
                 _answer(outcomes)
-                # Let the requests that arrived meanwhile reach the queue before the next
-                # group is taken, so that it is as large as it can be.
-                await asyncio.sleep(0)
+                await self._gather()
+
+    async def _gather(self) -> None:
+        """Let the requests whose bytes have already arrived reach the queue before a
+        group is taken, so that it is as large as it can be: yield to the loop until two
+        turns in a row bring nothing (a request needs one turn to be read, one to run)."""
+        pending = self._pending
+        quiet = 0
+        while quiet < 2 and len(pending) < self._max_batch:
+            before = len(pending)
+            await asyncio.sleep(0)
+            quiet = quiet + 1 if len(pending) == before else 0
 
     def _commit(self, works: list[_Work]) -> list[_Outcome]:
         """Commit ``works`` in arrival order per port: a group per port between the

@@ -155,12 +155,15 @@ def load_generator(args: argparse.Namespace) -> int:
         ]
         seconds, latencies, errors = runner(_drive(url, batches, args.batch_connections))
         result["batch"] = {"seconds": seconds, "latencies": latencies, "errors": errors}
-    print(json.dumps(result))
+    args.output.write_text(json.dumps(result))
     return 0
 
 
-def drive(url: str, args: argparse.Namespace, single: int, batches: int) -> dict[str, Any]:
-    """Run the load generator in its own process against ``url``."""
+def drive(
+    url: str, args: argparse.Namespace, single: int, batches: int, output: Path
+) -> dict[str, Any]:
+    """Run the load generator in its own process against ``url``; its figures come back
+    through ``output`` (a file: its latencies are too many for a pipe's line)."""
     command = [
         sys.executable,
         "-m",
@@ -179,13 +182,15 @@ def drive(url: str, args: argparse.Namespace, single: int, batches: int) -> dict
         str(args.connections),
         "--batch-connections",
         str(args.batch_connections),
+        "--output",
+        str(output),
     ]
     done = subprocess.run(
         command, cwd=ROOT, capture_output=True, text=True, check=False, timeout=1800
     )
     if done.returncode != 0:
         raise SystemExit(f"load generator failed:\n{done.stderr}")
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(output.read_text())
     return result
 
 
@@ -376,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="best of this many")
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
     parser.add_argument("--load-generator", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--output", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--trivial-server", metavar="PORT", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
@@ -400,8 +406,8 @@ def main(argv: list[str] | None = None) -> int:
         node = Node.from_flow(settings, parse_flow(flow()))
         try:
             for _ in range(args.rounds):
-                ours.append(drive(url, args, args.single, args.batches))
-                ceilings.append(drive(trivial_url, args, args.single, 0))
+                ours.append(drive(url, args, args.single, args.batches, tmp / "ours.json"))
+                ceilings.append(drive(trivial_url, args, args.single, 0, tmp / "ceiling.json"))
                 limits.append(in_process(node, args))
             total = queued(url)
         finally:
