@@ -296,11 +296,12 @@ def test_a_request_whose_client_hangs_up_mid_body_never_joins_its_group(
         node.close()
 
 
+@pytest.mark.parametrize("offload", [False, True], ids=["singles-on-loop", "all-on-thread"])
 def test_flowfiles_join_a_port_in_arrival_order_across_singles_batches_and_uploads(
-    tmp_path: Path,
+    tmp_path: Path, offload: bool
 ) -> None:
     node = real_node(tmp_path / "data")
-    batcher = EnqueueBatcher(node)
+    batcher = EnqueueBatcher(node, offload=offload)
 
     def item(name: str) -> EnqueueItem:
         return EnqueueItem(name.encode(), {"n": name})
