@@ -390,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
         return load_generator(args)
     if args.trivial_server:
         return trivial_server(args.trivial_server)
+    if min(args.single, args.batches, args.batch_size, args.rounds) < 1:
+        parser.error("--single, --batches, --batch-size and --rounds must be at least 1")
 
     from flowcore.engine import Node
     from flowcore.flow import parse_flow
