@@ -22,9 +22,9 @@ Where a commit runs: on the event loop's thread. With ``durability=process`` a c
 a short LMDB transaction, cheaper than the thread switches it would take to run it
 elsewhere; measured on 2 cores, running the commits of batches and uploads on a thread of
 their own (so that the loop parses meanwhile) was ahead in 4 of 7 alternated runs, within
-the noise, so the simpler way stays. ``offload=True`` (for ``durability=power``, whose fsyncs must never stall the loop)
-runs every drain on one dedicated thread instead: one hop per drain, never one per
-request.
+the noise, so the simpler way stays. ``offload=True`` (for ``durability=power``, whose
+fsyncs must never stall the loop) runs every drain on one dedicated thread instead: one
+hop per drain, never one per request.
 """
 
 from __future__ import annotations
