@@ -30,7 +30,6 @@ hop per drain, never one per request.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -40,8 +39,6 @@ from flowcore.engine import EnqueueItem, Node
 from flowcore.engine.node import PortUpload
 
 __all__ = ["EnqueueBatcher"]
-
-log = logging.getLogger("flowcore.api")
 
 
 @dataclass(slots=True)
