@@ -1,24 +1,24 @@
 """The REST API: enqueue FlowFiles, watch the flow, query provenance and lineage, replay.
 
 ``create_app(node, settings)`` returns a FastAPI application bound to one running
-``Node``. Engine calls block (LMDB commits, DuckDB queries), so every handler that calls
-the engine runs in the thread pool. See ``docs/api.md``.
+``Node``. Enqueues go through the group commit (``api/enqueue_batcher.py``; small single
+ones answered by ``api/lean_enqueue.py`` ahead of FastAPI); the other handlers that call
+the engine block (DuckDB queries, checkpoints) and run in the thread pool. See
+``docs/api.md``.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import hmac
 import json
-import re
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
+import msgspec
 from fastapi import Depends, FastAPI, Header, HTTPException, Path, Query, Request, Response
-from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
@@ -30,8 +30,18 @@ from pydantic import BaseModel, Field
 from starlette.requests import ClientDisconnect
 
 from api.enqueue_batcher import EnqueueBatcher
+from api.inputs import (
+    MAX_INT64,
+    BadInput,
+    Tokens,
+    check_attributes,
+    parse_attribute_header,
+    parse_count,
+    repository_detail,
+)
+from api.lean_enqueue import FlowcoreAPI, LeanEnqueue
 from api.nifi_metrics import nifi_registry as nifi_metrics_registry
-from api.settings import ApiSettings, Role
+from api.settings import ApiSettings
 from api.ui import mount_ui, ui_router
 from flowcore.engine.node import BackPressureError, EnqueueItem, Node, ReplayError
 from flowcore.engine.processor_node import RunState
@@ -45,8 +55,6 @@ from flowcore.session.commit import CommitListener, SessionChanges
 
 log = safe_logger("flowcore.api")
 
-_DIGITS = re.compile(r"[0-9]+")
-MAX_INT64 = 2**63 - 1
 # A single enqueue with a declared body up to this size is read whole and committed
 # together with the concurrent ones (api/enqueue_batcher.py); larger ones stream.
 SMALL_BODY = 256 * 1024
@@ -285,95 +293,103 @@ def _full() -> dict[int | str, dict[str, Any]]:
     return {507: {"model": ErrorBody}}
 
 
-def repository_detail(exc: RepositoryError) -> str:
-    """The error's message, with its repository and setting named if it does not."""
-    detail = str(exc)
-    if exc.repository and exc.repository.lower() not in detail.lower():
-        detail = f"the {exc.repository} repository: {detail}"
-    if exc.setting and exc.setting not in detail:
-        detail = f"{detail} (setting: {exc.setting})"
-    return detail
-
-
 # -- helpers --------------------------------------------------------------------------------
 
 
-class BadInput(Exception):
-    def __init__(self, status: int, detail: str) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.detail = detail
+class _Line(msgspec.Struct, forbid_unknown_fields=True):
+    """One NDJSON line as it usually comes; anything else takes ``_parse_line``."""
+
+    attributes: dict[str, str] = {}
+    content: str | msgspec.UnsetType = msgspec.UNSET
+    content_base64: str | msgspec.UnsetType = msgspec.UNSET
 
 
-def check_attributes(value: Any, where: str) -> dict[str, str]:
-    """Validate an attributes object: a JSON object of strings, without ``uuid``."""
-    if not isinstance(value, dict):
-        raise BadInput(422, f"{where} must be a JSON object of string values")
-    for key, item in value.items():
-        if not isinstance(item, str):
-            raise BadInput(
-                422, f"{where}: attribute '{key}' must be a string, not {type(item).__name__}"
-            )
-    if CoreAttribute.UUID.value in value:
-        raise BadInput(422, f"{where}: the 'uuid' attribute cannot be set")
-    return value
-
-
-def parse_attribute_header(header: str | None) -> dict[str, str]:
-    if header is None or not header.strip():
-        return {}
-    try:
-        value = json.loads(header)
-    except json.JSONDecodeError as exc:
-        raise BadInput(400, f"X-FlowFile-Attributes is not valid JSON: {exc}") from None
-    except RecursionError:
-        raise BadInput(400, "X-FlowFile-Attributes is nested too deeply") from None
-    return check_attributes(value, "X-FlowFile-Attributes")
+_LINE = msgspec.json.Decoder(_Line)
+# Besides "\n", the ASCII characters at which ``str.splitlines`` breaks a line.
+_OTHER_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")
+_UUIDS = msgspec.json.Encoder()
 
 
 def parse_ndjson(body: bytes) -> list[EnqueueItem]:
+    """The items of an NDJSON batch, in line order; the first bad line refuses them all.
+
+    A well-formed line is decoded straight into its typed shape (one C call); any other
+    line (malformed, blank, unknown fields, wrong types, ``uuid`` set, both contents)
+    goes through ``_parse_line``, which reads it as ``json`` does and names the fault.
+    """
     items: list[EnqueueItem] = []
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BadInput(400, "the NDJSON body is not valid UTF-8") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    lines: list[bytes | str]
+    if body.isascii() and not any(mark in body for mark in _OTHER_BREAKS):
+        lines = [*body.split(b"\n")]  # the lines ``str.splitlines`` finds, no text copy
+    else:
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BadInput(400, f"line {number}: not valid JSON: {exc}") from None
-        except RecursionError:
-            raise BadInput(400, f"line {number}: nested too deeply") from None
-        if not isinstance(record, dict):
-            raise BadInput(422, f"line {number}: each line must be a JSON object")
-        unknown = set(record) - {"attributes", "content", "content_base64"}
-        if unknown:
-            raise BadInput(422, f"line {number}: unknown field(s) {', '.join(sorted(unknown))}")
-        attributes = check_attributes(record.get("attributes", {}), f"line {number}: attributes")
-        if "content" in record and "content_base64" in record:
-            raise BadInput(422, f"line {number}: give 'content' or 'content_base64', not both")
-        content: bytes
-        if "content_base64" in record:
-            raw = record["content_base64"]
-            if not isinstance(raw, str):
-                raise BadInput(422, f"line {number}: 'content_base64' must be a string")
+            lines = [*body.decode("utf-8").splitlines()]
+        except UnicodeDecodeError:
+            raise BadInput(400, "the NDJSON body is not valid UTF-8") from None
+    unset = msgspec.UNSET
+    for number, line in enumerate(lines, start=1):
+        try:
+            record = _LINE.decode(line)
+        except msgspec.DecodeError:
+            record = None
+        if (
+            record is None
+            or CoreAttribute.UUID.value in record.attributes
+            or (record.content is not unset and record.content_base64 is not unset)
+        ):
+            text = line if isinstance(line, str) else line.decode("ascii")
+            item = _parse_line(text, number)
+            if item is not None:
+                items.append(item)
+            continue
+        if record.content_base64 is not unset:
             try:
-                content = base64.b64decode(raw, validate=True)
+                content = base64.b64decode(record.content_base64, validate=True)
             except (binascii.Error, ValueError):
                 raise BadInput(
                     422, f"line {number}: 'content_base64' is not valid base64"
                 ) from None
         else:
-            raw = record.get("content", "")
-            if not isinstance(raw, str):
-                raise BadInput(422, f"line {number}: 'content' must be a string")
-            content = raw.encode("utf-8")
-        items.append(EnqueueItem(content, attributes))
+            content = b"" if record.content is unset else record.content.encode("utf-8")
+        items.append(EnqueueItem(content, record.attributes))
     if not items:
         raise BadInput(400, "the batch is empty")
     return items
+
+
+def _parse_line(line: str, number: int) -> EnqueueItem | None:
+    """One line read with ``json``: its item, None when blank, or the fault named."""
+    if not line.strip():
+        return None
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise BadInput(400, f"line {number}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise BadInput(400, f"line {number}: nested too deeply") from None
+    if not isinstance(record, dict):
+        raise BadInput(422, f"line {number}: each line must be a JSON object")
+    unknown = set(record) - {"attributes", "content", "content_base64"}
+    if unknown:
+        raise BadInput(422, f"line {number}: unknown field(s) {', '.join(sorted(unknown))}")
+    attributes = check_attributes(record.get("attributes", {}), f"line {number}: attributes")
+    if "content" in record and "content_base64" in record:
+        raise BadInput(422, f"line {number}: give 'content' or 'content_base64', not both")
+    content: bytes
+    if "content_base64" in record:
+        raw = record["content_base64"]
+        if not isinstance(raw, str):
+            raise BadInput(422, f"line {number}: 'content_base64' must be a string")
+        try:
+            content = base64.b64decode(raw, validate=True)
+        except (binascii.Error, ValueError):
+            raise BadInput(422, f"line {number}: 'content_base64' is not valid base64") from None
+    else:
+        raw = record.get("content", "")
+        if not isinstance(raw, str):
+            raise BadInput(422, f"line {number}: 'content' must be a string")
+        content = raw.encode("utf-8")
+    return EnqueueItem(content, attributes)
 
 
 def check_declared_size(request: Request, limit: int) -> int | None:
@@ -399,21 +415,6 @@ async def read_body(request: Request, limit: int) -> bytes:
         if len(buffer) > limit:
             raise BadInput(413, f"the body exceeds the maximum size of {limit} bytes")
     return bytes(buffer)
-
-
-def parse_count(text: str) -> int | None:
-    """A non-negative integer written in ASCII digits only, else None; above
-    ``MAX_INT64`` for any longer than the largest 64-bit integer.
-
-    ``str.isdigit`` also accepts other scripts' digits and superscripts (``"²"``), which
-    ``int`` then refuses or reads differently: every number from a client goes through
-    here instead.
-    """
-    if not _DIGITS.fullmatch(text):
-        return None
-    if len(text) > len(str(MAX_INT64)):
-        return MAX_INT64 + 1  # too large for anything here (and for ``int``'s digit limit)
-    return int(text)
 
 
 def parse_bounded(text: str, name: str, what: str) -> int:
@@ -502,28 +503,16 @@ def event_model(event: ProvenanceEvent) -> ProvenanceEventModel:
 bearer = HTTPBearer(auto_error=False, description="A token from FLOWCORE_API_TOKENS.")
 
 
-def _authorizer(settings: ApiSettings) -> Any:
-    tokens = [(t.token.get_secret_value().encode("utf-8"), t.role) for t in settings.tokens]
-
-    def authorize(
+def _authorizer(tokens: Tokens) -> Any:
+    # async: a plain ``def`` dependency would cost every secured request a thread hop.
+    async def authorize(
         request: Request,
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
     ) -> None:
-        if not tokens:
+        if tokens.open:
             return
-        challenge = {"WWW-Authenticate": "Bearer"}
-        if credentials is None or credentials.scheme.lower() != "bearer":
-            raise HTTPException(401, "a bearer token is required", headers=challenge)
-        given = credentials.credentials.encode("utf-8")
-        role: Role | None = None
-        for token, token_role in tokens:  # compare with every token: no early exit
-            if hmac.compare_digest(given, token) and role is None:
-                role = token_role
-        if role is None:
-            raise HTTPException(401, "the bearer token is not valid", headers=challenge)
-        needed: Role = "read" if request.method in ("GET", "HEAD") else "write"
-        if needed == "write" and role != "write":
-            raise HTTPException(403, "this endpoint needs a token with the 'write' role")
+        given = None if credentials is None else f"{credentials.scheme} {credentials.credentials}"
+        tokens.check(given, request.method)
 
     return authorize
 
@@ -618,14 +607,15 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
     limit = settings.max_body_bytes
     registry = _metrics(node)
     nifi_registry = nifi_metrics_registry(node)
-    batcher = EnqueueBatcher(node)
+    tokens = Tokens(settings)
+    batcher = EnqueueBatcher(node, offload=node.settings.durability == "power")
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
         await batcher.close()
 
-    app = FastAPI(
+    app = FlowcoreAPI(
         title="flowcore",
         version="1",
         description="Enqueue FlowFiles, watch the flow, query provenance and lineage, replay.",
@@ -633,7 +623,18 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
     )
     app.state.node = node
     app.state.settings = settings
-    secured = [Depends(_authorizer(settings))]
+    secured = [Depends(_authorizer(tokens))]
+    # Small single enqueues are answered before FastAPI's middleware and routing (same
+    # checks, same answers); the route below documents them and serves the rest.
+    app.lean = LeanEnqueue(
+        node=node,
+        batcher=batcher,
+        tokens=tokens,
+        prefix=API,
+        small_body=SMALL_BODY,
+        max_body=limit,
+        retry_after_seconds=settings.retry_after_seconds,
+    )
     auth_errors = _errors(401, 403)
 
     @app.exception_handler(BadInput)
@@ -691,14 +692,6 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
             headers={"Retry-After": str(settings.retry_after_seconds)},
         )
 
-    def enqueue(port: str, items: list[EnqueueItem]) -> list[str]:
-        if port not in node.input_ports:
-            raise HTTPException(404, f"no input port named '{port}'")
-        try:
-            return node.enqueue(port, items)
-        except ValueError as exc:
-            raise BadInput(422, str(exc)) from None
-
     # -- ports ----------------------------------------------------------------------------
 
     @app.post(
@@ -729,23 +722,25 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
             raise HTTPException(404, f"no input port named '{port}'")
         declared = check_declared_size(request, limit)
         if declared is not None and declared <= SMALL_BODY:
-            # Small and sized: read whole, then commit together with concurrent requests.
+            # Small and sized (the lean route answers these first; here for an app used
+            # without its middleware): read whole, committed with the concurrent ones.
             if CoreAttribute.UUID in attributes:
                 raise BadInput(422, "the 'uuid' attribute cannot be set")
             body = await read_body(request, limit)
             return UuidResult(uuid=await batcher.enqueue(port, EnqueueItem(body, attributes)))
         try:
-            upload = await run_in_threadpool(node.open_upload, port, attributes)
+            upload = node.open_upload(port, attributes)
         except ValueError as exc:
             raise BadInput(422, str(exc)) from None
         # The body streams into the content repository chunk by chunk; past the limit
-        # (or on any error) the upload is aborted and nothing is left behind.
+        # (or on any error) the upload is aborted and nothing is left behind. The commit
+        # takes its turn in the commit queue, in arrival order with the port's others.
         try:
             async for chunk in request.stream():
                 if upload.size + len(chunk) > limit:
                     raise BadInput(413, f"the body exceeds the maximum size of {limit} bytes")
                 upload.write(chunk)
-            uuid = await run_in_threadpool(upload.commit)
+            uuid = await batcher.commit_upload(port, upload)
         except BaseException:
             upload.abort()
             raise
@@ -776,12 +771,21 @@ def create_app(node: Node, settings: ApiSettings | None = None) -> FastAPI:
     )
     async def post_batch(
         request: Request, port: Annotated[str, Path(description="Input port name.")]
-    ) -> UuidsResult:
+    ) -> Response:
         if port not in node.input_ports:
             raise HTTPException(404, f"no input port named '{port}'")
         items = parse_ndjson(await read_body(request, limit))
-        uuids = await run_in_threadpool(enqueue, port, items)
-        return UuidsResult(uuids=uuids)
+        try:
+            uuids = await batcher.enqueue_all(port, items)
+        except ValueError as exc:
+            raise BadInput(422, str(exc)) from None
+        # Encoded here rather than validated again against ``UuidsResult`` (the schema it
+        # documents): hundreds of uuids are plain strings.
+        return Response(
+            _UUIDS.encode({"uuids": uuids}),
+            status_code=201,
+            media_type="application/json",
+        )
 
     # -- flow -----------------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ REPOSITORY_LABELS = [*COMPONENT_LABELS, "repo_identifier"]
 
 _RECEIVED = frozenset({T.RECEIVE.value, T.FETCH.value})
 _REMOVED = frozenset({T.DROP.value, T.EXPIRE.value})
+_SEND = T.SEND.value
 
 # The per-component figures kept; each has a five-minute window and a running total.
 FIGURES = (
@@ -96,30 +97,46 @@ class StatusTracker:
         node.committer.add_listener(CommitListener(on_commit=self.on_commit))
 
     def on_commit(self, changes: SessionChanges, _seconds: float) -> None:
+        # Runs inside every commit: plain local counters, one dict per figure set at the
+        # end (not one per event or per FlowFile).
+        received = bytes_received = sent = bytes_sent = removed = written = 0
+        for event in changes.events:
+            kind = event.event_type
+            if kind in _RECEIVED:
+                received += 1
+                bytes_received += event.size
+            elif kind == _SEND:
+                sent += 1
+                bytes_sent += event.size
+            elif kind in _REMOVED:
+                removed += 1
+            current = event.current_content
+            if current is not None and current != event.previous_content:
+                written += event.size
         figures = dict.fromkeys(FIGURES, 0)
         figures["flowfiles_in"] = changes.flowfiles_in
         figures["bytes_in"] = changes.bytes_in
         figures["flowfiles_out"] = changes.flowfiles_out
         figures["bytes_out"] = changes.bytes_out
-        for event in changes.events:
-            if event.event_type in _RECEIVED:
-                figures["flowfiles_received"] += 1
-                figures["bytes_received"] += event.size
-            elif event.event_type == T.SEND.value:
-                figures["flowfiles_sent"] += 1
-                figures["bytes_sent"] += event.size
-            elif event.event_type in _REMOVED:
-                figures["flowfiles_removed"] += 1
-            if event.current_content is not None and event.current_content != (
-                event.previous_content
-            ):
-                figures["bytes_written"] += event.size
+        figures["flowfiles_received"] = received
+        figures["bytes_received"] = bytes_received
+        figures["flowfiles_sent"] = sent
+        figures["bytes_sent"] = bytes_sent
+        figures["flowfiles_removed"] = removed
+        figures["bytes_written"] = written
         second = self._node.clock.now_ms() // 1000
-        queued: dict[str, dict[str, int]] = {}
+        into: dict[str, list[int]] = {}
         for queue, record in changes.puts:
-            entry = queued.setdefault(queue.name, dict.fromkeys(FIGURES, 0))
-            entry["flowfiles_in"] += 1
-            entry["bytes_in"] += record.flowfile.size
+            counts = into.get(queue.name)
+            if counts is None:
+                counts = into[queue.name] = [0, 0]
+            counts[0] += 1
+            counts[1] += record.flowfile.size
+        queued: dict[str, dict[str, int]] = {}
+        for name, (count, size) in into.items():
+            entry = queued[name] = dict.fromkeys(FIGURES, 0)
+            entry["flowfiles_in"] = count
+            entry["bytes_in"] = size
         for queue, records in changes.taken.items():
             entry = queued.setdefault(queue.name, dict.fromkeys(FIGURES, 0))
             entry["flowfiles_out"] += len(records)

@@ -1,0 +1,116 @@
+"""What a request brings, checked: attributes, numbers, bearer tokens; and error wording.
+
+Shared by the FastAPI handlers (``api/app.py``) and the lean single-enqueue route
+(``api/lean_enqueue.py``), so both refuse the same input with the same status and words.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+from typing import Any
+
+from fastapi import HTTPException
+
+from api.settings import ApiSettings, Role
+from flowcore.errors import RepositoryError
+from flowcore.model.flowfile import CoreAttribute
+
+_DIGITS = re.compile(r"[0-9]+")
+MAX_INT64 = 2**63 - 1
+
+
+class BadInput(Exception):
+    """A request the client must change: answered with ``status`` and ``detail``."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+def check_attributes(value: Any, where: str) -> dict[str, str]:
+    """Validate an attributes object: a JSON object of strings, without ``uuid``."""
+    if not isinstance(value, dict):
+        raise BadInput(422, f"{where} must be a JSON object of string values")
+    for key, item in value.items():
+        if not isinstance(item, str):
+            raise BadInput(
+                422, f"{where}: attribute '{key}' must be a string, not {type(item).__name__}"
+            )
+    if CoreAttribute.UUID.value in value:
+        raise BadInput(422, f"{where}: the 'uuid' attribute cannot be set")
+    return value
+
+
+def parse_attribute_header(header: str | None) -> dict[str, str]:
+    """The ``X-FlowFile-Attributes`` header's attributes (none when absent or blank)."""
+    if header is None or not header.strip():
+        return {}
+    try:
+        value = json.loads(header)
+    except json.JSONDecodeError as exc:
+        raise BadInput(400, f"X-FlowFile-Attributes is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise BadInput(400, "X-FlowFile-Attributes is nested too deeply") from None
+    return check_attributes(value, "X-FlowFile-Attributes")
+
+
+def parse_count(text: str) -> int | None:
+    """A non-negative integer written in ASCII digits only, else None; above
+    ``MAX_INT64`` for any longer than the largest 64-bit integer.
+
+    ``str.isdigit`` also accepts other scripts' digits and superscripts (``"²"``), which
+    ``int`` then refuses or reads differently: every number from a client goes through
+    here instead.
+    """
+    if not _DIGITS.fullmatch(text):
+        return None
+    if len(text) > len(str(MAX_INT64)):
+        return MAX_INT64 + 1  # too large for anything here (and for ``int``'s digit limit)
+    return int(text)
+
+
+def repository_detail(exc: RepositoryError) -> str:
+    """The error's message, with its repository and setting named if it does not."""
+    detail = str(exc)
+    if exc.repository and exc.repository.lower() not in detail.lower():
+        detail = f"the {exc.repository} repository: {detail}"
+    if exc.setting and exc.setting not in detail:
+        detail = f"{detail} (setting: {exc.setting})"
+    return detail
+
+
+class Tokens:
+    """The configured bearer tokens: who may call what (none configured: everyone)."""
+
+    def __init__(self, settings: ApiSettings) -> None:
+        self._tokens = [
+            (t.token.get_secret_value().encode("utf-8"), t.role) for t in settings.tokens
+        ]
+
+    @property
+    def open(self) -> bool:
+        return not self._tokens
+
+    def check(self, authorization: str | None, method: str) -> None:
+        """Raise 401 (no or unknown token) or 403 (a read token on a write) as FastAPI's
+        ``HTTPBearer`` reads the ``Authorization`` header."""
+        if not self._tokens:
+            return
+        challenge = {"WWW-Authenticate": "Bearer"}
+        scheme, _, given_text = (authorization or "").partition(" ")
+        given_text = given_text.strip()
+        if not (authorization and scheme and given_text) or scheme.lower() != "bearer":
+            raise HTTPException(401, "a bearer token is required", headers=challenge)
+        given = given_text.encode("utf-8")
+        role: Role | None = None
+        for token, token_role in self._tokens:  # compare with every token: no early exit
+            if hmac.compare_digest(given, token) and role is None:
+                role = token_role
+        if role is None:
+            raise HTTPException(401, "the bearer token is not valid", headers=challenge)
+        needed: Role = "read" if method in ("GET", "HEAD") else "write"
+        if needed == "write" and role != "write":
+            raise HTTPException(403, "this endpoint needs a token with the 'write' role")
