@@ -48,7 +48,7 @@ configuration, its validation and the engine run (with Spark's fallback) in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 import pyarrow as pa
@@ -121,7 +121,6 @@ from processors.merge.properties import (
     java_int,
 )
 from processors.record.api import (
-    RecordReader,
     RecordReaderFactory,
     RecordSetWriterFactory,
     WriteResult,
@@ -129,6 +128,7 @@ from processors.record.api import (
     as_writer_factory,
     source_of,
 )
+from processors.record.bulk import BulkGroup, BulkRecordReaderFactory
 from processors.record.schema import conform, schema_fingerprint
 
 POLL_COUNT = 250
@@ -256,11 +256,11 @@ class MergeRecord(SessionFactoryProcessor):
                 break
             polled_any = True
             try:
-                for flowfile in batch:
-                    if spec is not None:
+                if spec is not None:
+                    for flowfile in batch:
                         self._bin_keyed(context, factory, session, readers, writers, flowfile, spec)
-                        continue
-                    self._bin_flowfile(context, factory, session, readers, writers, flowfile)
+                else:
+                    self._bin_batch(context, factory, session, readers, writers, batch)
             except BaseException:
                 session.rollback()
                 raise
@@ -309,15 +309,19 @@ class MergeRecord(SessionFactoryProcessor):
         )
 
     def _bin_key(
-        self, context: ProcessContext, defragment: bool, reader: RecordReader, flowfile: FlowFile
+        self,
+        context: ProcessContext,
+        defragment: bool,
+        schema: pa.Schema,
+        schema_text: str | None,
+        flowfile: FlowFile,
     ) -> str | None:
         attributes = flowfile.attributes
         if defragment:
             return attributes.get(FRAGMENT_ID)
-        key = reader.schema_text
+        key = schema_text
         if key is None:
             # NiFi's key: the schema's text; computed once per distinct schema.
-            schema = reader.schema
             key = self._fingerprints.get(schema)
             if key is None:
                 if len(self._fingerprints) >= _FINGERPRINT_CACHE:
@@ -330,6 +334,56 @@ class MergeRecord(SessionFactoryProcessor):
                 key += value
         return key
 
+    def _bin_batch(
+        self,
+        context: ProcessContext,
+        factory: SessionFactory,
+        session: ProcessSession,
+        readers: RecordReaderFactory,
+        writers: RecordSetWriterFactory,
+        batch: list[FlowFile],
+    ) -> None:
+        """Bin a polled batch in arrival order; the records of the FlowFiles the reader
+        service can read in bulk come from one parse, the others are read one by one."""
+        located = self._read_bulk(session, readers, batch)
+        for position, flowfile in enumerate(batch):
+            group = located.get(position)
+            if group is None:
+                self._bin_flowfile(context, factory, session, readers, writers, flowfile)
+                continue
+            records = group.records(position)
+            placed = self._place(
+                context,
+                factory,
+                session,
+                writers,
+                flowfile,
+                group.schema,
+                group.schema_text,
+                records.to_batches,
+                None,
+            )
+            if placed is not None:
+                self._after_add(context, *placed)
+
+    @staticmethod
+    def _read_bulk(
+        session: ProcessSession, readers: RecordReaderFactory, batch: list[FlowFile]
+    ) -> dict[int, BulkGroup]:
+        """Where each FlowFile's records are when the service parsed them together; a
+        FlowFile whose content cannot be read here is left to the one-by-one path, which
+        reports it."""
+        if len(batch) < 2 or not isinstance(readers, BulkRecordReaderFactory):
+            return {}
+        contents: list[bytes] = []
+        for flowfile in batch:
+            try:
+                contents.append(session.read(flowfile))
+            except Exception:
+                contents.append(b"")  # read alone again, and failed there
+        bulk = readers.read_bulk(contents, [f.attributes for f in batch])
+        return bulk.locate()
+
     def _bin_flowfile(
         self,
         context: ProcessContext,
@@ -339,48 +393,73 @@ class MergeRecord(SessionFactoryProcessor):
         writers: RecordSetWriterFactory,
         flowfile: FlowFile,
     ) -> None:
-        defragment = context.get_property(MERGE_STRATEGY).as_str() == DEFRAGMENT
         content = FlowFileContent(session, flowfile)
         try:
             reader = readers.create_reader(content, flowfile.attributes, source_of(flowfile))
         except Exception as exc:
-            self.logger.error("failed to bin %s: %s; routing to failure", source_of(flowfile), exc)
-            session.transfer(flowfile, REL_FAILURE)
+            self._fail_one(session, flowfile, f"cannot read records: {exc}")
             return
         try:
-            try:
-                key = self._bin_key(context, defragment, reader, flowfile)
-            except Exception as exc:
-                self.logger.error(
-                    "failed to bin %s: %s; routing to failure", source_of(flowfile), exc
-                )
-                session.transfer(flowfile, REL_FAILURE)
-                return
-            target = self._open_bin(key)
-            new = target is None
-            if target is None:
-                target = self._new_bin(context, factory, key, defragment)
-            session.migrate(target.session, [flowfile])
-            content.session = target.session
-            try:
-                self._add(target, writers, reader, flowfile)
-            except BinFailed:
-                self._fail(target, FRAGMENTS_INCONSISTENT)
-                return
-            except Exception as exc:
-                self.logger.error(
-                    "failed to add %s to a bin: %s; routing the bin's %d FlowFiles to failure",
-                    source_of(flowfile),
-                    exc,
-                    len(target.flowfiles) + 1,
-                )
-                if flowfile not in target.flowfiles:
-                    target.flowfiles.append(flowfile)
-                self._fail(target, f"cannot add {source_of(flowfile)}: {type(exc).__name__}: {exc}")
-                return
+            placed = self._place(
+                context,
+                factory,
+                session,
+                writers,
+                flowfile,
+                reader.schema,
+                reader.schema_text,
+                reader.batches,
+                content,
+            )
         finally:
             reader.close()
-        self._after_add(context, target, new)
+        if placed is not None:
+            self._after_add(context, *placed)
+
+    def _place(
+        self,
+        context: ProcessContext,
+        factory: SessionFactory,
+        session: ProcessSession,
+        writers: RecordSetWriterFactory,
+        flowfile: FlowFile,
+        schema: pa.Schema,
+        schema_text: str | None,
+        batches: Callable[[], Iterable[pa.RecordBatch]],
+        content: FlowFileContent | None,
+    ) -> tuple[Bin, bool] | None:
+        """Put the FlowFile and its records into its bin: the bin and whether it is new, or
+        None when the FlowFile (or its whole bin) went to failure."""
+        defragment = context.get_property(MERGE_STRATEGY).as_str() == DEFRAGMENT
+        try:
+            key = self._bin_key(context, defragment, schema, schema_text, flowfile)
+        except Exception as exc:
+            self._fail_one(session, flowfile, f"cannot bin: {exc}")
+            return None
+        target = self._open_bin(key)
+        new = target is None
+        if target is None:
+            target = self._new_bin(context, factory, key, defragment)
+        session.migrate(target.session, [flowfile])
+        if content is not None:
+            content.session = target.session
+        try:
+            self._add(target, writers, schema, batches, flowfile)
+        except BinFailed:
+            self._fail(target, FRAGMENTS_INCONSISTENT)
+            return None
+        except Exception as exc:
+            self.logger.error(
+                "failed to add %s to a bin: %s; routing the bin's %d FlowFiles to failure",
+                source_of(flowfile),
+                exc,
+                len(target.flowfiles) + 1,
+            )
+            if flowfile not in target.flowfiles:
+                target.flowfiles.append(flowfile)
+            self._fail(target, f"cannot add {source_of(flowfile)}: {type(exc).__name__}: {exc}")
+            return None
+        return target, new
 
     def _open_bin(self, key: str | None) -> Bin | None:
         """The bin still taking FlowFiles for ``key``, if any."""
@@ -486,7 +565,8 @@ class MergeRecord(SessionFactoryProcessor):
     def _add(
         target: Bin,
         writers: RecordSetWriterFactory,
-        reader: RecordReader,
+        schema: pa.Schema,
+        batches: Callable[[], Iterable[pa.RecordBatch]],
         flowfile: FlowFile,
     ) -> None:
         if target.writer is None:
@@ -495,18 +575,20 @@ class MergeRecord(SessionFactoryProcessor):
                 target.merged = session.create()
                 target.content = session.open_write(target.merged)
             assert target.content is not None
-            schema = writers.writer_schema(reader.schema, flowfile.attributes)
-            target.writer = writers.create_writer(schema, target.content, flowfile.attributes)
+            written = writers.writer_schema(schema, flowfile.attributes)
+            target.writer = writers.create_writer(written, target.content, flowfile.attributes)
         writer = target.writer
         count = 0
-        for batch in reader.batches():
+        for batch in batches():
             writer.write_batch(batch)
             count += batch.num_rows
         target.record_count += count
         target.flowfiles.append(flowfile)
         if target.defragment and not target.validate_fragments():
             raise BinFailed
-        if target.record_count >= target.thresholds.min_records:
+        if target.record_count >= target.thresholds.min_records and target.counts_bytes:
+            # NiFi flushes here so that the bytes written count towards the size
+            # thresholds; without one, the writer writes when it holds enough records.
             writer.flush()
 
     # -- completion -----------------------------------------------------------------------
@@ -552,7 +634,12 @@ class MergeRecord(SessionFactoryProcessor):
     def _merge(self, context: ProcessContext, target: Bin, reason: str) -> None:
         writer, content, merged = target.writer, target.content, target.merged
         assert writer is not None and content is not None and merged is not None
-        result = writer.finish()
+        try:
+            result = writer.finish()
+        except Exception as exc:  # records the writer held and cannot represent
+            self.logger.error("cannot write the merged records of a bin: %s", exc)
+            self._fail(target, f"cannot write the merged records: {type(exc).__name__}: {exc}")
+            return
         target.writer = None
         merged = content.close()
         target.content = None
