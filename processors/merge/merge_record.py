@@ -351,7 +351,7 @@ class MergeRecord(SessionFactoryProcessor):
             if group is None:
                 self._bin_flowfile(context, factory, session, readers, writers, flowfile)
                 continue
-            records = group.records(position)
+            records = group.batch(position)
             placed = self._place(
                 context,
                 factory,
@@ -360,7 +360,7 @@ class MergeRecord(SessionFactoryProcessor):
                 flowfile,
                 group.schema,
                 group.schema_text,
-                records.to_batches,
+                lambda records=records: (records,),
                 None,
             )
             if placed is not None:

@@ -24,13 +24,14 @@ class BulkGroup:
 
     schema: pa.Schema
     schema_text: str | None
-    table: pa.Table
+    records: pa.RecordBatch
     slices: dict[int, tuple[int, int]] = field(default_factory=dict)
-    """Input position -> (first row, row count) in ``table``."""
+    """Input position -> (first row, row count) in ``records``."""
 
-    def records(self, position: int) -> pa.Table:
+    def batch(self, position: int) -> pa.RecordBatch:
+        """The records of the input at ``position`` (a zero-copy slice)."""
         start, length = self.slices[position]
-        return self.table.slice(start, length)
+        return self.records.slice(start, length)
 
 
 @dataclass(slots=True)

@@ -22,8 +22,8 @@ is left to be read alone.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 LARGEST = 1 << 20
 """Contents larger than this are read alone (the streaming reader infers from its first
 1 MB block only, which a bulk parse could not reproduce)."""
+
+SAMPLE = 8
+"""Values per part the type checks look at first."""
 
 Rows = npt.NDArray[np.int64]
 """Row positions or counts, one per part."""
@@ -160,8 +163,7 @@ def _parse(
     else:
         schema, text = common.promote_nulls(table.schema), None
         same = _same_inference(table, starts, lengths)
-    table = _finish(table, schema, service.trim)
-    group = BulkGroup(schema, text, table)
+    group = BulkGroup(schema, text, _finish(table, schema, service.trim))
     for index, part in enumerate(parts):
         if same[index]:
             group.slices[part.position] = (int(starts[index]), part.rows)
@@ -201,68 +203,78 @@ def _try_parse(
     return table if table.num_rows == expected else None
 
 
-def _finish(table: pa.Table, schema: pa.Schema, trim: bool) -> pa.Table:
-    """What the one-by-one reader does to each batch: trim strings, conform to the schema."""
-    table = table.combine_chunks()
+def _finish(table: pa.Table, schema: pa.Schema, trim: bool) -> pa.RecordBatch:
+    """What the one-by-one reader does to each batch: trim strings, conform to the schema;
+    as one record batch."""
+    batch = table.combine_chunks().to_batches()[0]
     if trim:
         columns = [
             pc.utf8_trim_whitespace(column) if pa.types.is_string(column.type) else column
-            for column in table.columns
+            for column in batch.columns
         ]
-        table = pa.Table.from_arrays(columns, schema=table.schema)
-    if table.schema.equals(schema):
-        return table
-    return pa.Table.from_batches(
-        [conform(batch, schema) for batch in table.to_batches()], schema=schema
-    )
+        batch = pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+    return conform(batch, schema)
 
 
-def _per_part(mask: pa.ChunkedArray, starts: Rows, lengths: Rows) -> Rows:
+def _per_part(mask: pa.ChunkedArray | pa.Array, starts: Rows, lengths: Rows) -> Rows:
     """How many rows of each part the mask marks (nulls count as unmarked)."""
-    marks = pc.fill_null(mask, False).to_numpy().astype(np.int64)
+    marks = pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(np.int64)
     totals: Rows = np.concatenate((np.zeros(1, np.int64), np.cumsum(marks)))
     return totals[starts + lengths] - totals[starts]
 
 
-def _any_off_grid(ticks: pa.ChunkedArray, grid: int, starts: Rows, lengths: Rows) -> Rows:
-    """Per part: how many values are not a multiple of ``grid`` (nulls are)."""
-    values = pc.fill_null(ticks, 0).to_numpy()
-    return _per_part(pa.chunked_array([pa.array(values % grid != 0)]), starts, lengths)
+def _off_grid(values: pa.ChunkedArray | pa.Array, grid: int) -> pa.Array:
+    """Whether each value (as int64 ticks) is not a multiple of ``grid``; nulls are."""
+    ticks = pc.fill_null(pc.cast(values, pa.int64()), 0).to_numpy(zero_copy_only=False)
+    return pa.array(ticks % grid != 0)
+
+
+def _proof(kind: pa.DataType) -> Callable[[pa.ChunkedArray | pa.Array], Any] | None:
+    """A per-value test whose truth for one value of a part proves that the part alone
+    infers ``kind`` (given that it is not all null); None when there is no such test."""
+    if pa.types.is_string(kind):
+        return lambda values: pc.and_(
+            pc.match_substring_regex(values, _NOT_NUMERIC),
+            pc.invert(pc.match_substring_regex(values, _WORDS)),
+        )
+    if pa.types.is_int64(kind) or pa.types.is_date32(kind):
+        return pc.is_valid  # nothing earlier in the chain accepts these values
+    if pa.types.is_float64(kind):
+        # Not a whole number, or too large for int64 even after rounding: a double.
+        return lambda values: pc.or_(
+            pc.not_equal(values, pc.floor(values)),
+            pc.invert(pc.less(pc.abs(values), 1.9e19)),
+        )
+    if pa.types.is_timestamp(kind) and kind.unit == "ns":
+        return lambda values: _off_grid(values, 10**9)  # a fraction of a second
+    if pa.types.is_timestamp(kind) and kind.unit == "s":
+        if kind.tz is not None:
+            return pc.is_valid
+        return lambda values: _off_grid(values, 86_400)  # not all dates (a date column)
+    return None  # bool ("1" or "true"?), time and the rest: read alone
 
 
 def _same_inference(table: pa.Table, starts: Rows, lengths: Rows) -> npt.NDArray[np.bool_]:
-    """Per part: whether inferring its rows alone provably gives ``table``'s schema."""
+    """Per part: whether inferring its rows alone provably gives ``table``'s schema.
+
+    The test runs on the first few values of each part, then on the whole column only for
+    the parts those did not settle."""
     same = np.ones(len(starts), dtype=bool)
+    picks = (starts[:, None] + np.minimum(np.arange(SAMPLE), lengths[:, None] - 1)).ravel()
     for column in table.columns:
         kind = column.type
         if pa.types.is_null(kind):
             continue  # every part is all null too: a string column, as the whole
-        nulls = _per_part(column.is_null(), starts, lengths)
-        valued = nulls < lengths
-        if pa.types.is_string(kind):
-            text = pc.and_(
-                pc.match_substring_regex(column, _NOT_NUMERIC),
-                pc.invert(pc.match_substring_regex(column, _WORDS)),
-            )
-            same &= ~valued | (_per_part(text, starts, lengths) > 0)
+        proof = _proof(kind)
+        if proof is None:
+            same[:] = False
             continue
-        same &= valued  # all null alone: a string column
-        if pa.types.is_int64(kind) or pa.types.is_date32(kind):
-            continue  # nothing earlier in the chain accepts these values
-        if pa.types.is_float64(kind):
-            # Not a whole number, or too large for int64 even after rounding: a double.
-            double = pc.or_(
-                pc.not_equal(column, pc.floor(column)),
-                pc.invert(pc.less(pc.abs(column), 1.9e19)),
-            )
-            same &= _per_part(double, starts, lengths) > 0
+        sampled = pc.fill_null(proof(column.take(picks)), False).to_numpy(zero_copy_only=False)
+        settled = sampled.reshape(len(starts), SAMPLE).any(axis=1)
+        if settled.all():
             continue
-        if pa.types.is_timestamp(kind) and kind.unit in ("s", "ns"):
-            ticks = pc.cast(column, pa.int64())
-            if kind.unit == "ns":  # a fraction of a second somewhere
-                same &= _any_off_grid(ticks, 10**9, starts, lengths) > 0
-            elif kind.tz is None:  # a part of dates alone would be a date column
-                same &= _any_off_grid(ticks, 86_400, starts, lengths) > 0
-            continue
-        same[:] = False  # bool ("1" or "true"?), time and the rest: read alone
+        proven = _per_part(proof(column), starts, lengths) > 0
+        if pa.types.is_string(kind):  # all null alone: a string column too
+            proven |= _per_part(column.is_valid(), starts, lengths) == 0
+        same &= settled | proven
     return same
