@@ -48,8 +48,10 @@ SAMPLE = 8
 Rows = npt.NDArray[np.int64]
 """Row positions or counts, one per part."""
 
-_NOT_NUMERIC = r"[^0-9a-fA-F+\-.:\s tTzZxX]"
-_WORDS = r"(?i)^\s*[+-]?(true|false|nan|inf|infinity)\s*$"
+_NOT_NUMERIC = r"[^0-9+\-.:\stTzZeE]"
+_NOT_TEXT = r"(?i)^\s*[+-]?(true|false|nan|inf|infinity|0x[0-9a-f]*)\s*$"
+"""A string value proves a string column when it has a character no number, date, time
+or timestamp has and is neither a Boolean, NaN, infinity nor a hexadecimal integer."""
 
 
 class _Part:
@@ -235,7 +237,7 @@ def _proof(kind: pa.DataType) -> Callable[[pa.ChunkedArray | pa.Array], Any] | N
     if pa.types.is_string(kind):
         return lambda values: pc.and_(
             pc.match_substring_regex(values, _NOT_NUMERIC),
-            pc.invert(pc.match_substring_regex(values, _WORDS)),
+            pc.invert(pc.match_substring_regex(values, _NOT_TEXT)),
         )
     if pa.types.is_int64(kind) or pa.types.is_date32(kind):
         return pc.is_valid  # nothing earlier in the chain accepts these values
