@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-import processors.record  # noqa: F401 - registers the services
+import processors.record
 import processors.record_processors  # noqa: F401 - registers the processors
 from benchmarks._common import result_line
 from benchmarks.bench_merge_record import GOAL, TMPFS, make_inputs, one_buffer

@@ -158,7 +158,7 @@ def test_a_write_error_at_the_merge_fails_the_bin_with_its_reason() -> None:
     for runner in _runner(True):
         runner.add_controller_service("none", "CSVRecordSetWriter", {"Quote Mode": "NONE"})
         runner.set_property("Record Writer", "none")
-        runner.enqueue("id,name\n1,\"a, b\"\n")
+        runner.enqueue('id,name\n1,"a, b"\n')
         runner.enqueue("id,name\n2,c\n")
         runner.run(2)
         runner.assert_transfer_count("merged", 0)

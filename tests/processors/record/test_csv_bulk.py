@@ -117,7 +117,10 @@ def test_without_header_with_a_given_schema_and_under_settings_it_cannot_honour(
     assert result.rest == []
     assert_as_alone(plain, contents, result)
 
-    schema = '{"type":"record","name":"r","fields":[{"name":"id","type":"long"},{"name":"name","type":"string"}]}'
+    schema = (
+        '{"type":"record","name":"r","fields":'
+        '[{"name":"id","type":"long"},{"name":"name","type":"string"}]}'
+    )
     given = enable(
         CSVReader,
         **{
