@@ -11,11 +11,23 @@ their own errors.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
+
+SAMPLE = 8
+"""Values per part the type checks look at first."""
+
+Rows = npt.NDArray[np.int64]
+"""Row positions or counts, one per part."""
+
+Proof = Callable[[pa.ChunkedArray | pa.Array], Any]
+"""A per-value test over a column (a Boolean array; null counts as false)."""
 
 
 @dataclass(slots=True)
@@ -57,3 +69,48 @@ class BulkRecordReaderFactory(Protocol):
     def read_bulk(
         self, contents: Sequence[bytes], attributes: Sequence[Mapping[str, str]]
     ) -> BulkRead: ...
+
+
+def per_part(mask: pa.ChunkedArray | pa.Array, starts: Rows, lengths: Rows) -> Rows:
+    """How many rows of each part the mask marks (nulls count as unmarked)."""
+    marks = pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(np.int64)
+    totals: Rows = np.concatenate((np.zeros(1, np.int64), np.cumsum(marks)))
+    return totals[starts + lengths] - totals[starts]
+
+
+def same_inference(
+    table: pa.Table,
+    starts: Rows,
+    lengths: Rows,
+    proof_for: Callable[[pa.DataType], Proof | None],
+    *,
+    nulls_alike: bool = True,
+) -> npt.NDArray[np.bool_]:
+    """Per part (rows ``starts[i]`` to ``starts[i] + lengths[i]``): whether inferring its
+    rows alone provably gives ``table``'s column types.
+
+    ``proof_for(type)`` gives a per-value test whose truth for one value of a part proves
+    that the part alone infers that type (None: nothing proves it, the parts are read
+    alone). With ``nulls_alike`` (a format where a part's all-null column is a string
+    column, as CSV), a null column is the same for every part and a string column for a
+    part whose values are all null. The test runs on the first few values of each
+    part, then on the whole column only for the parts those did not settle."""
+    same = np.ones(len(starts), dtype=bool)
+    picks = (starts[:, None] + np.minimum(np.arange(SAMPLE), lengths[:, None] - 1)).ravel()
+    for column in table.columns:
+        kind = column.type
+        if pa.types.is_null(kind) and nulls_alike:
+            continue  # every part is all null too: a string column, as the whole
+        proof = proof_for(kind)
+        if proof is None:
+            same[:] = False
+            continue
+        sampled = pc.fill_null(proof(column.take(picks)), False).to_numpy(zero_copy_only=False)
+        settled = sampled.reshape(len(starts), SAMPLE).any(axis=1)
+        if settled.all():
+            continue
+        proven = per_part(proof(column), starts, lengths) > 0
+        if pa.types.is_string(kind) and nulls_alike:  # all null alone: a string column too
+            proven |= per_part(column.is_valid(), starts, lengths) == 0
+        same &= settled | proven
+    return same

@@ -22,17 +22,16 @@ is left to be read alone.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from processors.record import _common as common
-from processors.record.bulk import BulkGroup, BulkRead
+from processors.record.bulk import BulkGroup, BulkRead, Proof, Rows, same_inference
 from processors.record.schema import conform
 
 if TYPE_CHECKING:
@@ -41,12 +40,6 @@ if TYPE_CHECKING:
 LARGEST = 1 << 20
 """Contents larger than this are read alone (the streaming reader infers from its first
 1 MB block only, which a bulk parse could not reproduce)."""
-
-SAMPLE = 8
-"""Values per part the type checks look at first."""
-
-Rows = npt.NDArray[np.int64]
-"""Row positions or counts, one per part."""
 
 _NOT_NUMERIC = r"[^0-9+\-.:\stTzZeE]"
 _NOT_TEXT = r"(?i)^\s*[+-]?(true|false|nan|inf|infinity|0x[0-9a-f]*)\s*$"
@@ -164,7 +157,7 @@ def _parse(
         same = np.ones(len(parts), dtype=bool)
     else:
         schema, text = common.promote_nulls(table.schema), None
-        same = _same_inference(table, starts, lengths)
+        same = same_inference(table, starts, lengths, _proof)
     group = BulkGroup(schema, text, _finish(table, schema, service.trim))
     for index, part in enumerate(parts):
         if same[index]:
@@ -218,20 +211,13 @@ def _finish(table: pa.Table, schema: pa.Schema, trim: bool) -> pa.RecordBatch:
     return conform(batch, schema)
 
 
-def _per_part(mask: pa.ChunkedArray | pa.Array, starts: Rows, lengths: Rows) -> Rows:
-    """How many rows of each part the mask marks (nulls count as unmarked)."""
-    marks = pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(np.int64)
-    totals: Rows = np.concatenate((np.zeros(1, np.int64), np.cumsum(marks)))
-    return totals[starts + lengths] - totals[starts]
-
-
 def _off_grid(values: pa.ChunkedArray | pa.Array, grid: int) -> pa.Array:
     """Whether each value (as int64 ticks) is not a multiple of ``grid``; nulls are."""
     ticks = pc.fill_null(pc.cast(values, pa.int64()), 0).to_numpy(zero_copy_only=False)
     return pa.array(ticks % grid != 0)
 
 
-def _proof(kind: pa.DataType) -> Callable[[pa.ChunkedArray | pa.Array], Any] | None:
+def _proof(kind: pa.DataType) -> Proof | None:
     """A per-value test whose truth for one value of a part proves that the part alone
     infers ``kind`` (given that it is not all null); None when there is no such test."""
     if pa.types.is_string(kind):
@@ -256,27 +242,3 @@ def _proof(kind: pa.DataType) -> Callable[[pa.ChunkedArray | pa.Array], Any] | N
     return None  # bool ("1" or "true"?), time and the rest: read alone
 
 
-def _same_inference(table: pa.Table, starts: Rows, lengths: Rows) -> npt.NDArray[np.bool_]:
-    """Per part: whether inferring its rows alone provably gives ``table``'s schema.
-
-    The test runs on the first few values of each part, then on the whole column only for
-    the parts those did not settle."""
-    same = np.ones(len(starts), dtype=bool)
-    picks = (starts[:, None] + np.minimum(np.arange(SAMPLE), lengths[:, None] - 1)).ravel()
-    for column in table.columns:
-        kind = column.type
-        if pa.types.is_null(kind):
-            continue  # every part is all null too: a string column, as the whole
-        proof = _proof(kind)
-        if proof is None:
-            same[:] = False
-            continue
-        sampled = pc.fill_null(proof(column.take(picks)), False).to_numpy(zero_copy_only=False)
-        settled = sampled.reshape(len(starts), SAMPLE).any(axis=1)
-        if settled.all():
-            continue
-        proven = _per_part(proof(column), starts, lengths) > 0
-        if pa.types.is_string(kind):  # all null alone: a string column too
-            proven |= _per_part(column.is_valid(), starts, lengths) == 0
-        same &= settled | proven
-    return same

@@ -12,7 +12,7 @@ import decimal
 import io
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -30,6 +30,7 @@ from flowcore.processor import (
     controller_service,
 )
 from processors.record import _common as common
+from processors.record import json_bulk
 from processors.record.api import (
     BinarySink,
     ChunkInput,
@@ -41,6 +42,7 @@ from processors.record.api import (
     WriteResult,
     bounded,
 )
+from processors.record.bulk import BulkRead
 from processors.record.schema import arrow_to_avro, conform
 from processors.record.temporal import (
     TemporalFormatError,
@@ -210,6 +212,13 @@ class JsonTreeReader(ControllerService):
                         source, f"record {index}", f"field '{name}': {exc}"
                     ) from None
         return rows
+
+    def read_bulk(
+        self, contents: Sequence[bytes], attributes: Sequence[Mapping[str, str]]
+    ) -> BulkRead:
+        """Many JSON-lines contents parsed in one call where that reads them as alone
+        (``json_bulk``)."""
+        return json_bulk.read_bulk(self, contents, attributes)
 
     def create_reader(
         self, content: Content, attributes: Mapping[str, str], source: str

@@ -12,7 +12,7 @@ import pytest
 
 from flowcore.processor import ControllerService
 from flowcore.testing import TestRunner
-from processors.record import csv_bulk
+from processors.record import csv_bulk, json_bulk
 from processors.record.api import Content, RecordReader, RecordReaderFactory
 from processors.record.bulk import BulkRead
 
@@ -45,14 +45,18 @@ class AloneReader(ControllerService):
         return self._inner.create_reader(content, attributes, source)
 
 
-def _runner(bulk: bool, **properties: str) -> Iterator[TestRunner]:
+def _runner(bulk: bool, fmt: str = "csv", **properties: str) -> Iterator[TestRunner]:
     with TestRunner("MergeRecord") as runner:
-        csv_in: Any = runner.add_controller_service(
-            "csv", "CSVReader", {"Treat First Line as Header": "true"}
-        )
+        if fmt == "csv":
+            reader: Any = runner.add_controller_service(
+                "csv", "CSVReader", {"Treat First Line as Header": "true"}
+            )
+            runner.add_controller_service("writer", "CSVRecordSetWriter", {})
+        else:
+            reader = runner.add_controller_service("csv", "JsonTreeReader", {})
+            runner.add_controller_service("writer", "JsonRecordSetWriter", {})
         if not bulk:
-            runner.add_controller_service("alone", AloneReader(csv_in))
-        runner.add_controller_service("writer", "CSVRecordSetWriter", {})
+            runner.add_controller_service("alone", AloneReader(reader))
         runner.set_property("Record Reader", "csv" if bulk else "alone")
         runner.set_property("Record Writer", "writer")
         for name, value in properties.items():
@@ -85,8 +89,10 @@ def _outcome(runner: TestRunner) -> dict[str, Any]:
     }
 
 
-def _run(bulk: bool, inputs: list[tuple[str, dict[str, str]]], **properties: str) -> Any:
-    for runner in _runner(bulk, **properties):
+def _run(
+    bulk: bool, inputs: list[tuple[str, dict[str, str]]], fmt: str = "csv", **properties: str
+) -> Any:
+    for runner in _runner(bulk, fmt, **properties):
         for content, attributes in inputs:
             runner.enqueue(content, attributes)
         runner.run(2)
@@ -184,3 +190,33 @@ def test_json_arrays_and_json_lines_merge_into_one_array() -> None:
         ]
         out.assert_attribute_equals("record.count", "5")
         out.assert_attribute_equals("merge.count", "3")
+
+
+JSON_INPUTS: list[tuple[str, dict[str, str]]] = [
+    ('{"id": 1, "name": "ann"}\n{"id": 2, "name": "bob"}\n', {}),
+    ('[{"id": 3, "name": "cid"}]', {}),  # an array: read alone, same schema, same bin
+    ('{"name": "dan", "id": 4}\n', {}),  # another field order: another bin
+    ("", {}),
+    ('{"id": 5, "name": "eve"}\n{"id": 6, "name": "fay"', {}),  # malformed
+    ('{"id": 7.5, "name": "gus"}\n', {}),  # a double: another bin
+    ('{"id": 8, "name": "hal"}', {}),
+]
+
+
+def test_json_bulk_and_one_by_one_give_the_same_outcome(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed_together: list[int] = []
+
+    def spy(*args: Any) -> BulkRead:
+        result = real(*args)
+        parsed_together.extend(result.locate())
+        return result
+
+    real = json_bulk.read_bulk
+    monkeypatch.setattr(json_bulk, "read_bulk", spy)
+    together = _run(True, JSON_INPUTS, "json")
+    assert together == _run(False, JSON_INPUTS, "json")
+    # 6 was parsed with 5, whose id makes the column a double that 6 alone is not
+    assert sorted(parsed_together) == [0, 5]
+    [(text, reason)] = together["failed"]
+    assert reason.startswith("cannot read records: malformed record in FlowFile[...]")
+    assert len(together["merged"]) == 4
