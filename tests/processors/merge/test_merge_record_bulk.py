@@ -219,4 +219,4 @@ def test_json_bulk_and_one_by_one_give_the_same_outcome(monkeypatch: pytest.Monk
     assert sorted(parsed_together) == [0, 5]
     [(text, reason)] = together["failed"]
     assert reason.startswith("cannot read records: malformed record in FlowFile[...]")
-    assert len(together["merged"]) == 4
+    assert len(together["merged"]) == 3
