@@ -12,22 +12,28 @@ additionalDetails). Where NiFi's code and documentation disagree, this follows t
 
 How it works here. MergeRecord is a session-factory processor (``@TriggerWhenEmpty``, not
 ``@TriggerSerially``). Each trigger polls the input queue in batches (250 FlowFiles or
-250 KB) with a polling session. For each FlowFile a reader is created to learn the schema
-and the bin key; the FlowFile is then migrated into its bin's own session, and its records
-are streamed through the reader into the bin's record writer at once, so the writer's output
-bytes (Minimum/Maximum Bin Size) and the record count are exact after each FlowFile. Bins
+250 KB) with a polling session. When the reader service can (``BulkRecordReaderFactory``),
+the batch's contents are parsed in one call and each FlowFile's records are a slice of the
+result, with the schema it would infer alone; the others get a reader each, created to
+learn the schema and the bin key. The FlowFile is then migrated into its bin's own
+session, and its records go into the bin's record writer, which holds them and writes
+many FlowFiles' records in one call; it is flushed after each FlowFile once the bin has
+its minimum records when a size threshold needs the written bytes (as NiFi flushes). Bins
 hold FlowFile references and one open writer whose sink is the merged FlowFile's content,
 open in the content repository (``ProcessSession.open_write``) from the bin's first FlowFile
-until the merge: memory does not grow with the number of records in a bin.
+until the merge: memory grows with at most 65,536 held records and a poll's contents, not
+with the number of records in a bin.
 
 The merged FlowFile is created with ``session.create()`` in the bin's session when the bin
 gets its writer, before its parents are all known; at the merge the processor reports the
 JOIN from all originals itself, so that the one JOIN event carries the details ``Records
 Merged due to: <reason>`` (no CREATE event is generated for it); the session gives it the
 earliest original's lineage start date, as in NiFi. Failures (A.8): a FlowFile whose reader
-cannot be created goes alone to ``failure``; an error while reading its records or writing
-them fails the whole bin (every FlowFile in it plus the current one) to ``failure``, and the
-merged FlowFile, with its partial content, is removed, so no record is emitted twice.
+cannot be created goes alone to ``failure`` (with ``merge.failure.reason``); an error while
+reading its records or writing them fails the whole bin (every FlowFile in it plus the
+current one) to ``failure``, and the merged FlowFile, with its partial content, is
+removed, so no record is emitted twice; so does a writer that cannot write the records
+it held, at the merge.
 Stopping rolls every unmerged bin back to the input queue (the rollback discards the open
 content).
 
@@ -49,6 +55,7 @@ configuration, its validation and the engine run (with Spark's fallback) in
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any, ClassVar
 
 import pyarrow as pa
@@ -360,7 +367,7 @@ class MergeRecord(SessionFactoryProcessor):
                 flowfile,
                 group.schema,
                 group.schema_text,
-                lambda records=records: (records,),
+                partial(list, [records]),
                 None,
             )
             if placed is not None:

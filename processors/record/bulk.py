@@ -75,7 +75,13 @@ def per_part(mask: pa.ChunkedArray | pa.Array, starts: Rows, lengths: Rows) -> R
     """How many rows of each part the mask marks (nulls count as unmarked)."""
     marks = pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(np.int64)
     totals: Rows = np.concatenate((np.zeros(1, np.int64), np.cumsum(marks)))
-    return totals[starts + lengths] - totals[starts]
+    counts: Rows = totals[starts + lengths] - totals[starts]
+    return counts
+
+
+def valid(values: pa.ChunkedArray | pa.Array) -> Any:
+    """The proof of a type that nothing earlier in the inference chain accepts: a value."""
+    return pc.is_valid(values)
 
 
 def same_inference(

@@ -31,7 +31,14 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from processors.record import _common as common
-from processors.record.bulk import BulkGroup, BulkRead, Proof, Rows, same_inference
+from processors.record.bulk import (
+    BulkGroup,
+    BulkRead,
+    Proof,
+    Rows,
+    same_inference,
+    valid,
+)
 from processors.record.schema import conform
 
 if TYPE_CHECKING:
@@ -226,7 +233,7 @@ def _proof(kind: pa.DataType) -> Proof | None:
             pc.invert(pc.match_substring_regex(values, _NOT_TEXT)),
         )
     if pa.types.is_int64(kind) or pa.types.is_date32(kind):
-        return pc.is_valid  # nothing earlier in the chain accepts these values
+        return valid  # nothing earlier in the chain accepts these values
     if pa.types.is_float64(kind):
         # Not a whole number, or too large for int64 even after rounding: a double.
         return lambda values: pc.or_(
@@ -237,8 +244,6 @@ def _proof(kind: pa.DataType) -> Proof | None:
         return lambda values: _off_grid(values, 10**9)  # a fraction of a second
     if pa.types.is_timestamp(kind) and kind.unit == "s":
         if kind.tz is not None:
-            return pc.is_valid
+            return valid
         return lambda values: _off_grid(values, 86_400)  # not all dates (a date column)
     return None  # bool ("1" or "true"?), time and the rest: read alone
-
-

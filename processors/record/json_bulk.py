@@ -29,7 +29,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pajson
 
-from processors.record.bulk import BulkGroup, BulkRead, Proof, Rows, same_inference
+from processors.record.bulk import (
+    BulkGroup,
+    BulkRead,
+    Proof,
+    Rows,
+    same_inference,
+    valid,
+)
 
 if TYPE_CHECKING:
     from processors.record.json_format import JsonTreeReader
@@ -141,9 +148,9 @@ def _proof(kind: pa.DataType) -> Proof | None:
     """A per-value test whose truth for one value of a part proves that the part alone
     infers ``kind``."""
     if pa.types.is_int64(kind) or pa.types.is_boolean(kind):
-        return pc.is_valid
+        return valid
     if pa.types.is_timestamp(kind) and kind.unit == "s" and kind.tz is None:
-        return pc.is_valid  # every string of the part is a timestamp
+        return valid  # every string of the part is a timestamp
     if pa.types.is_float64(kind):
         return lambda values: pc.not_equal(values, pc.floor(values))
     if pa.types.is_string(kind):

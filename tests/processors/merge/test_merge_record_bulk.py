@@ -217,6 +217,7 @@ def test_json_bulk_and_one_by_one_give_the_same_outcome(monkeypatch: pytest.Monk
     assert together == _run(False, JSON_INPUTS, "json")
     # 6 was parsed with 5, whose id makes the column a double that 6 alone is not
     assert sorted(parsed_together) == [0, 5]
-    [(text, reason)] = together["failed"]
+    [(failed_text, reason)] = together["failed"]
+    assert failed_text.startswith('{"id": 5')
     assert reason.startswith("cannot read records: malformed record in FlowFile[...]")
     assert len(together["merged"]) == 3
