@@ -173,6 +173,9 @@ class MergeRecord(SessionFactoryProcessor):
         super().__init__()
         self._bins: list[Bin] = []
         self._fingerprints: dict[pa.Schema, str] = {}
+        # Read once per trigger: Merge Strategy is Defragment; Correlation Attribute Name.
+        self._defragment = False
+        self._correlation: str | None = None
 
     # -- validation -----------------------------------------------------------------------
 
@@ -252,6 +255,8 @@ class MergeRecord(SessionFactoryProcessor):
     # -- triggering -----------------------------------------------------------------------
 
     def on_trigger_with_factory(self, context: ProcessContext, factory: SessionFactory) -> None:
+        self._defragment = context.get_property(MERGE_STRATEGY).as_str() == DEFRAGMENT
+        self._correlation = context.get_property(CORRELATION_ATTRIBUTE).value or None
         readers = as_reader_factory(context.get_property(RECORD_READER).as_controller_service())
         writers = as_writer_factory(context.get_property(RECORD_WRITER).as_controller_service())
         spec = keyed_spec(context)
@@ -334,7 +339,7 @@ class MergeRecord(SessionFactoryProcessor):
                 if len(self._fingerprints) >= _FINGERPRINT_CACHE:
                     self._fingerprints.clear()
                 key = self._fingerprints[schema] = schema_fingerprint(schema)
-        correlation = context.get_property(CORRELATION_ATTRIBUTE).value
+        correlation = self._correlation
         if correlation:
             value = attributes.get(correlation)
             if value is not None:
@@ -437,7 +442,7 @@ class MergeRecord(SessionFactoryProcessor):
     ) -> tuple[Bin, bool] | None:
         """Put the FlowFile and its records into its bin: the bin and whether it is new, or
         None when the FlowFile (or its whole bin) went to failure."""
-        defragment = context.get_property(MERGE_STRATEGY).as_str() == DEFRAGMENT
+        defragment = self._defragment
         try:
             key = self._bin_key(context, defragment, schema, schema_text, flowfile)
         except Exception as exc:
