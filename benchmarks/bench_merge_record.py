@@ -42,7 +42,7 @@ import pyarrow.json as pajson
 
 import processors.merge  # registers the types
 import processors.record  # noqa: F401
-from benchmarks._common import result_line
+from benchmarks._common import gc_frozen, result_line
 from flowcore.clock import ManualClock
 from flowcore.engine import DeterministicScheduler, EnqueueItem, Node
 from flowcore.flow import parse_flow
@@ -160,13 +160,14 @@ def run_ours(
                 [EnqueueItem(content, {}) for content in inputs[start : start + 1000]],
             )
         profiler = cProfile.Profile() if profile else None
-        started = time.perf_counter()
-        if profiler is not None:
-            profiler.enable()
-        DeterministicScheduler(node).run_until_idle()
-        if profiler is not None:
-            profiler.disable()
-        elapsed = time.perf_counter() - started
+        with gc_frozen():
+            started = time.perf_counter()
+            if profiler is not None:
+                profiler.enable()
+            DeterministicScheduler(node).run_until_idle()
+            if profiler is not None:
+                profiler.disable()
+            elapsed = time.perf_counter() - started
         queue = node.connections["merged"].queue
         merged = queue.size
         counters = node.processors["merge"].binding

@@ -40,7 +40,7 @@ import pyarrow.csv as pacsv
 
 import processors.record
 import processors.record_processors  # noqa: F401 - registers the processors
-from benchmarks._common import result_line
+from benchmarks._common import gc_frozen, result_line
 from benchmarks.bench_merge_record import GOAL, TMPFS, make_inputs, one_buffer
 from flowcore.clock import ManualClock
 from flowcore.engine import DeterministicScheduler, EnqueueItem, Node
@@ -123,13 +123,14 @@ def run_ours(data_dir: Path, name: str, inputs: list[bytes], profile: bool) -> t
                 "in", [EnqueueItem(content, {}) for content in inputs[start : start + 1000]]
             )
         profiler = cProfile.Profile() if profile else None
-        started = time.perf_counter()
-        if profiler is not None:
-            profiler.enable()
-        DeterministicScheduler(node).run_until_idle()
-        if profiler is not None:
-            profiler.disable()
-        elapsed = time.perf_counter() - started
+        with gc_frozen():
+            started = time.perf_counter()
+            if profiler is not None:
+                profiler.enable()
+            DeterministicScheduler(node).run_until_idle()
+            if profiler is not None:
+                profiler.disable()
+            elapsed = time.perf_counter() - started
         out = node.connections["out"].queue.size
         if profiler is not None:
             stats = pstats.Stats(profiler)
