@@ -63,7 +63,12 @@ BENCHMARKS: dict[str, Benchmark] = {
         (),
         ("--flowfiles", "40000", "--rounds", "1", "--no-content-files"),
     ),
-    "merge_record": Benchmark("benchmarks.bench_merge_record", (), ("--records", "20000")),
+    "merge_record": Benchmark(
+        "benchmarks.bench_merge_record", (), ("--records", "20000", "--rounds", "1")
+    ),
+    "record_processors": Benchmark(
+        "benchmarks.bench_record_processors", (), ("--records", "20000", "--rounds", "1")
+    ),
     "merge_by_key": Benchmark(
         "benchmarks.bench_merge_by_key", (), ("--sizes", "100000,1000000", "--rounds", "1")
     ),

@@ -84,6 +84,11 @@ class Bin:
             return self.input_bytes
         return 0 if self.writer is None else self.writer.bytes_written
 
+    @property
+    def counts_bytes(self) -> bool:
+        """Whether a size threshold (Minimum or Maximum Bin Size) makes bytes matter."""
+        return self.thresholds.min_bytes > 0 or self.thresholds.max_bytes is not None
+
     def full_enough(self) -> bool:
         if self.defragment:
             return self.fragment_count is not None and len(self.flowfiles) == self.fragment_count

@@ -12,22 +12,28 @@ additionalDetails). Where NiFi's code and documentation disagree, this follows t
 
 How it works here. MergeRecord is a session-factory processor (``@TriggerWhenEmpty``, not
 ``@TriggerSerially``). Each trigger polls the input queue in batches (250 FlowFiles or
-250 KB) with a polling session. For each FlowFile a reader is created to learn the schema
-and the bin key; the FlowFile is then migrated into its bin's own session, and its records
-are streamed through the reader into the bin's record writer at once, so the writer's output
-bytes (Minimum/Maximum Bin Size) and the record count are exact after each FlowFile. Bins
+250 KB) with a polling session. When the reader service can (``BulkRecordReaderFactory``),
+the batch's contents are parsed in one call and each FlowFile's records are a slice of the
+result, with the schema it would infer alone; the others get a reader each, created to
+learn the schema and the bin key. The FlowFile is then migrated into its bin's own
+session, and its records go into the bin's record writer, which holds them and writes
+many FlowFiles' records in one call; it is flushed after each FlowFile once the bin has
+its minimum records when a size threshold needs the written bytes (as NiFi flushes). Bins
 hold FlowFile references and one open writer whose sink is the merged FlowFile's content,
 open in the content repository (``ProcessSession.open_write``) from the bin's first FlowFile
-until the merge: memory does not grow with the number of records in a bin.
+until the merge: memory grows with at most 65,536 held records and a poll's contents, not
+with the number of records in a bin.
 
 The merged FlowFile is created with ``session.create()`` in the bin's session when the bin
 gets its writer, before its parents are all known; at the merge the processor reports the
 JOIN from all originals itself, so that the one JOIN event carries the details ``Records
 Merged due to: <reason>`` (no CREATE event is generated for it); the session gives it the
 earliest original's lineage start date, as in NiFi. Failures (A.8): a FlowFile whose reader
-cannot be created goes alone to ``failure``; an error while reading its records or writing
-them fails the whole bin (every FlowFile in it plus the current one) to ``failure``, and the
-merged FlowFile, with its partial content, is removed, so no record is emitted twice.
+cannot be created goes alone to ``failure`` (with ``merge.failure.reason``); an error while
+reading its records or writing them fails the whole bin (every FlowFile in it plus the
+current one) to ``failure``, and the merged FlowFile, with its partial content, is
+removed, so no record is emitted twice; so does a writer that cannot write the records
+it held, at the merge.
 Stopping rolls every unmerged bin back to the input queue (the rollback discards the open
 content).
 
@@ -48,7 +54,8 @@ configuration, its validation and the engine run (with Spark's fallback) in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any, ClassVar
 
 import pyarrow as pa
@@ -109,7 +116,6 @@ from processors.merge.properties import (
     java_int,
 )
 from processors.record.api import (
-    RecordReader,
     RecordReaderFactory,
     RecordSetWriterFactory,
     WriteResult,
@@ -117,6 +123,7 @@ from processors.record.api import (
     as_writer_factory,
     source_of,
 )
+from processors.record.bulk import BulkGroup, BulkRecordReaderFactory
 from processors.record.schema import conform, schema_fingerprint
 
 POLL_COUNT = 250
@@ -154,6 +161,9 @@ class MergeRecord(SessionFactoryProcessor):
         super().__init__()
         self._bins: list[Bin] = []
         self._fingerprints: dict[pa.Schema, str] = {}
+        # Read once per trigger: Merge Strategy is Defragment; Correlation Attribute Name.
+        self._defragment = False
+        self._correlation: str | None = None
 
     # -- validation -----------------------------------------------------------------------
 
@@ -233,6 +243,8 @@ class MergeRecord(SessionFactoryProcessor):
     # -- triggering -----------------------------------------------------------------------
 
     def on_trigger_with_factory(self, context: ProcessContext, factory: SessionFactory) -> None:
+        self._defragment = context.get_property(MERGE_STRATEGY).as_str() == DEFRAGMENT
+        self._correlation = context.get_property(CORRELATION_ATTRIBUTE).value or None
         readers = as_reader_factory(context.get_property(RECORD_READER).as_controller_service())
         writers = as_writer_factory(context.get_property(RECORD_WRITER).as_controller_service())
         spec = keyed_spec(context)
@@ -244,11 +256,11 @@ class MergeRecord(SessionFactoryProcessor):
                 break
             polled_any = True
             try:
-                for flowfile in batch:
-                    if spec is not None:
+                if spec is not None:
+                    for flowfile in batch:
                         self._bin_keyed(context, factory, session, readers, writers, flowfile, spec)
-                        continue
-                    self._bin_flowfile(context, factory, session, readers, writers, flowfile)
+                else:
+                    self._bin_batch(context, factory, session, readers, writers, batch)
             except BaseException:
                 session.rollback()
                 raise
@@ -297,26 +309,80 @@ class MergeRecord(SessionFactoryProcessor):
         )
 
     def _bin_key(
-        self, context: ProcessContext, defragment: bool, reader: RecordReader, flowfile: FlowFile
+        self,
+        context: ProcessContext,
+        defragment: bool,
+        schema: pa.Schema,
+        schema_text: str | None,
+        flowfile: FlowFile,
     ) -> str | None:
         attributes = flowfile.attributes
         if defragment:
             return attributes.get(FRAGMENT_ID)
-        key = reader.schema_text
+        key = schema_text
         if key is None:
             # NiFi's key: the schema's text; computed once per distinct schema.
-            schema = reader.schema
             key = self._fingerprints.get(schema)
             if key is None:
                 if len(self._fingerprints) >= _FINGERPRINT_CACHE:
                     self._fingerprints.clear()
                 key = self._fingerprints[schema] = schema_fingerprint(schema)
-        correlation = context.get_property(CORRELATION_ATTRIBUTE).value
+        correlation = self._correlation
         if correlation:
             value = attributes.get(correlation)
             if value is not None:
                 key += value
         return key
+
+    def _bin_batch(
+        self,
+        context: ProcessContext,
+        factory: SessionFactory,
+        session: ProcessSession,
+        readers: RecordReaderFactory,
+        writers: RecordSetWriterFactory,
+        batch: list[FlowFile],
+    ) -> None:
+        """Bin a polled batch in arrival order; the records of the FlowFiles the reader
+        service can read in bulk come from one parse, the others are read one by one."""
+        located = self._read_bulk(session, readers, batch)
+        for position, flowfile in enumerate(batch):
+            group = located.get(position)
+            if group is None:
+                self._bin_flowfile(context, factory, session, readers, writers, flowfile)
+                continue
+            records = group.batch(position)
+            placed = self._place(
+                context,
+                factory,
+                session,
+                writers,
+                flowfile,
+                group.schema,
+                group.schema_text,
+                partial(list, [records]),
+                None,
+            )
+            if placed is not None:
+                self._after_add(context, *placed)
+
+    @staticmethod
+    def _read_bulk(
+        session: ProcessSession, readers: RecordReaderFactory, batch: list[FlowFile]
+    ) -> dict[int, BulkGroup]:
+        """Where each FlowFile's records are when the service parsed them together; a
+        FlowFile whose content cannot be read here is left to the one-by-one path, which
+        reports it."""
+        if len(batch) < 2 or not isinstance(readers, BulkRecordReaderFactory):
+            return {}
+        contents: list[bytes] = []
+        for flowfile in batch:
+            try:
+                contents.append(session.read(flowfile))
+            except Exception:
+                contents.append(b"")  # read alone again, and failed there
+        bulk = readers.read_bulk(contents, [f.attributes for f in batch])
+        return bulk.locate()
 
     def _bin_flowfile(
         self,
@@ -327,48 +393,73 @@ class MergeRecord(SessionFactoryProcessor):
         writers: RecordSetWriterFactory,
         flowfile: FlowFile,
     ) -> None:
-        defragment = context.get_property(MERGE_STRATEGY).as_str() == DEFRAGMENT
         content = FlowFileContent(session, flowfile)
         try:
             reader = readers.create_reader(content, flowfile.attributes, source_of(flowfile))
         except Exception as exc:
-            self.logger.error("failed to bin %s: %s; routing to failure", source_of(flowfile), exc)
-            session.transfer(flowfile, REL_FAILURE)
+            self._fail_one(session, flowfile, f"cannot read records: {exc}")
             return
         try:
-            try:
-                key = self._bin_key(context, defragment, reader, flowfile)
-            except Exception as exc:
-                self.logger.error(
-                    "failed to bin %s: %s; routing to failure", source_of(flowfile), exc
-                )
-                session.transfer(flowfile, REL_FAILURE)
-                return
-            target = self._open_bin(key)
-            new = target is None
-            if target is None:
-                target = self._new_bin(context, factory, key, defragment)
-            session.migrate(target.session, [flowfile])
-            content.session = target.session
-            try:
-                self._add(target, writers, reader, flowfile)
-            except BinFailed:
-                self._fail(target, FRAGMENTS_INCONSISTENT)
-                return
-            except Exception as exc:
-                self.logger.error(
-                    "failed to add %s to a bin: %s; routing the bin's %d FlowFiles to failure",
-                    source_of(flowfile),
-                    exc,
-                    len(target.flowfiles) + 1,
-                )
-                if flowfile not in target.flowfiles:
-                    target.flowfiles.append(flowfile)
-                self._fail(target, f"cannot add {source_of(flowfile)}: {type(exc).__name__}: {exc}")
-                return
+            placed = self._place(
+                context,
+                factory,
+                session,
+                writers,
+                flowfile,
+                reader.schema,
+                reader.schema_text,
+                reader.batches,
+                content,
+            )
         finally:
             reader.close()
-        self._after_add(context, target, new)
+        if placed is not None:
+            self._after_add(context, *placed)
+
+    def _place(
+        self,
+        context: ProcessContext,
+        factory: SessionFactory,
+        session: ProcessSession,
+        writers: RecordSetWriterFactory,
+        flowfile: FlowFile,
+        schema: pa.Schema,
+        schema_text: str | None,
+        batches: Callable[[], Iterable[pa.RecordBatch]],
+        content: FlowFileContent | None,
+    ) -> tuple[Bin, bool] | None:
+        """Put the FlowFile and its records into its bin: the bin and whether it is new, or
+        None when the FlowFile (or its whole bin) went to failure."""
+        defragment = self._defragment
+        try:
+            key = self._bin_key(context, defragment, schema, schema_text, flowfile)
+        except Exception as exc:
+            self._fail_one(session, flowfile, f"cannot bin: {exc}")
+            return None
+        target = self._open_bin(key)
+        new = target is None
+        if target is None:
+            target = self._new_bin(context, factory, key, defragment)
+        session.migrate(target.session, [flowfile])
+        if content is not None:
+            content.session = target.session
+        try:
+            self._add(target, writers, schema, batches, flowfile)
+        except BinFailed:
+            self._fail(target, FRAGMENTS_INCONSISTENT)
+            return None
+        except Exception as exc:
+            self.logger.error(
+                "failed to add %s to a bin: %s; routing the bin's %d FlowFiles to failure",
+                source_of(flowfile),
+                exc,
+                len(target.flowfiles) + 1,
+            )
+            if flowfile not in target.flowfiles:
+                target.flowfiles.append(flowfile)
+            self._fail(target, f"cannot add {source_of(flowfile)}: {type(exc).__name__}: {exc}")
+            return None
+        return target, new
 
     def _open_bin(self, key: str | None) -> Bin | None:
         """The bin still taking FlowFiles for ``key``, if any."""
@@ -474,7 +565,8 @@ class MergeRecord(SessionFactoryProcessor):
     def _add(
         target: Bin,
         writers: RecordSetWriterFactory,
-        reader: RecordReader,
+        schema: pa.Schema,
+        batches: Callable[[], Iterable[pa.RecordBatch]],
         flowfile: FlowFile,
     ) -> None:
         if target.writer is None:
@@ -483,18 +575,20 @@ class MergeRecord(SessionFactoryProcessor):
                 target.merged = session.create()
                 target.content = session.open_write(target.merged)
             assert target.content is not None
-            schema = writers.writer_schema(reader.schema, flowfile.attributes)
-            target.writer = writers.create_writer(schema, target.content, flowfile.attributes)
+            written = writers.writer_schema(schema, flowfile.attributes)
+            target.writer = writers.create_writer(written, target.content, flowfile.attributes)
         writer = target.writer
         count = 0
-        for batch in reader.batches():
+        for batch in batches():
             writer.write_batch(batch)
             count += batch.num_rows
         target.record_count += count
         target.flowfiles.append(flowfile)
         if target.defragment and not target.validate_fragments():
             raise BinFailed
-        if target.record_count >= target.thresholds.min_records:
+        if target.record_count >= target.thresholds.min_records and target.counts_bytes:
+            # NiFi flushes here so that the bytes written count towards the size
+            # thresholds; without one, the writer writes when it holds enough records.
             writer.flush()
 
     # -- completion -----------------------------------------------------------------------
@@ -540,7 +634,12 @@ class MergeRecord(SessionFactoryProcessor):
     def _merge(self, context: ProcessContext, target: Bin, reason: str) -> None:
         writer, content, merged = target.writer, target.content, target.merged
         assert writer is not None and content is not None and merged is not None
-        result = writer.finish()
+        try:
+            result = writer.finish()
+        except Exception as exc:  # records the writer held and cannot represent
+            self.logger.error("cannot write the merged records of a bin: %s", exc)
+            self._fail(target, f"cannot write the merged records: {type(exc).__name__}: {exc}")
+            return
         target.writer = None
         merged = content.close()
         target.content = None

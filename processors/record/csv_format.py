@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -20,6 +20,7 @@ from flowcore.processor import (
     controller_service,
 )
 from processors.record import _common as common
+from processors.record import csv_bulk
 from processors.record.api import (
     BinarySink,
     ChunkInput,
@@ -31,11 +32,14 @@ from processors.record.api import (
     WriteResult,
     bounded,
 )
+from processors.record.bulk import BulkRead
 from processors.record.schema import conform
 
 CSV_MIME_TYPE = "text/csv"
 _BLOCK = 1 << 20
 _ROW = re.compile(r"Row #(\d+)")
+PENDING_ROWS = 65_536
+"""Records a writer holds before writing them (``flush`` and ``finish`` write earlier)."""
 
 VALUE_SEPARATOR = PropertyDescriptor(
     name="Value Separator",
@@ -240,6 +244,12 @@ class CSVReader(ControllerService):
             include_columns=include,
             include_missing_columns=include is not None,
         )
+
+    def read_bulk(
+        self, contents: Sequence[bytes], attributes: Sequence[Mapping[str, str]]
+    ) -> BulkRead:
+        """Many contents parsed in one call where that reads them as alone (``csv_bulk``)."""
+        return csv_bulk.read_bulk(self, contents, attributes)
 
     def create_reader(
         self, content: Content, attributes: Mapping[str, str], source: str
@@ -509,6 +519,8 @@ class _CSVWriter(common.CountingWriter):
         self._schema = schema
         self._sink = CountingSink(sink)
         self._records = 0
+        self._pending: list[pa.RecordBatch] = []
+        self._pending_rows = 0
         self._header_written = not service.include_header
         specials = (self._delimiter, '"', "\n", "\r")
         plain = all(not any(c in name for c in specials) for name in schema.names)
@@ -531,7 +543,7 @@ class _CSVWriter(common.CountingWriter):
             quoting_header=self._header_style,
         )
 
-    def _emit(self, batch: pa.RecordBatch, header: bool) -> None:
+    def _emit(self, records: pa.RecordBatch | pa.Table, header: bool) -> None:
         mode = self._service.quote_mode
         styles = {
             "MINIMAL": ("none", "needed"),
@@ -542,39 +554,54 @@ class _CSVWriter(common.CountingWriter):
         for attempt, style in enumerate(styles):
             out = pa.BufferOutputStream()
             try:
-                pacsv.write_csv(batch, out, self._options(header, style))
+                pacsv.write_csv(records, out, self._options(header, style))
             except pa.ArrowInvalid as exc:
                 if attempt + 1 < len(styles):
-                    continue  # MINIMAL: a value needs quotes, quote this batch's strings
+                    continue  # MINIMAL: a value needs quotes, quote this write's strings
                 raise ProcessException(f"cannot write CSV: {exc}") from None
             self._sink.write(memoryview(out.getvalue()))
             return
 
     def write_batch(self, batch: pa.RecordBatch) -> None:
         batch = conform(batch, self._schema)
-        if self._escape_columns:
-            escape = self._service.escape
-            assert escape is not None
-            columns = list(batch.columns)
-            for i in self._escape_columns:
-                column = columns[i]
-                if pc.any(pc.match_substring(column, escape)).as_py():
-                    columns[i] = pc.replace_substring(column, escape, escape + escape)
-            batch = pa.RecordBatch.from_arrays(columns, schema=batch.schema)
         if batch.num_rows == 0:
             return
-        self._emit(batch, not self._header_written)
-        self._header_written = True
+        self._pending.append(batch)
+        self._pending_rows += batch.num_rows
         self._records += batch.num_rows
+        if self._pending_rows >= PENDING_ROWS:
+            self.flush()
+
+    def _escaped(self, records: pa.Table) -> pa.Table:
+        """The Escape Character doubled in string values."""
+        escape = self._service.escape
+        assert escape is not None
+        columns = list(records.columns)
+        for i in self._escape_columns:
+            column = columns[i]
+            if pc.any(pc.match_substring(column, escape)).as_py():
+                columns[i] = pc.replace_substring(column, escape, escape + escape)
+        return pa.Table.from_arrays(columns, schema=records.schema)
 
     def flush(self) -> None:
-        """Nothing is buffered: every batch goes to the sink when written."""
+        """Write the batches held so far in one pyarrow call (one call per many small
+        batches is what makes merging small FlowFiles fast)."""
+        if not self._pending:
+            return
+        pending, self._pending, self._pending_rows = self._pending, [], 0
+        records = pa.Table.from_batches(pending, schema=self._schema)
+        if self._escape_columns:
+            records = self._escaped(records)
+        self._emit(records, not self._header_written)
+        self._header_written = True
 
     def finish(self) -> WriteResult:
+        self.flush()
         if not self._header_written and len(self._schema):
             self._emit(pa.RecordBatch.from_pylist([], schema=self._schema), True)
             self._header_written = True
         return WriteResult(self._records, CSV_MIME_TYPE)
 
     def abort(self) -> None:
+        self._pending, self._pending_rows = [], 0
         self._header_written = True

@@ -12,7 +12,7 @@ import decimal
 import io
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -30,6 +30,7 @@ from flowcore.processor import (
     controller_service,
 )
 from processors.record import _common as common
+from processors.record import json_bulk
 from processors.record.api import (
     BinarySink,
     ChunkInput,
@@ -41,6 +42,7 @@ from processors.record.api import (
     WriteResult,
     bounded,
 )
+from processors.record.bulk import BulkRead
 from processors.record.schema import arrow_to_avro, conform
 from processors.record.temporal import (
     TemporalFormatError,
@@ -55,6 +57,9 @@ _EXACT_NUMBERS = msgspec.json.Decoder(float_hook=decimal.Decimal)
 """Decodes JSON keeping each number's exact text (pretty printing)."""
 _LINES = msgspec.json.Decoder()
 _BLOCK = 1 << 20
+PENDING_ROWS = 65_536
+"""Records the JSON writer holds before rendering them (``flush`` and ``finish`` write
+earlier)."""
 _ROW = re.compile(r"in row (\d+)")
 _BYTE = re.compile(r"byte (\d+)")
 
@@ -207,6 +212,13 @@ class JsonTreeReader(ControllerService):
                         source, f"record {index}", f"field '{name}': {exc}"
                     ) from None
         return rows
+
+    def read_bulk(
+        self, contents: Sequence[bytes], attributes: Sequence[Mapping[str, str]]
+    ) -> BulkRead:
+        """Many JSON-lines contents parsed in one call where that reads them as alone
+        (``json_bulk``)."""
+        return json_bulk.read_bulk(self, contents, attributes)
 
     def create_reader(
         self, content: Content, attributes: Mapping[str, str], source: str
@@ -519,10 +531,31 @@ class _JsonWriter(common.CountingWriter):
         self._keys = [msgspec.json.encode(name).decode() + ":" for name in schema.names]
         self._started = False
         self._finished = False
+        self._pending: list[pa.RecordBatch] = []
+        self._pending_rows = 0
 
     def write_batch(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:
             return
+        self._pending.append(conform(batch, self._schema))
+        self._pending_rows += batch.num_rows
+        self._records += batch.num_rows
+        if self._pending_rows >= PENDING_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Render the batches held so far with one pass of the kernels per column."""
+        if not self._pending:
+            return
+        pending, self._pending, self._pending_rows = self._pending, [], 0
+        if len(pending) == 1:
+            batch = pending[0]
+        else:
+            batch = pa.Table.from_batches(pending, schema=self._schema).combine_chunks()
+            batch = batch.to_batches()[0]
+        self._write_rows(batch)
+
+    def _write_rows(self, batch: pa.RecordBatch) -> None:
         rows = self._rows(batch)
         buffers = rows.buffers()
         offsets = pa.Array.from_buffers(
@@ -535,7 +568,6 @@ class _JsonWriter(common.CountingWriter):
             data = data[1:]
         self._started = True
         self._sink.write(data)
-        self._records += batch.num_rows
 
     def _objects(self, batch: pa.RecordBatch) -> pa.Array:
         """The JSON text of each record's members, without braces."""
@@ -559,16 +591,15 @@ class _JsonWriter(common.CountingWriter):
             return pc.binary_join_element_wise("{", body, "}\n", "")
         return pc.binary_join_element_wise(",{", body, "}", "")
 
-    def flush(self) -> None:
-        """Nothing is buffered."""
-
     def finish(self) -> WriteResult:
+        self.flush()
         if not self._finished and not self._one_line:
             self._sink.write(b"]" if self._started else b"[]")
         self._finished = True
         return WriteResult(self._records, JSON_MIME_TYPE, self._attributes)
 
     def abort(self) -> None:
+        self._pending, self._pending_rows = [], 0
         self._finished = True
 
 

@@ -10,6 +10,9 @@ Follows NiFi's ConvertRecord (AbstractRecordProcessor):
 * Zero records: the writer writes an empty record set (a CSV header line, ``[]``...) and
   the FlowFile goes to success, or is removed (DROP) when Include Zero Record FlowFiles is
   false.
+* Several FlowFiles per trigger (``_bulk.poll``): small contents are parsed together
+  when the reader service can do so exactly (``processors.record.bulk``); each FlowFile is
+  still converted, routed and reported on its own.
 * Failure: a record that cannot be read (``MalformedRecordError``) or written sends the
   FlowFile, content unchanged, to failure with ``record.error.message`` holding the reason
   (NiFi's attribute name; its value is the error's message, which names the FlowFile and
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flowcore.model import FlowFile
 from flowcore.processor import (
     ProcessContext,
     Processor,
@@ -31,12 +35,13 @@ from flowcore.processor import (
 )
 from flowcore.session import ProcessSession
 from processors.record.api import (
+    RecordSetWriterFactory,
     WriteResult,
     as_reader_factory,
     as_writer_factory,
     copy_records,
-    source_of,
 )
+from processors.record_processors._bulk import BulkReads, poll
 from processors.record_processors._common import (
     RECORD_FAILURES,
     reader_descriptor,
@@ -83,20 +88,31 @@ class ConvertRecord(Processor):
     relationships = (SUCCESS, FAILURE)
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
-        flowfile = session.get()
-        if flowfile is None:
+        flowfiles = poll(session)
+        if not flowfiles:
             return
         readers = as_reader_factory(context.get_property(RECORD_READER).as_controller_service())
         writers = as_writer_factory(context.get_property(RECORD_WRITER).as_controller_service())
         include_zero = context.get_property(INCLUDE_ZERO_RECORD_FLOWFILES).as_bool()
+        reads = BulkReads(session, readers, flowfiles)
+        for position, flowfile in enumerate(flowfiles):
+            self._convert(session, reads, position, flowfile, writers, include_zero)
+
+    def _convert(
+        self,
+        session: ProcessSession,
+        reads: BulkReads,
+        position: int,
+        flowfile: FlowFile,
+        writers: RecordSetWriterFactory,
+        include_zero: bool,
+    ) -> None:
         incoming = flowfile
         attributes = flowfile.attributes
         results: list[WriteResult] = []
 
         def convert(sink: Any) -> None:
-            reader = readers.create_reader(
-                session.stream(incoming), attributes, source_of(incoming)
-            )
+            reader = reads.reader(position, incoming)
             try:
                 schema = writers.writer_schema(reader.schema, attributes)
                 writer = writers.create_writer(schema, sink, attributes)

@@ -65,8 +65,8 @@ from processors.record.api import (
     RecordSetWriterFactory,
     as_reader_factory,
     as_writer_factory,
-    source_of,
 )
+from processors.record_processors._bulk import BulkReads, poll
 from processors.record_processors._common import (
     FRAGMENT_COUNT,
     FRAGMENT_ID,
@@ -181,11 +181,24 @@ class PartitionRecord(Processor):
         return []
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
-        flowfile = session.get()
-        if flowfile is None:
+        flowfiles = poll(session)
+        if not flowfiles:
             return
         readers = as_reader_factory(context.get_property(RECORD_READER).as_controller_service())
         writers = as_writer_factory(context.get_property(RECORD_WRITER).as_controller_service())
+        reads = BulkReads(session, readers, flowfiles)
+        for position, flowfile in enumerate(flowfiles):
+            self._partition_one(context, session, reads, position, flowfile, writers)
+
+    def _partition_one(
+        self,
+        context: ProcessContext,
+        session: ProcessSession,
+        reads: BulkReads,
+        position: int,
+        flowfile: FlowFile,
+        writers: RecordSetWriterFactory,
+    ) -> None:
         try:
             paths = {
                 name: compile_record_path(context.get_property(name).evaluate(flowfile).as_str())
@@ -200,9 +213,7 @@ class PartitionRecord(Processor):
 
         partitions: dict[tuple[Any, ...], _Partition] = {}
         try:
-            reader = readers.create_reader(
-                session.stream(flowfile), flowfile.attributes, source_of(flowfile)
-            )
+            reader = reads.reader(position, flowfile)
             try:
                 self._partition(session, flowfile, reader, writers, paths, partitions)
             finally:

@@ -48,8 +48,8 @@ from processors.record.api import (
     WriteResult,
     as_reader_factory,
     as_writer_factory,
-    source_of,
 )
+from processors.record_processors._bulk import BulkReads, poll
 from processors.record_processors._common import (
     FRAGMENT_COUNT,
     FRAGMENT_ID,
@@ -131,11 +131,24 @@ class SplitRecord(Processor):
     relationships = (SPLITS, ORIGINAL, FAILURE)
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
-        original = session.get()
-        if original is None:
+        flowfiles = poll(session)
+        if not flowfiles:
             return
         readers = as_reader_factory(context.get_property(RECORD_READER).as_controller_service())
         writers = as_writer_factory(context.get_property(RECORD_WRITER).as_controller_service())
+        reads = BulkReads(session, readers, flowfiles)
+        for position, original in enumerate(flowfiles):
+            self._split_one(context, session, reads, position, original, writers)
+
+    def _split_one(
+        self,
+        context: ProcessContext,
+        session: ProcessSession,
+        reads: BulkReads,
+        position: int,
+        original: FlowFile,
+        writers: RecordSetWriterFactory,
+    ) -> None:
         try:
             per_split = context.get_property(RECORDS_PER_SPLIT).evaluate(original).as_int()
         except (ValueError, ConfigurationError) as exc:
@@ -148,9 +161,7 @@ class SplitRecord(Processor):
         fragment_id = str(uuid.uuid4())
         splits: list[FlowFile] = []
         try:
-            reader = readers.create_reader(
-                session.stream(original), original.attributes, source_of(original)
-            )
+            reader = reads.reader(position, original)
             try:
                 self._split(session, original, reader, writers, max_records, fragment_id, splits)
             finally:

@@ -1,0 +1,264 @@
+"""CSVReader's bulk read: many FlowFiles' CSV contents parsed in one pyarrow call.
+
+The contents are concatenated (with a header line, every content's header must be the
+same bytes; it is kept once) and parsed in one call. What each FlowFile contributes is
+known without a parser: its data lines, counted outside quoted values, so a content
+whose quotes do not balance, that uses the escape character or carriage returns, or that
+has no record is left to be read alone. If the call fails (a malformed record
+somewhere), the contents are split in halves and each half parsed again, so one bad
+FlowFile costs a few calls and ends up alone.
+
+With an inferred schema, every FlowFile must get the schema it would infer alone
+(MergeRecord bins by it). pyarrow infers a column's type as the first of null, int64,
+bool, double, date, time, timestamp[s], timestamp[ns], string that accepts all its
+values; a FlowFile's own type can only be earlier in that chain than the type inferred
+over all contents. For each column this module checks, per FlowFile and vectorized, a
+sufficient condition for its type to be the same (for example a double column: one of
+its values is not a whole number; a string column: one value that no other type accepts;
+any column: not all null, which alone would be a string). A FlowFile that fails a check
+is left to be read alone.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from processors.record import _common as common
+from processors.record.bulk import (
+    BulkGroup,
+    BulkRead,
+    Proof,
+    Rows,
+    same_inference,
+    valid,
+)
+from processors.record.schema import conform
+
+if TYPE_CHECKING:
+    from processors.record.csv_format import CSVReader
+
+LARGEST = 1 << 20
+"""Contents larger than this are read alone (the streaming reader infers from its first
+1 MB block only, which a bulk parse could not reproduce)."""
+
+_NOT_NUMERIC = r"[^0-9+\-.:\stTzZeE]"
+_NOT_TEXT = r"(?i)^\s*[+-]?(true|false|nan|inf|infinity|0x[0-9a-f]*)\s*$"
+"""A string value proves a string column when it has a character no number, date, time
+or timestamp has and is neither a Boolean, NaN, infinity nor a hexadecimal integer."""
+
+
+class _Part:
+    """One content ready to be concatenated: its header line, data lines, record count."""
+
+    __slots__ = ("data", "header", "position", "rows")
+
+    def __init__(self, position: int, header: bytes, data: bytes, rows: int) -> None:
+        self.position = position
+        self.header = header
+        self.data = data
+        self.rows = rows
+
+
+def read_bulk(
+    service: CSVReader, contents: Sequence[bytes], attributes: Sequence[Mapping[str, str]]
+) -> BulkRead:
+    """The contents' records, parsed together where that gives what reading alone gives."""
+    result = BulkRead()
+    if not _eligible(service, attributes):
+        result.rest.extend(range(len(contents)))
+        return result
+    given = service.schema_source.resolve(attributes[0]) if attributes else None
+    by_header: dict[bytes, list[_Part]] = {}
+    for position, content in enumerate(contents):
+        part = _prepare(service, position, content)
+        if part is None:
+            result.rest.append(position)
+        else:
+            by_header.setdefault(part.header, []).append(part)
+    for parts in by_header.values():
+        _parse(service, parts, given, result)
+    result.rest.sort()
+    return result
+
+
+def _eligible(service: CSVReader, attributes: Sequence[Mapping[str, str]]) -> bool:
+    """Settings under which one parse gives what per-FlowFile parses give."""
+    if service.comment_marker is not None or service.separator_expression:
+        return False
+    if service.encoding.upper().replace("-", "") != "UTF8":
+        return False
+    if service.schema_source.given:
+        text = service._context.get_property(common.SCHEMA_TEXT).value or ""
+        if "$" in text:  # the schema may differ per FlowFile
+            return False
+    return True
+
+
+def _prepare(service: CSVReader, position: int, content: bytes) -> _Part | None:
+    """The content split into header and data with its record count, or None if it must be
+    read alone."""
+    if not content or len(content) > LARGEST or b"\r" in content:
+        return None
+    options = service.parse_options
+    escape = options.escape_char
+    if escape and escape.encode() in content:
+        return None
+    header = b""
+    data = content
+    if service.header:
+        cut = content.find(b"\n")
+        if cut <= 0:
+            return None
+        header, data = content[: cut + 1], content[cut + 1 :]
+        quote = options.quote_char
+        if quote and quote.encode() in header:
+            return None
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    rows = _count_rows(data, options.quote_char or None)
+    if rows is None or rows == 0:
+        return None
+    return _Part(position, header, data, rows)
+
+
+def _count_rows(data: bytes, quote: str | None) -> int | None:
+    """Non-empty lines outside quoted values; None if the quotes do not balance."""
+    outside = data
+    if quote and quote.encode() in data and _quoted_newline(data, quote.encode()) is not False:
+        segments = data.split(quote.encode())
+        if len(segments) % 2 == 0:
+            return None
+        outside = b"Q".join(segments[0::2])  # a quoted value never leaves a line empty
+    if outside.startswith(b"\n") or b"\n\n" in outside:
+        return sum(1 for line in outside.split(b"\n") if line)
+    return outside.count(b"\n")
+
+
+def _quoted_newline(data: bytes, quote: bytes) -> bool | None:
+    """Whether a quoted value holds a line break; None if the quotes do not balance.
+
+    (Without one, the lines are the records and the quotes need no splitting.)"""
+    start = data.find(quote)
+    while start >= 0:
+        end = data.find(quote, start + 1)
+        if end < 0:
+            return None
+        if data.find(b"\n", start + 1, end) >= 0:
+            return True
+        start = data.find(quote, end + 1)
+    return False
+
+
+def _parse(
+    service: CSVReader,
+    parts: list[_Part],
+    given: tuple[pa.Schema, str] | None,
+    result: BulkRead,
+) -> None:
+    """Parse the parts together; on failure, each half alone (down to one part)."""
+    table = _try_parse(service, parts, given)
+    if table is None:
+        if len(parts) == 1:
+            result.rest.append(parts[0].position)
+            return
+        middle = len(parts) // 2
+        _parse(service, parts[:middle], given, result)
+        _parse(service, parts[middle:], given, result)
+        return
+    lengths: Rows = np.array([p.rows for p in parts], dtype=np.int64)
+    starts: Rows = np.concatenate((np.zeros(1, np.int64), np.cumsum(lengths)[:-1]))
+    if given is not None:
+        schema, text = given
+        same = np.ones(len(parts), dtype=bool)
+    else:
+        schema, text = common.promote_nulls(table.schema), None
+        same = same_inference(table, starts, lengths, _proof)
+    group = BulkGroup(schema, text, _finish(table, schema, service.trim))
+    for index, part in enumerate(parts):
+        if same[index]:
+            group.slices[part.position] = (int(starts[index]), part.rows)
+        else:
+            result.rest.append(part.position)
+    if group.slices:
+        result.groups.append(group)
+
+
+def _try_parse(
+    service: CSVReader, parts: list[_Part], given: tuple[pa.Schema, str] | None
+) -> pa.Table | None:
+    """The parts' records in one table, or None if pyarrow fails or counts otherwise."""
+    buffer = parts[0].header + b"".join(p.data for p in parts)
+    expected = sum(p.rows for p in parts)
+    block = len(buffer) + 1
+    if given is not None:
+        schema = given[0]
+        if service.header and not service.ignore_header:
+            read = service._read_options(None, 0, block)
+            convert = service._convert_options(schema, schema.names)
+        else:
+            read = service._read_options(schema.names, 1 if service.header else 0, block)
+            convert = service._convert_options(schema, None)
+    else:
+        read = service._read_options(None, 0, block)
+        convert = service._convert_options(None, None)
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(buffer),
+            read_options=read,
+            parse_options=service.parse_options,
+            convert_options=convert,
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        return None
+    return table if table.num_rows == expected else None
+
+
+def _finish(table: pa.Table, schema: pa.Schema, trim: bool) -> pa.RecordBatch:
+    """What the one-by-one reader does to each batch: trim strings, conform to the schema;
+    as one record batch."""
+    batch = table.combine_chunks().to_batches()[0]
+    if trim:
+        columns = [
+            pc.utf8_trim_whitespace(column) if pa.types.is_string(column.type) else column
+            for column in batch.columns
+        ]
+        batch = pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+    return conform(batch, schema)
+
+
+def _off_grid(values: pa.ChunkedArray | pa.Array, grid: int) -> pa.Array:
+    """Whether each value (as int64 ticks) is not a multiple of ``grid``; nulls are."""
+    ticks = pc.fill_null(pc.cast(values, pa.int64()), 0).to_numpy(zero_copy_only=False)
+    return pa.array(ticks % grid != 0)
+
+
+def _proof(kind: pa.DataType) -> Proof | None:
+    """A per-value test whose truth for one value of a part proves that the part alone
+    infers ``kind`` (given that it is not all null); None when there is no such test."""
+    if pa.types.is_string(kind):
+        return lambda values: pc.and_(
+            pc.match_substring_regex(values, _NOT_NUMERIC),
+            pc.invert(pc.match_substring_regex(values, _NOT_TEXT)),
+        )
+    if pa.types.is_int64(kind) or pa.types.is_date32(kind):
+        return valid  # nothing earlier in the chain accepts these values
+    if pa.types.is_float64(kind):
+        # Not a whole number, or too large for int64 even after rounding: a double.
+        return lambda values: pc.or_(
+            pc.not_equal(values, pc.floor(values)),
+            pc.invert(pc.less(pc.abs(values), 1.9e19)),
+        )
+    if pa.types.is_timestamp(kind) and kind.unit == "ns":
+        return lambda values: _off_grid(values, 10**9)  # a fraction of a second
+    if pa.types.is_timestamp(kind) and kind.unit == "s":
+        if kind.tz is not None:
+            return valid
+        return lambda values: _off_grid(values, 86_400)  # not all dates (a date column)
+    return None  # bool ("1" or "true"?), time and the rest: read alone

@@ -1,0 +1,158 @@
+"""JsonTreeReader's bulk read: many FlowFiles' JSON lines parsed in one pyarrow call.
+
+Only JSON lines (one object per line) with an inferred schema are read together: a JSON
+array is read alone (its schema is inferred by another path). Each content's records are
+its non-blank lines; a content with two objects on one line, a carriage return, or a
+first line that is not an object is read alone, and a parse that fails or counts
+otherwise is split in halves, down to the content that is read alone.
+
+Each FlowFile must get the schema it would infer alone. pyarrow orders the fields by first
+appearance, so a FlowFile is only taken when its first line has every field, in the order
+of the whole; and a field all null in a FlowFile may be absent from it, so every field
+must have a value in it. Types: an integer, Boolean or timestamp column is the same for
+every FlowFile with a value in it; a double column for one with a value that is not a
+whole number (``5`` alone would be an integer); a string column for one with a value that
+cannot be a timestamp (not starting with a date); anything else (nested, null) is read
+alone.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import msgspec
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pajson
+
+from processors.record.bulk import (
+    BulkGroup,
+    BulkRead,
+    Proof,
+    Rows,
+    same_inference,
+    valid,
+)
+
+if TYPE_CHECKING:
+    from processors.record.json_format import JsonTreeReader
+
+LARGEST = 1 << 20
+"""Contents larger than this are read alone (inference from the first 1 MB block)."""
+
+_SAME_LINE = re.compile(rb"\}[ \t]*\{")
+_BLANK_LINE = re.compile(rb"\n[ \t]*\n")
+_DATE_START = r"^\s*[0-9]{4}-"
+
+
+class _Part:
+    """One content ready to be concatenated: its lines, record count and first fields."""
+
+    __slots__ = ("data", "fields", "position", "rows")
+
+    def __init__(self, position: int, data: bytes, rows: int, fields: list[str]) -> None:
+        self.position = position
+        self.data = data
+        self.rows = rows
+        self.fields = fields
+
+
+def read_bulk(
+    service: JsonTreeReader, contents: Sequence[bytes], attributes: Sequence[Mapping[str, str]]
+) -> BulkRead:
+    """The contents' records, parsed together where that gives what reading alone gives."""
+    result = BulkRead()
+    if service.schema_source.given:
+        result.rest.extend(range(len(contents)))
+        return result
+    parts: list[_Part] = []
+    for position, content in enumerate(contents):
+        part = _prepare(position, content)
+        if part is None:
+            result.rest.append(position)
+        else:
+            parts.append(part)
+    if parts:
+        _parse(parts, result)
+    result.rest.sort()
+    return result
+
+
+def _prepare(position: int, content: bytes) -> _Part | None:
+    """The content as lines with its record count, or None if it must be read alone."""
+    if not content or len(content) > LARGEST or b"\r" in content:
+        return None
+    data = content.lstrip()
+    if not data.startswith(b"{") or _SAME_LINE.search(data):
+        return None
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    first = data[: data.index(b"\n")]
+    try:
+        decoded = msgspec.json.decode(first)
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(decoded, dict):
+        return None
+    if _BLANK_LINE.search(data):
+        rows = sum(1 for line in data.split(b"\n") if line.strip())
+    else:
+        rows = data.count(b"\n")
+    return _Part(position, data, rows, list(decoded))
+
+
+def _parse(parts: list[_Part], result: BulkRead) -> None:
+    """Parse the parts together; on failure, each half alone (down to one part)."""
+    table = _try_parse(parts)
+    if table is None:
+        if len(parts) == 1:
+            result.rest.append(parts[0].position)
+            return
+        middle = len(parts) // 2
+        _parse(parts[:middle], result)
+        _parse(parts[middle:], result)
+        return
+    lengths: Rows = np.array([p.rows for p in parts], dtype=np.int64)
+    starts: Rows = np.concatenate((np.zeros(1, np.int64), np.cumsum(lengths)[:-1]))
+    same = same_inference(table, starts, lengths, _proof, nulls_alike=False)
+    names = table.schema.names
+    batch = table.combine_chunks().to_batches()[0]
+    group = BulkGroup(table.schema, None, batch)
+    for index, part in enumerate(parts):
+        if same[index] and part.fields == names:
+            group.slices[part.position] = (int(starts[index]), part.rows)
+        else:
+            result.rest.append(part.position)
+    if group.slices:
+        result.groups.append(group)
+
+
+def _try_parse(parts: list[_Part]) -> pa.Table | None:
+    """The parts' records in one table, or None if pyarrow fails or counts otherwise."""
+    buffer = b"".join(p.data for p in parts)
+    try:
+        table = pajson.read_json(
+            io.BytesIO(buffer),
+            read_options=pajson.ReadOptions(use_threads=False, block_size=len(buffer) + 1),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    return table if table.num_rows == sum(p.rows for p in parts) else None
+
+
+def _proof(kind: pa.DataType) -> Proof | None:
+    """A per-value test whose truth for one value of a part proves that the part alone
+    infers ``kind``."""
+    if pa.types.is_int64(kind) or pa.types.is_boolean(kind):
+        return valid
+    if pa.types.is_timestamp(kind) and kind.unit == "s" and kind.tz is None:
+        return valid  # every string of the part is a timestamp
+    if pa.types.is_float64(kind):
+        return lambda values: pc.not_equal(values, pc.floor(values))
+    if pa.types.is_string(kind):
+        return lambda values: pc.invert(pc.match_substring_regex(values, _DATE_START))
+    return None

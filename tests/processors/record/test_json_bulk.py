@@ -1,0 +1,120 @@
+"""JsonTreeReader.read_bulk: JSON lines of many FlowFiles parsed in one call, each
+FlowFile's schema and records exactly what reading it alone gives."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from processors.record.bulk import BulkRead
+from processors.record.json_format import JsonTreeReader
+from tests.processors.record.conftest import read_all
+
+Enable = Callable[..., Any]
+
+
+def bulk(reader: JsonTreeReader, contents: Sequence[bytes]) -> BulkRead:
+    return reader.read_bulk(contents, [{} for _ in contents])
+
+
+def assert_as_alone(reader: JsonTreeReader, contents: Sequence[bytes], result: BulkRead) -> None:
+    located = result.locate()
+    assert sorted([*located, *result.rest]) == list(range(len(contents)))
+    assert not set(located) & set(result.rest)
+    for position, group in located.items():
+        alone = read_all(reader, contents[position])
+        assert group.schema.equals(alone.schema), (position, group.schema, alone.schema)
+        records = pa.Table.from_batches([group.batch(position)])
+        assert records.equals(alone), (position, records, alone)
+
+
+def lines(*records: dict[str, Any]) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+def test_json_lines_are_parsed_together(enable: Enable) -> None:
+    reader = enable(JsonTreeReader)
+    contents = [
+        lines({"id": 1, "name": "a", "price": 1.5}, {"id": 2, "name": "b", "price": 2.5}),
+        lines({"id": 3, "name": "c", "price": 0.5}),
+        b'{"id": 4, "name": "d", "price": 4.25}',  # no newline at the end
+    ]
+    result = bulk(reader, contents)
+    assert result.rest == []
+    assert_as_alone(reader, contents, result)
+
+
+def test_arrays_empty_contents_and_blank_lines(enable: Enable) -> None:
+    reader = enable(JsonTreeReader)
+    contents = [
+        b'[{"id": 1, "name": "a"}]',  # an array: read alone
+        b"",
+        b"  \n",
+        b'{"id": 2, "name": "b"}\n\n   \n{"id": 3, "name": "c"}\n',
+        b'{"id": 4, "name": "e"} {"id": 5, "name": "f"}\n',  # two on a line: alone
+        lines({"id": 6, "name": "g"}),
+    ]
+    result = bulk(reader, contents)
+    assert result.rest == [0, 1, 2, 4]
+    assert result.locate()[3].slices[3][1] == 2
+    assert_as_alone(reader, contents, result)
+
+
+def test_field_order_missing_fields_and_types_that_differ_alone(enable: Enable) -> None:
+    reader = enable(JsonTreeReader)
+    contents = [
+        lines({"id": 1, "name": "a", "price": 1.5, "at": "2024-05-01T10:00:00"}),
+        lines({"name": "b", "id": 2, "price": 2.5, "at": "2024-05-02T10:00:00"}),  # order
+        lines({"id": 3, "price": 3.5, "at": "2024-05-03T10:00:00"}),  # no name
+        lines({"id": 4, "name": None, "price": 4.5, "at": "2024-05-04T10:00:00"}),  # null name
+        lines({"id": 5, "name": "e", "price": 5, "at": "2024-05-05T10:00:00"}),  # an integer
+        lines({"id": 6, "name": "2024-05-06", "price": 6.5, "at": "2024-05-06T10:00:00"}),
+        lines({"id": 7, "name": "g", "price": 7.5, "at": "2024-05-07T10:00:00"}),
+        b'{"id": 8, "name": "h", "price": 8.5, "at": "2024-05-08T10:00:00"}\n{"id": "x"}\n',
+    ]
+    result = bulk(reader, contents)
+    assert result.rest == [1, 2, 3, 4, 5, 7]
+    assert_as_alone(reader, contents, result)
+    group = result.locate()[0]
+    assert group.schema.types == [pa.int64(), pa.string(), pa.float64(), pa.timestamp("s")]
+
+
+def test_given_schema_is_read_alone(enable: Enable) -> None:
+    schema = '{"type":"record","name":"r","fields":[{"name":"id","type":"long"}]}'
+    reader = enable(
+        JsonTreeReader,
+        **{"Schema Access Strategy": "schema-text-property", "Schema Text": schema},
+    )
+    assert bulk(reader, [lines({"id": 1}), lines({"id": 2})]).rest == [0, 1]
+
+
+def test_random_json_lines_are_read_as_alone(enable: Enable) -> None:
+    reader = enable(JsonTreeReader)
+    rng = random.Random(11)
+    grouped = 0
+
+    def value(kind: str) -> Any:
+        if rng.random() < 0.05:
+            return None
+        if kind == "number":
+            return rng.choice([rng.randrange(10), rng.random() * 10, 2.0])
+        if kind == "text":
+            return rng.choice(["tea", "2024-05-01", "12", "x"])
+        return rng.choice([True, False])
+
+    for _round in range(20):
+        contents = []
+        for _ in range(10):
+            records = [
+                {"n": value("number"), "t": value("text"), "b": value("bool")}
+                for _ in range(rng.randrange(1, 8))
+            ]
+            contents.append(lines(*records))
+        result = bulk(reader, contents)
+        assert_as_alone(reader, contents, result)
+        grouped += len(result.locate())
+    assert grouped > 20  # the check is not vacuous
