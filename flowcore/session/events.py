@@ -134,6 +134,16 @@ class EventBuilder:
         if duration < 0 and record is not None and commit_ms is not None:
             duration = commit_ms - record.entered_ms
         source = record.source.name if record is not None and record.source else None
+        current_content = _content_ref(flowfile)
+        if (
+            original is not None
+            and original.claim is flowfile.claim
+            and original.claim_offset == flowfile.claim_offset
+            and original.size == flowfile.size
+        ):
+            previous_content = current_content  # the same bytes: one (immutable) reference
+        else:
+            previous_content = _content_ref(original)
         return ProvenanceEvent(
             event_time=time_ms,
             event_type=_TYPE_NAMES[reported.event_type],
@@ -149,8 +159,8 @@ class EventBuilder:
             or ([flowfile.uuid] if reported.event_type is T.JOIN else []),
             previous_attributes=previous,
             updated_attributes=updated,
-            previous_content=_content_ref(original),
-            current_content=_content_ref(flowfile),
+            previous_content=previous_content,
+            current_content=current_content,
             details=reported.details,
             relationship=reported.relationship,
             transit_uri=reported.transit_uri,

@@ -427,13 +427,17 @@ class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
         if through_event_id < 0:
             return 0
 
+        # Big-endian keys compare as their ids do: no decoding per event.
+        last = codec.id_key(through_event_id)
+
         def body(txn: Any) -> int:
             removed = 0
             cursor = txn.cursor(db=self._journal)
+            key, delete = cursor.key, cursor.delete
             positioned = cursor.first()
-            while positioned and codec.key_id(cursor.key()) <= through_event_id:
+            while positioned and key() <= last:
                 removed += 1
-                positioned = cursor.delete() and bool(cursor.key())
+                positioned = delete() and bool(key())
             return removed
 
         with self._write_lock:
