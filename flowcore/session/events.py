@@ -144,31 +144,45 @@ class EventBuilder:
             previous_content = current_content  # the same bytes: one (immutable) reference
         else:
             previous_content = _content_ref(original)
-        return ProvenanceEvent(
+        event_type = reported.event_type
+        # Only the fields most events set go through the constructor: msgspec matches
+        # keyword arguments by name, and the rarely set ones, passed as None or empty
+        # every time, cost more than the rest together. They are set below when present.
+        event = ProvenanceEvent(
             event_time=time_ms,
-            event_type=_TYPE_NAMES[reported.event_type],
+            event_type=_TYPE_NAMES[event_type],
             flowfile_uuid=flowfile.uuid,
             component_id=self._binding.component_id,
             component_type=self._binding.component_type,
             entry_date=flowfile.entry_date,
             lineage_start_date=flowfile.lineage_start_date,
             event_duration=duration,
-            parent_uuids=list(reported.parents)
-            or ([flowfile.uuid] if reported.event_type in _SELF_AS_PARENT else []),
-            child_uuids=list(reported.children)
-            or ([flowfile.uuid] if reported.event_type is T.JOIN else []),
             previous_attributes=previous,
             updated_attributes=updated,
             previous_content=previous_content,
             current_content=current_content,
-            details=reported.details,
-            relationship=reported.relationship,
-            transit_uri=reported.transit_uri,
-            source_system_flowfile_id=reported.source_system_flowfile_id,
-            alternate_identifier=reported.alternate_identifier,
             source_queue_id=source,
             size=flowfile.size,
         )
+        if reported.parents:
+            event.parent_uuids = list(reported.parents)
+        elif event_type in _SELF_AS_PARENT:
+            event.parent_uuids = [flowfile.uuid]
+        if reported.children:
+            event.child_uuids = list(reported.children)
+        elif event_type is T.JOIN:
+            event.child_uuids = [flowfile.uuid]
+        if reported.details is not None:
+            event.details = reported.details
+        if reported.relationship is not None:
+            event.relationship = reported.relationship
+        if reported.transit_uri is not None:
+            event.transit_uri = reported.transit_uri
+        if reported.source_system_flowfile_id is not None:
+            event.source_system_flowfile_id = reported.source_system_flowfile_id
+        if reported.alternate_identifier is not None:
+            event.alternate_identifier = reported.alternate_identifier
+        return event
 
 
 def _is_spurious_route(

@@ -262,16 +262,20 @@ class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
         put = txn.put
         records = txn.cursor(db=self._flowfiles)
         journal = txn.cursor(db=self._journal)
+        # Bound cursor methods: a call with ``db=`` parses its keywords each time.
+        find, remove = records.set_key, records.delete
         for request in batch:
             for key in request.deletes:
-                txn.delete(key, db=self._flowfiles)
+                if find(key):
+                    remove()
             if request.put_keys:
                 records.putmulti(zip(request.put_keys, request.put_values, strict=True))
             for swap in request.swaps:
                 put(swap.location, swap.blob, db=self._swap)
                 put(swap.location, swap.encoded_summary, db=self._swap_summary)
                 for key in swap.live_keys:
-                    txn.delete(key, db=self._flowfiles)
+                    if find(key):
+                        remove()
                 next_flowfile = max(next_flowfile, swap.summary.max_flowfile_id + 1)
             ids = range(next_event, next_event + len(request.events))
             if request.events:
