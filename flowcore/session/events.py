@@ -21,6 +21,7 @@ from flowcore.session.reporter import ReportedEvent
 T = ProvenanceEventType
 _CREATION_TYPES = frozenset({T.CREATE, T.FORK, T.CLONE, T.JOIN, T.RECEIVE, T.FETCH})
 _SELF_AS_PARENT = frozenset({T.FORK, T.CLONE})
+_NO_TYPES: frozenset[ProvenanceEventType] = frozenset()
 # Event type names as plain strings (an enum member's ``.value`` is a descriptor call).
 _TYPE_NAMES: dict[T, str] = {member: member.value for member in T}
 
@@ -67,7 +68,11 @@ class EventBuilder:
                     T.JOIN, by_id[child_id].current, now, parents=[p.uuid for p in parents]
                 )
             )
-        reported = [e for e in reported_events if not _is_spurious_route(e, by_id, destinations)]
+        reported = [
+            e
+            for e in reported_events
+            if e.event_type is not T.ROUTE or not _is_spurious_route(e, by_id, destinations)
+        ]
         ordered = framework + reported
         types_by_uuid: dict[str, set[ProvenanceEventType]] = {}
         for event in ordered + clone_events:
@@ -79,19 +84,21 @@ class EventBuilder:
             if record.removed and not record.auto_terminated:
                 continue
             current = record.current
-            seen = types_by_uuid.get(current.uuid, set())
-            if record.original is None:
+            seen = types_by_uuid.get(current.uuid, _NO_TYPES)
+            original = record.original
+            if original is None:
                 if not seen & _CREATION_TYPES:
                     generated.append(ReportedEvent(T.CREATE, current, now))
                 continue
-            content_changed = current.claim != record.original.claim or (
-                current.claim_offset,
-                current.size,
-            ) != (record.original.claim_offset, record.original.size)
+            content_changed = (
+                (current.claim is not original.claim and current.claim != original.claim)
+                or current.claim_offset != original.claim_offset
+                or current.size != original.size
+            )
             if content_changed and T.CONTENT_MODIFIED not in seen:
                 generated.append(ReportedEvent(T.CONTENT_MODIFIED, current, now))
                 seen = seen | {T.CONTENT_MODIFIED}
-            if not seen and current.attributes != record.original.attributes:
+            if not seen and current.attributes != original.attributes:
                 generated.append(ReportedEvent(T.ATTRIBUTES_MODIFIED, current, now))
         drops = [
             ReportedEvent(
