@@ -238,8 +238,9 @@ class ThreadedScheduler:
         self._frozen = False
 
     def start(self) -> None:
-        heap.freeze()
-        self._frozen = True
+        if not self._frozen:  # a second start must not leave the heap frozen after stop
+            heap.freeze()
+            self._frozen = True
         self._stop.clear()
         for index in range(self._threads):
             worker = threading.Thread(

@@ -126,3 +126,16 @@ def test_outside_a_run_refreeze_and_collect_frozen_do_nothing() -> None:
     heap.refreeze()
     heap.collect_frozen()
     assert gc.get_freeze_count() == 0
+
+
+def test_a_scheduler_started_twice_thaws_the_heap_when_it_stops(
+    settings_factory: SettingsFactory, closing: Callable[[Any], Any]
+) -> None:
+    node = closing(_node(settings_factory(), ManualClock()))
+    scheduler = ThreadedScheduler(node)
+
+    scheduler.start()
+    scheduler.start()
+    scheduler.stop()
+
+    assert not heap.running() and gc.get_freeze_count() == 0
