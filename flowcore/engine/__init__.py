@@ -1,5 +1,6 @@
 """The engine: processor nodes, connections, the node that wires them, and schedulers."""
 
+from flowcore.engine import heap
 from flowcore.engine.connection import Connection
 from flowcore.engine.node import BackPressureError, EnqueueItem, Node, ReplayError
 from flowcore.engine.processor_node import ProcessorNode, RunState, ScheduleConfig
@@ -17,4 +18,5 @@ __all__ = [
     "RunSummary",
     "ScheduleConfig",
     "ThreadedScheduler",
+    "heap",
 ]

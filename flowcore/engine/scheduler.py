@@ -8,7 +8,8 @@ and at the end, so a long run neither grows the journal without bound nor indexe
 long after the FlowFile repository could still hand them over from memory. The threaded
 scheduler runs each processor on a pool of worker threads, up to its concurrent tasks,
 honouring yields, penalties and back pressure, with a maintenance thread for provenance
-indexing, checkpoints and age-off.
+indexing, checkpoints and age-off. Both keep the heap frozen while they run
+(``flowcore.engine.heap``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from flowcore.clock import ManualClock
+from flowcore.engine import heap
 from flowcore.engine.node import Node
 from flowcore.engine.processor_node import ProcessorNode
 from flowcore.units import parse_time_period
@@ -93,14 +95,32 @@ class DeterministicScheduler:
         left is penalised FlowFiles or yielded processors and ``retry_wait_ms`` is given,
         the run waits for it only while the queued FlowFiles change: once the same
         FlowFiles have sat in the same connections for ``retry_wait_ms`` it is idle
-        (``stalled``). ``deadline_ms`` (clock time) ends the run between triggers.
+        (``stalled``). ``deadline_ms`` (clock time) ends the run between triggers. The
+        heap is frozen for the run (see ``heap``).
         """
+        heap.freeze()
+        try:
+            return self._run_until_idle(
+                max_triggers, advance_clock, max_wait_seconds, on_pass, retry_wait_ms, deadline_ms
+            )
+        finally:
+            heap.unfreeze()
+
+    def _run_until_idle(
+        self,
+        max_triggers: int,
+        advance_clock: bool,
+        max_wait_seconds: float,
+        on_pass: Callable[[int], None] | None,
+        retry_wait_ms: int | None,
+        deadline_ms: int | None,
+    ) -> RunSummary:
         node = self._node
         triggers = advances = 0
         waited = 0.0
         idle_passes = 0
         stalled_since: tuple[int, frozenset[tuple[str, str]]] | None = None
-        stalled = timed_out = False
+        stalled = timed_out = refrozen = False
         while triggers < max_triggers:
             if deadline_ms is not None and node.clock.now_ms() >= deadline_ms:
                 timed_out = True
@@ -109,6 +129,9 @@ class DeterministicScheduler:
             triggers += count
             if node.flowfiles.journal_size() >= self._index_batch:
                 node.index_provenance()
+                if not refrozen:  # the first indexing may have imported libraries lazily
+                    heap.refreeze()
+                    refrozen = True
             if on_pass is not None:
                 on_pass(triggers)
             if count and moved:
@@ -211,8 +234,12 @@ class ThreadedScheduler:
         self._workers: list[threading.Thread] = []
         self._cursor = 0
         self._bored = parse_time_period(node.settings.scheduler.bored_yield_duration)
+        self._frozen = False
 
     def start(self) -> None:
+        if not self._frozen:  # a second start must not leave the heap frozen after stop
+            heap.freeze()
+            self._frozen = True
         self._stop.clear()
         for index in range(self._threads):
             worker = threading.Thread(
@@ -232,6 +259,9 @@ class ThreadedScheduler:
         for worker in self._workers:
             worker.join(timeout)
         self._workers.clear()
+        if self._frozen:
+            self._frozen = False
+            heap.unfreeze()
 
     def is_idle(self) -> bool:
         now = self._node.clock.now_ms()
@@ -284,14 +314,19 @@ class ThreadedScheduler:
         checkpoint_every = parse_time_period(settings.flowfile_repository.checkpoint_interval)
         last_checkpoint = time.monotonic()
         last_cleanup = time.monotonic()
+        refrozen = False
         while not self._stop.wait(index_every):
             try:
                 self._node.index_provenance()
+                if not refrozen:  # the first indexing may have imported libraries lazily
+                    heap.refreeze()
+                    refrozen = True
                 if time.monotonic() - last_checkpoint >= checkpoint_every:
                     self._node.checkpoint()
                     last_checkpoint = time.monotonic()
                 if time.monotonic() - last_cleanup >= 60:
                     self._node.maintain()
+                    heap.collect_frozen()
                     last_cleanup = time.monotonic()
             except Exception:  # keep maintaining; the error is logged
                 import logging

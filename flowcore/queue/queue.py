@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import operator
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -22,6 +23,9 @@ from dataclasses import dataclass, field
 
 from flowcore.queue.prioritizers import Prioritizer, first_in_first_out
 from flowcore.repository.flowfile import QueuedFlowFile, SwapOut, SwapStore, SwapSummary
+
+_FLOWFILE_ID = operator.attrgetter("flowfile.id")
+_FLOWFILE_SIZE = operator.attrgetter("flowfile.size")
 
 
 @dataclass(slots=True)
@@ -236,20 +240,18 @@ class FlowFileQueue:
                 return []
             self._release_expired_penalties(now_ms)
             self._swap_in_if_needed()
-            taken: list[QueuedFlowFile] = []
+            taken: list[QueuedFlowFile]
             if self._fifo:
-                source = self._deque
-                while source and len(taken) < limit:
-                    taken.append(source.popleft())
+                popleft = self._deque.popleft
+                taken = [popleft() for _ in range(min(limit, len(self._deque)))]
             else:
+                taken = []
                 heap = self._heap
                 while heap and len(taken) < limit:
                     taken.append(heapq.heappop(heap)[2])
             if taken:
-                held = self._in_flight_records
-                for record in taken:
-                    held[record.flowfile.id] = record
-                size = sum(r.flowfile.size for r in taken)
+                self._in_flight_records.update(zip(map(_FLOWFILE_ID, taken), taken, strict=True))
+                size = sum(map(_FLOWFILE_SIZE, taken))
                 self._count -= len(taken)
                 self._bytes -= size
                 self._in_flight += len(taken)

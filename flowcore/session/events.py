@@ -21,6 +21,7 @@ from flowcore.session.reporter import ReportedEvent
 T = ProvenanceEventType
 _CREATION_TYPES = frozenset({T.CREATE, T.FORK, T.CLONE, T.JOIN, T.RECEIVE, T.FETCH})
 _SELF_AS_PARENT = frozenset({T.FORK, T.CLONE})
+_NO_TYPES: frozenset[ProvenanceEventType] = frozenset()
 # Event type names as plain strings (an enum member's ``.value`` is a descriptor call).
 _TYPE_NAMES: dict[T, str] = {member: member.value for member in T}
 
@@ -67,7 +68,11 @@ class EventBuilder:
                     T.JOIN, by_id[child_id].current, now, parents=[p.uuid for p in parents]
                 )
             )
-        reported = [e for e in reported_events if not _is_spurious_route(e, by_id, destinations)]
+        reported = [
+            e
+            for e in reported_events
+            if e.event_type is not T.ROUTE or not _is_spurious_route(e, by_id, destinations)
+        ]
         ordered = framework + reported
         types_by_uuid: dict[str, set[ProvenanceEventType]] = {}
         for event in ordered + clone_events:
@@ -79,19 +84,21 @@ class EventBuilder:
             if record.removed and not record.auto_terminated:
                 continue
             current = record.current
-            seen = types_by_uuid.get(current.uuid, set())
-            if record.original is None:
+            seen = types_by_uuid.get(current.uuid, _NO_TYPES)
+            original = record.original
+            if original is None:
                 if not seen & _CREATION_TYPES:
                     generated.append(ReportedEvent(T.CREATE, current, now))
                 continue
-            content_changed = current.claim != record.original.claim or (
-                current.claim_offset,
-                current.size,
-            ) != (record.original.claim_offset, record.original.size)
+            content_changed = (
+                (current.claim is not original.claim and current.claim != original.claim)
+                or current.claim_offset != original.claim_offset
+                or current.size != original.size
+            )
             if content_changed and T.CONTENT_MODIFIED not in seen:
                 generated.append(ReportedEvent(T.CONTENT_MODIFIED, current, now))
                 seen = seen | {T.CONTENT_MODIFIED}
-            if not seen and current.attributes != record.original.attributes:
+            if not seen and current.attributes != original.attributes:
                 generated.append(ReportedEvent(T.ATTRIBUTES_MODIFIED, current, now))
         drops = [
             ReportedEvent(
@@ -134,33 +141,57 @@ class EventBuilder:
         if duration < 0 and record is not None and commit_ms is not None:
             duration = commit_ms - record.entered_ms
         source = record.source.name if record is not None and record.source else None
+        current_content = _content_ref(flowfile)
+        if (
+            original is not None
+            and original.claim is flowfile.claim
+            and original.claim_offset == flowfile.claim_offset
+            and original.size == flowfile.size
+        ):
+            previous_content = current_content  # the same bytes: one (immutable) reference
+        else:
+            previous_content = _content_ref(original)
+        event_type = reported.event_type
+        # Only the fields most events set go through the constructor: msgspec matches
+        # keyword arguments by name, and the rarely set ones, passed as None or empty
+        # every time, cost more than the rest together. They are set below when present.
         # A REPLAY is an event of the FlowFile replayed (its parent), as in NiFi.
-        replayed = reported.event_type is T.REPLAY and reported.parents
-        return ProvenanceEvent(
+        replayed = event_type is T.REPLAY and reported.parents
+        event = ProvenanceEvent(
             event_time=time_ms,
-            event_type=_TYPE_NAMES[reported.event_type],
+            event_type=_TYPE_NAMES[event_type],
             flowfile_uuid=reported.parents[0] if replayed else flowfile.uuid,
             component_id=self._binding.component_id,
             component_type=self._binding.component_type,
             entry_date=flowfile.entry_date,
             lineage_start_date=flowfile.lineage_start_date,
             event_duration=duration,
-            parent_uuids=list(reported.parents)
-            or ([flowfile.uuid] if reported.event_type in _SELF_AS_PARENT else []),
-            child_uuids=list(reported.children)
-            or ([flowfile.uuid] if reported.event_type is T.JOIN else []),
             previous_attributes=previous,
             updated_attributes=updated,
-            previous_content=_content_ref(original),
-            current_content=_content_ref(flowfile),
-            details=reported.details,
-            relationship=reported.relationship,
-            transit_uri=reported.transit_uri,
-            source_system_flowfile_id=reported.source_system_flowfile_id,
-            alternate_identifier=reported.alternate_identifier,
+            previous_content=previous_content,
+            current_content=current_content,
             source_queue_id=source,
             size=flowfile.size,
         )
+        if reported.parents:
+            event.parent_uuids = list(reported.parents)
+        elif event_type in _SELF_AS_PARENT:
+            event.parent_uuids = [flowfile.uuid]
+        if reported.children:
+            event.child_uuids = list(reported.children)
+        elif event_type is T.JOIN:
+            event.child_uuids = [flowfile.uuid]
+        if reported.details is not None:
+            event.details = reported.details
+        if reported.relationship is not None:
+            event.relationship = reported.relationship
+        if reported.transit_uri is not None:
+            event.transit_uri = reported.transit_uri
+        if reported.source_system_flowfile_id is not None:
+            event.source_system_flowfile_id = reported.source_system_flowfile_id
+        if reported.alternate_identifier is not None:
+            event.alternate_identifier = reported.alternate_identifier
+        return event
 
 
 def _is_spurious_route(

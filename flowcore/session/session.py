@@ -14,7 +14,6 @@ released only after the commit that let them go (step 4 of the commit path).
 
 from __future__ import annotations
 
-import uuid as uuid_module
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from enum import Enum
 from pathlib import Path
@@ -45,6 +44,7 @@ from flowcore.session.events import EventBuilder
 from flowcore.session.keyed_state import KeyedState
 from flowcore.session.records import SessionRecord
 from flowcore.session.reporter import ProvenanceReporter, ReportedEvent
+from flowcore.session.uuids import random_uuid
 
 log = safe_logger("flowcore.session")
 
@@ -102,7 +102,8 @@ class ProcessSession:
             raise SessionStateError(msg)
 
     def _record(self, flowfile: FlowFile) -> SessionRecord:
-        self._check_open()
+        if self._status is not SessionStatus.OPEN:
+            self._check_open()
         record = self._records.get(flowfile.id)
         if record is None:
             msg = f"{_describe(flowfile)} is not known in this session"
@@ -183,7 +184,7 @@ class ProcessSession:
         """
         self._check_open()
         now = self._clock.now_ms()
-        new_uuid = uuid or str(uuid_module.uuid4())
+        new_uuid = uuid or random_uuid()
         if parent is None:
             attributes = {_UUID: new_uuid, _FILENAME: new_uuid, _PATH: "./"}
             lineage_start = now
@@ -229,7 +230,7 @@ class ProcessSession:
             raise FlowFileHandlingError(msg)
         now = self._clock.now_ms()
         attributes = dict(flowfile.attributes)
-        attributes[CoreAttribute.UUID] = str(uuid_module.uuid4())
+        attributes[_UUID] = random_uuid()
         child = FlowFile(
             id=self._services.ids.next(),
             attributes=attributes,
@@ -262,7 +263,7 @@ class ProcessSession:
         """
         self._check_open()
         now = self._clock.now_ms()
-        new_uuid = str(uuid_module.uuid4())
+        new_uuid = random_uuid()
         child = parent.with_changes(
             id=self._services.ids.next(),
             attributes={
@@ -795,7 +796,7 @@ class ProcessSession:
     def _clone_for_connection(self, record: SessionRecord, now: int) -> SessionRecord:
         current = record.current
         attributes = dict(current.attributes)
-        attributes[CoreAttribute.UUID] = str(uuid_module.uuid4())
+        attributes[_UUID] = random_uuid()
         copy = current.with_changes(id=self._services.ids.next(), attributes=attributes)
         if copy.claim is not None:
             self._content.increment(copy.claim.resource)

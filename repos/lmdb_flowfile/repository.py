@@ -262,16 +262,20 @@ class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
         put = txn.put
         records = txn.cursor(db=self._flowfiles)
         journal = txn.cursor(db=self._journal)
+        # Bound cursor methods: a call with ``db=`` parses its keywords each time.
+        find, remove = records.set_key, records.delete
         for request in batch:
             for key in request.deletes:
-                txn.delete(key, db=self._flowfiles)
+                if find(key):
+                    remove()
             if request.put_keys:
                 records.putmulti(zip(request.put_keys, request.put_values, strict=True))
             for swap in request.swaps:
                 put(swap.location, swap.blob, db=self._swap)
                 put(swap.location, swap.encoded_summary, db=self._swap_summary)
                 for key in swap.live_keys:
-                    txn.delete(key, db=self._flowfiles)
+                    if find(key):
+                        remove()
                 next_flowfile = max(next_flowfile, swap.summary.max_flowfile_id + 1)
             ids = range(next_event, next_event + len(request.events))
             if request.events:
@@ -427,13 +431,17 @@ class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
         if through_event_id < 0:
             return 0
 
+        # Big-endian keys compare as their ids do: no decoding per event.
+        last = codec.id_key(through_event_id)
+
         def body(txn: Any) -> int:
             removed = 0
             cursor = txn.cursor(db=self._journal)
+            key, delete = cursor.key, cursor.delete
             positioned = cursor.first()
-            while positioned and codec.key_id(cursor.key()) <= through_event_id:
+            while positioned and key() <= last:
                 removed += 1
-                positioned = cursor.delete() and bool(cursor.key())
+                positioned = delete() and bool(key())
             return removed
 
         with self._write_lock:

@@ -274,3 +274,38 @@ def test_a_joined_child_created_earlier_starts_its_lineage_with_its_parents(
     events = runner.get_provenance_events()
     assert [e.event_type for e in events] == ["JOIN"]
     assert events[0].lineage_start_date == first.flowfile.lineage_start_date
+
+
+def test_unchanged_content_is_the_same_reference_before_and_after(
+    runner_factory: RunnerFactory,
+) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.get()
+        assert flowfile is not None
+        session.transfer(session.put_attribute(flowfile, "touched", "yes"), "success")
+
+    runner = runner_factory(trigger)
+    runner.enqueue("kept bytes")
+    runner.run()
+    [event] = runner.get_provenance_events()
+    assert event.event_type == "ATTRIBUTES_MODIFIED"
+    assert event.previous_content is not None
+    assert event.previous_content == event.current_content
+    assert event.current_content is not None and event.current_content.size == 10
+
+
+def test_a_range_clone_points_at_its_own_bytes(runner_factory: RunnerFactory) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.get()
+        assert flowfile is not None
+        part = session.clone(flowfile, 2, 3)
+        session.transfer(part, "success")
+        session.transfer(flowfile, "success")
+
+    runner = runner_factory(trigger)
+    runner.enqueue("0123456789")
+    runner.run()
+    fork = next(e for e in runner.get_provenance_events() if e.event_type == "FORK")
+    assert fork.current_content is not None and fork.current_content.size == 10
+    [part] = [f for f in runner.get_flowfiles_for_relationship("success") if f.size == 3]
+    assert part.content == b"234"
