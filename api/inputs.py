@@ -1,6 +1,6 @@
 """What a request brings, checked: attributes, numbers, bearer tokens; and error wording.
 
-Shared by the FastAPI handlers (``api/app.py``) and the lean single-enqueue route
+Shared by the FastAPI handlers (``api/routers/``) and the lean single-enqueue route
 (``api/lean_enqueue.py``), so both refuse the same input with the same status and words.
 """
 
@@ -9,9 +9,10 @@ from __future__ import annotations
 import hmac
 import json
 import re
+from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import HTTPException
+from fastapi import HTTPException, Request
 
 from api.settings import ApiSettings, Role
 from flowcore.errors import RepositoryError
@@ -114,3 +115,58 @@ class Tokens:
         needed: Role = "read" if method in ("GET", "HEAD") else "write"
         if needed == "write" and role != "write":
             raise HTTPException(403, "this endpoint needs a token with the 'write' role")
+
+
+def check_declared_size(request: Request, limit: int) -> int | None:
+    """The declared ``Content-Length`` (None if there is none); refuse (413) a body that
+    passes ``limit`` before reading it, and (400) one that is not ASCII digits."""
+    declared = request.headers.get("content-length")
+    if declared is None:
+        return None
+    size = parse_count(declared.strip())
+    if size is None:
+        raise BadInput(400, f"Content-Length must be a number of bytes, not '{declared}'")
+    if size > limit:
+        raise BadInput(413, f"the body exceeds the maximum size of {limit} bytes")
+    return size
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """Read the body in chunks, refusing (413) as soon as it passes ``limit``."""
+    check_declared_size(request, limit)
+    buffer = bytearray()
+    async for chunk in request.stream():
+        buffer += chunk
+        if len(buffer) > limit:
+            raise BadInput(413, f"the body exceeds the maximum size of {limit} bytes")
+    return bytes(buffer)
+
+
+def parse_bounded(text: str, name: str, what: str) -> int:
+    """A query value that must be an integer from 0 to the largest event id or time."""
+    number = parse_count(text)
+    if number is None or number > MAX_INT64:
+        raise BadInput(422, f"'{name}' must be {what}, not '{text}'")
+    return number
+
+
+def parse_time(value: str | None, name: str) -> int | None:
+    """Epoch milliseconds, or an ISO 8601 time (UTC when it names no zone)."""
+    if value is None:
+        return None
+    text = value.strip()
+    problem = f"'{name}' must be epoch milliseconds or an ISO 8601 time, not '{value}'"
+    millis = parse_count(text.removeprefix("-"))
+    if millis is not None:
+        if millis > MAX_INT64:
+            raise BadInput(422, problem)
+        return -millis if text.startswith("-") else millis
+    if not text.isascii():
+        raise BadInput(422, problem)
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return int(moment.timestamp() * 1000)
+    except (ValueError, OverflowError):
+        raise BadInput(422, problem) from None

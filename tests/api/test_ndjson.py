@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from api.app import parse_ndjson
 from api.inputs import BadInput
+from api.ndjson import parse_ndjson
 
 
 def contents(body: bytes) -> list[bytes]:
