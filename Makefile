@@ -27,7 +27,7 @@ demo-stop: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check flowcore repos processors api
+	$(BIN)/ruff format --check flowcore repos processors api cli
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -1,6 +1,6 @@
 """Benchmark: the REST API's enqueue rate over loopback, beside in-process ``Node.enqueue``.
 
-A real ``python -m api.cli serve`` (uvicorn + a Node + the ThreadedScheduler) runs a flow
+A real ``python -m cli serve`` (uvicorn + a Node + the ThreadedScheduler) runs a flow
 ``in`` -> a STOPPED Funnel, so every FlowFile stays queued (back pressure thresholds set
 out of reach). A load generator in ANOTHER process (``--load-generator``: asyncio on
 uvloop when installed, raw keep-alive sockets, requests built once: a few microseconds
@@ -222,7 +222,7 @@ async def trivial_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 def trivial_server(port: int) -> int:
     import uvicorn
 
-    from api.cli import server_options
+    from cli.serve import server_options
 
     uvicorn.run(
         trivial_app,
@@ -270,7 +270,7 @@ def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
             [
                 sys.executable,
                 "-m",
-                "api.cli",
+                "cli",
                 "serve",
                 str(flow_path),
                 "--data-dir",

@@ -23,7 +23,8 @@ import yaml
 from rich.console import Console
 from rich.rule import Rule
 
-from flowcore.cli import _print_status, render_lineage
+from cli.provenance import render_lineage
+from cli.run import print_status
 from flowcore.clock import SystemClock
 from flowcore.engine import DeterministicScheduler, Node
 from flowcore.flow import parse_flow, read_flow_document
@@ -53,7 +54,7 @@ def run_sample(flow_file: Path, root: Path) -> None:
     try:
         summary = DeterministicScheduler(node).run_until_idle()
         console.print(f"ran until idle: {summary.triggers} processor triggers")
-        _print_status(node)
+        print_status(node)
         files = sorted(p for p in out_dir.rglob("*") if p.is_file())
         if files:
             preview = files[0].read_text(errors="replace").strip()

@@ -113,7 +113,7 @@ def start() -> int:
             [
                 sys.executable,
                 "-m",
-                "api.cli",
+                "cli",
                 "serve",
                 str(flow_path),
                 "--data-dir",

@@ -67,7 +67,7 @@ def main() -> int:
     flow_path.write_text(yaml.safe_dump(document, sort_keys=False))
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "api.cli", "serve", str(flow_path)]
+    command = [sys.executable, "-m", "cli", "serve", str(flow_path)]
     command += ["--data-dir", str(tmp / "data"), "--port", str(port)]
     with (tmp / "serve.log").open("wb") as log:
         server = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)

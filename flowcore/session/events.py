@@ -1,20 +1,22 @@
 """Provenance events of a committing session, built as NiFi builds them.
 
-At commit the session hands its bookkeeping here: framework FORKs (children that live or
-were auto-terminated) and JOINs (unless the processor reported the JOIN itself, with its
-details), then the processor's reported events (spurious ROUTEs back to the source
-dropped), then generated CREATE / CONTENT_MODIFIED / ATTRIBUTES_MODIFIED for FlowFiles no
-other event covers, then CLONEs for extra connections, and auto-terminate DROPs last.
+At commit the session's ledger (``SessionLedger``) is read here: framework FORKs
+(children that live or were auto-terminated) and JOINs (unless the processor reported
+the JOIN itself, with its details), then the processor's reported events (spurious
+ROUTEs back to the source dropped), then generated CREATE / CONTENT_MODIFIED /
+ATTRIBUTES_MODIFIED for FlowFiles no other event covers, then CLONEs for extra
+connections, and auto-terminate DROPs last.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from flowcore.model.flowfile import FlowFile
 from flowcore.model.provenance import ContentRef, ProvenanceEvent, ProvenanceEventType
 from flowcore.queue.queue import FlowFileQueue
 from flowcore.session.binding import ComponentBinding
+from flowcore.session.ledger import SessionLedger
 from flowcore.session.records import SessionRecord
 from flowcore.session.reporter import ReportedEvent
 
@@ -34,18 +36,17 @@ class EventBuilder:
     def __init__(self, binding: ComponentBinding) -> None:
         self._binding = binding
 
-    def build(
-        self,
-        now: int,
-        records: Mapping[int, SessionRecord],
-        forks: Mapping[int, list[int]],
-        joins: Sequence[tuple[int, list[FlowFile]]],
-        reported_events: Sequence[ReportedEvent],
-        destinations: Mapping[int, list[FlowFileQueue]],
-        clone_events: list[ReportedEvent],
-        auto_drops: list[SessionRecord],
-    ) -> list[ProvenanceEvent]:
-        """Every event of a committing session, in NiFi's order (see the module doc)."""
+    def build(self, now: int, ledger: SessionLedger) -> list[ProvenanceEvent]:
+        """Every event of a committing session, in NiFi's order (see the module doc).
+
+        Reads the ledger once the commit planner has given each FlowFile its destination."""
+        records = ledger.records
+        forks = ledger.forks
+        joins = ledger.joins
+        reported_events = ledger.reported
+        destinations = ledger.destinations
+        clone_events = ledger.clone_events
+        auto_drops = ledger.auto_drops
         by_id = {r.current.id: r for r in records.values()}
         framework: list[ReportedEvent] = []
         for parent_id, children in forks.items():

@@ -24,3 +24,8 @@ class SessionRecord:
     owns_claim: bool = False
     entered_ms: int = 0
     transfer_seq: int = 0
+
+
+def describe(flowfile: FlowFile) -> str:
+    """A FlowFile as error messages name it."""
+    return f"FlowFile[id={flowfile.id}, uuid={flowfile.uuid}]"

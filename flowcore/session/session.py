@@ -26,7 +26,7 @@ from flowcore.errors import (
     SessionStateError,
 )
 from flowcore.logsafe import safe_logger
-from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile, ResourceClaim
+from flowcore.model.flowfile import ContentClaim, CoreAttribute, FlowFile
 from flowcore.model.provenance import ProvenanceEvent, ProvenanceEventType
 from flowcore.processor.descriptors import Relationship
 from flowcore.queue.queue import FlowFileQueue
@@ -38,11 +38,12 @@ from flowcore.session.content_errors import (
     CONTENT_ERROR_REASON,
     FAILURE,
     has_failure_route,
-    mark_damaged,
 )
 from flowcore.session.events import EventBuilder
 from flowcore.session.keyed_state import KeyedState
-from flowcore.session.records import SessionRecord
+from flowcore.session.ledger import SessionLedger
+from flowcore.session.planner import CommitPlanner
+from flowcore.session.records import SessionRecord, describe
 from flowcore.session.reporter import ProvenanceReporter, ReportedEvent
 from flowcore.session.uuids import random_uuid
 
@@ -72,6 +73,7 @@ class ProcessSession:
         self._clock = services.clock
         self._content = services.content
         self._events = EventBuilder(binding)
+        self._planner = CommitPlanner(binding, services, self._events)
         self.provenance = ProvenanceReporter(
             self._add_reported, self._clock.now_ms, self._freeze_reported, self._write_forced
         )
@@ -79,20 +81,9 @@ class ProcessSession:
         self._reset()
 
     def _reset(self) -> None:
-        self._records: dict[int, SessionRecord] = {}
-        # By FlowFile id, in the order taken: a migration hands a few over in O(1) each.
-        self._taken: dict[int, SessionRecord] = {}
-        self._reported: list[ReportedEvent] = []
-        self._forks: dict[int, list[int]] = {}
-        self._joins: list[tuple[int, list[FlowFile]]] = []
-        self._written: set[ResourceClaim] = set()
-        self._state: dict[str, str] | None = None
-        self._keyed: KeyedState | None = None
-        # FlowFile id -> the claim that could not be read and why (see ``rollback``).
-        self._content_missing: dict[int, tuple[ContentClaim, ContentNotFoundError]] = {}
-        self._counters: dict[str, int] = {}
-        self._transfers = 0
-        self._open: dict[int, ContentWriter] = {}
+        self._ledger = ledger = SessionLedger()
+        # The verbs' shortcut to the records (the same dict as the ledger's).
+        self._records = ledger.records
 
     # -- guards ---------------------------------------------------------------------------
 
@@ -106,13 +97,13 @@ class ProcessSession:
             self._check_open()
         record = self._records.get(flowfile.id)
         if record is None:
-            msg = f"{_describe(flowfile)} is not known in this session"
+            msg = f"{describe(flowfile)} is not known in this session"
             raise FlowFileHandlingError(msg)
         if record.current is not flowfile:
-            msg = f"{_describe(flowfile)} is not the most recent version of this FlowFile"
+            msg = f"{describe(flowfile)} is not the most recent version of this FlowFile"
             raise FlowFileHandlingError(msg)
         if record.removed and not record.auto_terminated:
-            msg = f"{_describe(flowfile)} has already been removed from the session"
+            msg = f"{describe(flowfile)} has already been removed from the session"
             raise FlowFileHandlingError(msg)
         return record
 
@@ -136,6 +127,8 @@ class ProcessSession:
         result: list[FlowFile] = []
         count = len(incoming)
         start = self._binding.poll_index
+        records = self._records
+        taken = self._ledger.taken
         for offset in range(count):
             queue = incoming[(start + offset) % count]
             for queued in queue.poll_batch(max_results - len(result), now):
@@ -146,8 +139,8 @@ class ProcessSession:
                     taken=queued,
                     entered_ms=now,
                 )
-                self._records[queued.flowfile.id] = record
-                self._taken[queued.flowfile.id] = record
+                records[queued.flowfile.id] = record
+                taken[queued.flowfile.id] = record
                 result.append(queued.flowfile)
             if len(result) >= max_results:
                 self._binding.poll_index = (start + offset + 1) % count
@@ -215,9 +208,9 @@ class ProcessSession:
         )
         self._records[flowfile.id] = SessionRecord(original=None, current=flowfile, entered_ms=now)
         if isinstance(parent, FlowFile):
-            self._forks.setdefault(parent.id, []).append(flowfile.id)
+            self._ledger.forks.setdefault(parent.id, []).append(flowfile.id)
         elif parent is not None:
-            self._joins.append((flowfile.id, list(parent)))
+            self._ledger.joins.append((flowfile.id, list(parent)))
         return flowfile
 
     def clone(self, flowfile: FlowFile, offset: int = 0, size: int | None = None) -> FlowFile:
@@ -248,7 +241,7 @@ class ProcessSession:
         if whole:
             self.provenance.clone(flowfile, child)
         else:
-            self._forks.setdefault(flowfile.id, []).append(child.id)
+            self._ledger.forks.setdefault(flowfile.id, []).append(child.id)
         return child
 
     def replay(self, parent: FlowFile, source: FlowFileQueue, details: str) -> FlowFile:
@@ -288,7 +281,7 @@ class ProcessSession:
             T.REPLAY, child, now, details=details, parents=[parent.uuid], children=[new_uuid]
         )
         event.frozen = self._freeze_reported(event)
-        self._reported.append(event)
+        self._ledger.reported.append(event)
         return child
 
     # -- content --------------------------------------------------------------------------
@@ -312,7 +305,7 @@ class ProcessSession:
         try:
             yield from self._content.stream(claim, flowfile.claim_offset, flowfile.size, chunk_size)
         except ContentNotFoundError as exc:
-            self._content_missing[flowfile.id] = (claim, exc)
+            self._ledger.content_missing[flowfile.id] = (claim, exc)
             raise
 
     def _read_range(
@@ -322,7 +315,7 @@ class ProcessSession:
         try:
             return self._content.read(claim, offset, length)
         except ContentNotFoundError as exc:
-            self._content_missing[flowfile.id] = (claim, exc)
+            self._ledger.content_missing[flowfile.id] = (claim, exc)
             raise
 
     def write(
@@ -368,23 +361,23 @@ class ProcessSession:
         commit refuses open handles, and a rollback aborts them.
         """
         self._record(flowfile)
-        if flowfile.id in self._open:
-            msg = f"{_describe(flowfile)} already has content open for writing"
+        if flowfile.id in self._ledger.open:
+            msg = f"{describe(flowfile)} already has content open for writing"
             raise FlowFileHandlingError(msg)
         writer = self._content.create_writer()
-        self._open[flowfile.id] = writer
+        self._ledger.open[flowfile.id] = writer
         return OpenContent(self, flowfile, writer)
 
     def _close_open(self, handle: OpenContent) -> FlowFile:
-        writer = self._open.pop(handle.flowfile.id, None)
+        writer = self._ledger.open.pop(handle.flowfile.id, None)
         if writer is None:
-            msg = f"the content of {_describe(handle.flowfile)} is not open in this session"
+            msg = f"the content of {describe(handle.flowfile)} is not open in this session"
             raise FlowFileHandlingError(msg)
         record = self._record(handle.flowfile)
         return self._replace_claim(record, writer.close())
 
     def _abort_open(self, handle: OpenContent) -> None:
-        writer = self._open.pop(handle.flowfile.id, None)
+        writer = self._ledger.open.pop(handle.flowfile.id, None)
         if writer is not None:
             writer.abort()
 
@@ -407,7 +400,7 @@ class ProcessSession:
         return written
 
     def _replace_claim(self, record: SessionRecord, claim: ContentClaim) -> FlowFile:
-        self._written.add(claim.resource)
+        self._ledger.written.add(claim.resource)
         old = record.current
         if record.owns_claim and old.claim is not None:
             self._content.decrement(old.claim.resource)
@@ -447,19 +440,19 @@ class ProcessSession:
         record = self._record(flowfile)
         if relationship is None:
             if record.source is None:
-                msg = f"{_describe(flowfile)} was created in this session and has no source queue"
+                msg = f"{describe(flowfile)} was created in this session and has no source queue"
                 raise FlowFileHandlingError(msg)
             record.to_source, record.relationship = True, None
-            self._transfers += 1
-            record.transfer_seq = self._transfers
+            self._ledger.transfers += 1
+            record.transfer_seq = self._ledger.transfers
             return
         name = str(relationship)
         if name not in self._binding.relationships:
             msg = f"relationship '{name}' is not known to {self._binding.component_type}"
             raise FlowFileHandlingError(msg)
         record.relationship, record.to_source = name, False
-        self._transfers += 1
-        record.transfer_seq = self._transfers
+        self._ledger.transfers += 1
+        record.transfer_seq = self._ledger.transfers
 
     def remove(self, flowfile: FlowFile) -> None:
         """Drop a FlowFile from the flow (a DROP event if it existed before this session)."""
@@ -476,23 +469,25 @@ class ProcessSession:
         return self._update(record, flowfile.with_changes(penalty_expiration=expiration))
 
     def _forget_created(self, flowfile: FlowFile) -> None:
-        for children in self._forks.values():
+        ledger = self._ledger
+        for children in ledger.forks.values():
             if flowfile.id in children:
                 children.remove(flowfile.id)
-        self._joins = [(child, parents) for child, parents in self._joins if child != flowfile.id]
-        self._reported = [e for e in self._reported if e.flowfile.id != flowfile.id]
+        ledger.joins = [(child, parents) for child, parents in ledger.joins if child != flowfile.id]
+        ledger.reported = [e for e in ledger.reported if e.flowfile.id != flowfile.id]
 
     # -- state ----------------------------------------------------------------------------
 
     def get_state(self) -> dict[str, str]:
         """The component's LOCAL state as this session sees it."""
         self._check_open()
-        return dict(self._state if self._state is not None else self._binding.state.values)
+        state = self._ledger.state
+        return dict(state if state is not None else self._binding.state.values)
 
     def set_state(self, values: Mapping[str, str]) -> None:
         """Replace the LOCAL state; it is committed with the session's FlowFiles."""
         self._check_open()
-        self._state = {str(k): str(v) for k, v in values.items()}
+        self._ledger.state = {str(k): str(v) for k, v in values.items()}
 
     def clear_state(self) -> None:
         self.set_state({})
@@ -501,24 +496,28 @@ class ProcessSession:
     def keyed_state(self) -> KeyedState:
         """The component's keyed durable store; writes commit with this session."""
         self._check_open()
-        if self._keyed is None:
-            self._keyed = KeyedState(self._binding.component_id, self._services.committer.flowfiles)
-        return self._keyed
+        ledger = self._ledger
+        if ledger.keyed is None:
+            ledger.keyed = KeyedState(
+                self._binding.component_id, self._services.committer.flowfiles
+            )
+        return ledger.keyed
 
     def adjust_counter(self, name: str, delta: int) -> None:
         """Add to a named counter of this component; applied when the session commits."""
         self._check_open()
-        self._counters[name] = self._counters.get(name, 0) + delta
+        self._ledger.counters[name] = self._ledger.counters.get(name, 0) + delta
 
     # -- migration (session-factory processors) -------------------------------------------
 
     def migrate(self, target: ProcessSession, flowfiles: Sequence[FlowFile]) -> None:
         """Hand FlowFiles, with their pending events, to another session of this component."""
         ids = {self._record(f).current.id for f in flowfiles}
-        if ids & set(self._open):
+        if ids & set(self._ledger.open):
             msg = "cannot migrate a FlowFile whose content is open for writing"
             raise FlowFileHandlingError(msg)
-        if any(ids & set(children) or parent in ids for parent, children in self._forks.items()):
+        forks = self._ledger.forks
+        if any(ids & set(children) or parent in ids for parent, children in forks.items()):
             msg = "cannot migrate FlowFiles that take part in a FORK of this session"
             raise FlowFileHandlingError(msg)
         # In the order given, so the target rolls them back in that order.
@@ -526,22 +525,18 @@ class ProcessSession:
             record = self._records.pop(flowfile_id)
             target._records[flowfile_id] = record
             if record.taken is not None:
-                del self._taken[flowfile_id]
-                target._taken[flowfile_id] = record
+                del self._ledger.taken[flowfile_id]
+                target._ledger.taken[flowfile_id] = record
             if record.owns_claim and record.current.claim is not None:
-                target._written.add(record.current.claim.resource)
-        moved = [e for e in self._reported if e.flowfile.id in ids]
-        self._reported = [e for e in self._reported if e.flowfile.id not in ids]
-        target._reported.extend(moved)
+                target._ledger.written.add(record.current.claim.resource)
+        moved = [e for e in self._ledger.reported if e.flowfile.id in ids]
+        self._ledger.reported = [e for e in self._ledger.reported if e.flowfile.id not in ids]
+        target._ledger.reported.extend(moved)
 
     # -- commit and rollback --------------------------------------------------------------
 
     def _has_nothing_to_do(self) -> bool:
-        return (
-            not (self._records or self._reported or self._counters)
-            and self._state is None
-            and (self._keyed is None or not self._keyed.changed)
-        )
+        return self._ledger.is_empty()
 
     def commit(self) -> None:
         """Commit through the one commit path; on failure roll back and raise.
@@ -552,15 +547,15 @@ class ProcessSession:
         self._check_open()
         if self._has_nothing_to_do():
             return
-        if self._open:
+        if self._ledger.open:
             # A usage error, refused before anything happens: the session stays as it is.
-            flowfile = self._records[next(iter(self._open))].current
-            msg = f"{_describe(flowfile)} still has content open for writing"
+            flowfile = self._records[next(iter(self._ledger.open))].current
+            msg = f"{describe(flowfile)} still has content open for writing"
             raise FlowFileHandlingError(msg)
         self._status = SessionStatus.COMMITTING
         changes: SessionChanges | None = None
         try:
-            changes = self._prepare(self._clock.now_ms())
+            changes = self._planner.plan(self._ledger, self._clock.now_ms())
             self._services.committer.commit(changes, self._clock.now_ms())
         except BaseException:
             self._status = SessionStatus.OPEN
@@ -586,13 +581,13 @@ class ProcessSession:
             if record.owns_claim and record.current.claim is not None:
                 self._content.decrement(record.current.claim.resource)
                 record.owns_claim = False
-        for writer in self._open.values():
+        for writer in self._ledger.open.values():
             writer.abort()
-        self._open.clear()
+        self._ledger.open.clear()
         unreadable = self._unreadable_taken()
         settled = {r.taken.flowfile.id for r in unreadable if r.taken is not None}
         by_queue: dict[FlowFileQueue, list[QueuedFlowFile]] = {}
-        for record in self._taken.values():
+        for record in self._ledger.taken.values():
             assert record.source is not None and record.taken is not None
             if record.taken.flowfile.id in settled:
                 continue
@@ -615,12 +610,12 @@ class ProcessSession:
 
     def _unreadable_taken(self) -> list[SessionRecord]:
         """The FlowFiles taken from a queue whose committed content could not be read."""
-        missing = self._content_missing
+        missing = self._ledger.content_missing
         if not missing:
             return []
         return [
             r
-            for r in self._taken.values()
+            for r in self._ledger.taken.values()
             if r.taken is not None
             and r.taken.flowfile.id in missing
             and missing[r.taken.flowfile.id][0] == r.taken.flowfile.claim
@@ -640,7 +635,7 @@ class ProcessSession:
         removed: list[SessionRecord] = []
         for record in records:
             assert record.taken is not None
-            error = self._content_missing[record.taken.flowfile.id][1]
+            error = self._ledger.content_missing[record.taken.flowfile.id][1]
             failing = to_failure and isinstance(error, ContentCorruptedError)
             (damaged if failing else removed).append(record)
         if damaged:
@@ -664,11 +659,11 @@ class ProcessSession:
                 entered_ms=record.entered_ms,
             )
             session._records[original.id] = restored
-            session._taken[original.id] = restored
-            reason = str(self._content_missing[original.id][1])
+            session._ledger.taken[original.id] = restored
+            reason = str(self._ledger.content_missing[original.id][1])
             flowfile = session.put_attribute(original, CONTENT_ERROR_REASON, reason)
             session.transfer(session.penalize(flowfile), FAILURE)
-            log.error("%s routed to failure: %s", _describe(original), reason)
+            log.error("%s routed to failure: %s", describe(original), reason)
         try:
             session.commit()
         except Exception:
@@ -679,7 +674,7 @@ class ProcessSession:
         for record in records:
             assert record.source is not None and record.taken is not None
             original = record.taken.flowfile
-            error = self._content_missing[original.id][1]
+            error = self._ledger.content_missing[original.id][1]
             what = "damaged" if isinstance(error, ContentCorruptedError) else "missing"
             changes.taken.setdefault(record.source, []).append(record.taken)
             changes.deletes.append(original.id)
@@ -690,132 +685,15 @@ class ProcessSession:
             restored = SessionRecord(original=original, current=original, source=record.source)
             changes.events.append(self._events.event(drop, original, restored, now, now))
             log.error(
-                "%s removed from the flow: its content is %s (%s)", _describe(original), what, error
+                "%s removed from the flow: its content is %s (%s)", describe(original), what, error
             )
         self._services.committer.commit(changes, now)
-
-    # -- commit preparation ---------------------------------------------------------------
-
-    def _prepare(self, now: int) -> SessionChanges:
-        self._inherit_lineage_from_reported_joins()
-        if self._content_missing:
-            mark_damaged(self._records, self._content_missing)
-        binding = self._binding
-        changes = SessionChanges(
-            binding=binding,
-            state=self._state,
-            keyed_state=self._keyed.take_changes() if self._keyed is not None else {},
-            counters=self._counters,
-        )
-        destinations: dict[int, list[FlowFileQueue]] = {}
-        auto_drops: list[SessionRecord] = []
-        clone_events: list[ReportedEvent] = []
-        for record in list(self._records.values()):
-            if record.removed:
-                continue
-            if record.to_source:
-                assert record.source is not None
-                destinations[record.current.id] = [record.source]
-                continue
-            if record.relationship is None:
-                msg = f"{_describe(record.current)} was not transferred to any relationship"
-                raise FlowFileHandlingError(msg)
-            if record.relationship in binding.auto_terminated:
-                record.removed = record.auto_terminated = True
-                auto_drops.append(record)
-                continue
-            queues = binding.outgoing.get(record.relationship, [])
-            if not queues:
-                msg = (
-                    f"{_describe(record.current)} was transferred to relationship "
-                    f"'{record.relationship}', which has no connection and is not "
-                    "auto-terminated"
-                )
-                raise FlowFileHandlingError(msg)
-            destinations[record.current.id] = [queues[-1]]
-            for queue in queues[:-1]:
-                copy = self._clone_for_connection(record, now)
-                destinations[copy.current.id] = [queue]
-                clone_events.append(
-                    ReportedEvent(T.CLONE, record.current, now, children=[copy.current.uuid])
-                )
-        # Destination queues receive FlowFiles in the order they were transferred.
-        in_transfer_order = sorted(self._records.values(), key=lambda r: r.transfer_seq)
-        for record in in_transfer_order:
-            current = record.current
-            if record.taken is not None:
-                assert record.source is not None
-                changes.taken.setdefault(record.source, []).append(record.taken)
-                changes.flowfiles_in += 1
-                changes.bytes_in += record.taken.flowfile.size
-            original_claim = record.original.claim if record.original is not None else None
-            if record.removed:
-                if record.original is not None:
-                    changes.deletes.append(current.id)
-                    if original_claim is not None:
-                        changes.released.append(original_claim.resource)
-                if record.owns_claim and current.claim is not None:
-                    changes.released.append(current.claim.resource)
-                continue
-            if original_claim is not None and current.claim != original_claim:
-                changes.released.append(original_claim.resource)
-            for queue in destinations[current.id]:
-                changes.puts.append((queue, QueuedFlowFile(queue.name, queue.next_seq(), current)))
-            if not record.to_source:
-                changes.flowfiles_out += 1
-                changes.bytes_out += current.size
-        changes.written = set(self._written)
-        changes.events = self._events.build(
-            now,
-            self._records,
-            self._forks,
-            self._joins,
-            self._reported,
-            destinations,
-            clone_events,
-            auto_drops,
-        )
-        return changes
-
-    def _inherit_lineage_from_reported_joins(self) -> None:
-        """A FlowFile created here and reported as a JOIN child starts its lineage with its
-        earliest parent, as ``create(parents)`` would (MergeRecord creates the merged
-        FlowFile before it knows all of its parents)."""
-        joins = [e for e in self._reported if e.event_type is T.JOIN and e.parents]
-        if not joins:
-            return
-        by_uuid = {r.current.uuid: r.current for r in self._records.values()}
-        for event in joins:
-            child = self._records.get(event.flowfile.id)
-            if child is None or child.original is not None:
-                continue
-            starts = [by_uuid[u].lineage_start_date for u in event.parents if u in by_uuid]
-            if starts and min(starts) < child.current.lineage_start_date:
-                child.current = child.current.with_changes(lineage_start_date=min(starts))
-
-    def _clone_for_connection(self, record: SessionRecord, now: int) -> SessionRecord:
-        current = record.current
-        attributes = dict(current.attributes)
-        attributes[_UUID] = random_uuid()
-        copy = current.with_changes(id=self._services.ids.next(), attributes=attributes)
-        if copy.claim is not None:
-            self._content.increment(copy.claim.resource)
-        clone = SessionRecord(
-            original=None,
-            current=copy,
-            relationship=record.relationship,
-            owns_claim=copy.claim is not None,
-            entered_ms=now,
-            transfer_seq=record.transfer_seq,
-        )
-        self._records[copy.id] = clone
-        return clone
 
     # -- provenance -----------------------------------------------------------------------
 
     def _add_reported(self, event: ReportedEvent) -> None:
         self._record(event.flowfile)
-        self._reported.append(event)
+        self._ledger.reported.append(event)
 
     def _write_forced(self, event: ProvenanceEvent) -> None:
         """A forced SEND/UPLOAD is journaled at once and survives a later rollback."""
@@ -834,10 +712,6 @@ def _intersection(maps: Sequence[Mapping[str, str]]) -> dict[str, str]:
 def _discard_reason(flowfile: FlowFile) -> str | None:
     reason = flowfile.attributes.get(CoreAttribute.DISCARD_REASON)
     return f"Discard reason: {reason}" if reason else None
-
-
-def _describe(flowfile: FlowFile) -> str:
-    return f"FlowFile[id={flowfile.id}, uuid={flowfile.uuid}]"
 
 
 class OpenContent:

@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-from flowcore.cli import render_lineage
+from cli.provenance import render_lineage
 from flowcore.engine import Node
 from flowcore.repository import ProvenanceQuery
 

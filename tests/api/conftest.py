@@ -51,7 +51,7 @@ class Server:
             [
                 sys.executable,
                 "-m",
-                "api.cli",
+                "cli",
                 "serve",
                 str(self.flow_path),
                 "--data-dir",

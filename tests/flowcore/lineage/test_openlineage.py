@@ -19,7 +19,7 @@ from openlineage.client.serde import Serde
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from flowcore.cli import app
+from cli import app
 from flowcore.clock import ManualClock
 from flowcore.engine.node import EnqueueItem, Node
 from flowcore.engine.scheduler import DeterministicScheduler

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from flowcore.cli import app
+from cli import app
 from flowcore.simulation import Fault, FaultKind, FaultSchedule, Simulation
 from flowcore.simulation.harness import START_MS
 from flowcore.simulation.pytest_plugin import SimulationFixture, seed_for

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from flowcore.cli import app
+from cli import app
 from flowcore.clock import ManualClock
 from flowcore.errors import SparkJobError, SparkUnavailableError
 from flowcore.simulation import Fault, FaultKind, FaultSchedule, Simulation

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 from typer.testing import CliRunner
 
-from flowcore.cli import app
+from cli import app
 
 EXTENSIONS = Path(__file__).parent / "extensions"
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from flowcore.cli import app
+from cli import app
 from flowcore.flow.nifi import import_nifi
 
 EXTENSIONS = Path(__file__).parent / "extensions"

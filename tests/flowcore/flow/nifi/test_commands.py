@@ -10,7 +10,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner, Result
 
-from flowcore.cli import app
+from cli import app
 from flowcore.flow import load_flow
 from flowcore.flow.definition import FlowDefinition
 

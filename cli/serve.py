@@ -1,8 +1,4 @@
-"""The ``flowcore`` console command: the engine's commands plus ``serve`` (the REST API).
-
-It lives in ``api`` because ``serve`` needs the HTTP layer, and ``flowcore`` (a lower
-layer) never imports ``api``; the engine's own commands come from ``flowcore.cli``.
-"""
+"""``flowcore serve``: a flow and the REST API (with the web UI) in one process."""
 
 from __future__ import annotations
 
@@ -15,33 +11,28 @@ from typing import Annotated, Any
 import typer
 
 from api.settings import ApiSettings
-from flowcore.cli import (
+from cli._common import (
     EXIT_RUNTIME,
     DataDir,
     LogLevel,
     LogLevelOption,
     Output,
     Params,
-    _fail,
-    _refuse,
-    _settings,
-    app,
     console,
+    engine_settings,
+    fail,
     load_definition,
     logging_to_stderr,
-    main,
+    refuse,
 )
 from flowcore.engine.node import Node
 from flowcore.engine.scheduler import ThreadedScheduler
 from flowcore.errors import ConfigurationError, FlowCoreError
 from flowcore.flow.nifi.commands import AllowUnsupported
 
-__all__ = ["app", "main", "serve"]
-
 log = logging.getLogger("flowcore.api")
 
 
-@app.command()
 def serve(
     flow: Annotated[Path, typer.Argument(help="Flow definition (YAML).")],
     data_dir: DataDir = None,
@@ -70,7 +61,7 @@ def serve(
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
         )
-        raise _fail(f"API settings: {problems}") from None
+        raise fail(f"API settings: {problems}") from None
     with logging_to_stderr(log_level):
         _serve(flow, data_dir, api_settings, param, allow_unsupported=allow_unsupported)
 
@@ -89,17 +80,17 @@ def _serve(
 
     try:
         definition = load_definition(flow, param, allow_unsupported=allow_unsupported)
-        node = Node.from_flow(_settings(data_dir), definition)
+        node = Node.from_flow(engine_settings(data_dir), definition)
     except ConfigurationError as exc:
-        raise _refuse(exc, Output.text) from None
+        raise refuse(exc, Output.text) from None
     except FlowCoreError as exc:
-        raise _fail(exc, EXIT_RUNTIME) from None
+        raise fail(exc, EXIT_RUNTIME) from None
     scheduler: ThreadedScheduler | None = None
     try:
         try:
             listener = _bind(api_settings.host, api_settings.port)
         except OSError as exc:
-            raise _fail(
+            raise fail(
                 f"cannot listen on {api_settings.host}:{api_settings.port}: {exc.strerror or exc}",
                 EXIT_RUNTIME,
             ) from None
@@ -149,7 +140,3 @@ def _bind(host: str, port: int) -> socket.socket:
     """A listening socket on host:port (IPv6 for an address with a colon)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     return socket.create_server((host, port), family=family, backlog=2048)
-
-
-if __name__ == "__main__":
-    main()

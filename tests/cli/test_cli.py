@@ -14,7 +14,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner, Result
 
-from flowcore.cli import app
+from cli import app
 from flowcore.clock import SystemClock
 from flowcore.model.provenance import ProvenanceEvent
 from flowcore.repository import ProvenanceQuery
@@ -724,7 +724,7 @@ def flowcore(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLOWCORE_")}
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     return subprocess.run(
-        [sys.executable, "-m", "api.cli", *map(str, args)],
+        [sys.executable, "-m", "cli", *map(str, args)],
         capture_output=True,
         text=True,
         cwd=cwd,

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from cli._common import DataDirRepositories, engine_settings, err, fail
 from flowcore.lineage.openlineage import (
     Emitter,
     FileEmitter,
@@ -43,20 +44,18 @@ def export_command(
     ] = None,
 ) -> None:
     """Send a run (START, then COMPLETE or FAIL) for each commit of each processor."""
-    from flowcore.cli import _fail, _Repositories, _settings, err
-
-    settings = _settings(data_dir).openlineage
+    settings = engine_settings(data_dir).openlineage
     emitter: Emitter = (
         FileEmitter(output)
         if output is not None
         else configured_emitter(settings) or StreamEmitter(sys.stdout)
     )
     naming = Naming(settings.namespace, settings.flow_name, socket.gethostname())
-    with _Repositories(data_dir) as repos:
+    with DataDirRepositories(data_dir) as repos:
         try:
             result = export(repos.provenance, naming, emitter, since)
         except OpenLineageError as exc:
-            raise _fail(exc) from None
+            raise fail(exc) from None
     err.print(
         f"{result.runs} runs ({result.run_events} OpenLineage events) from "
         f"{result.provenance_events} provenance events; last event id {result.last_event_id}"

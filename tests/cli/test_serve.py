@@ -36,7 +36,7 @@ def serve(tmp_path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
         [
             sys.executable,
             "-m",
-            "api.cli",
+            "cli",
             "serve",
             str(path),
             "--data-dir",
