@@ -33,6 +33,9 @@ class FullContent:
         """Writes (of any kind) still allowed before the repository becomes full."""
         self.refused = 0
         """How many writes were refused."""
+        self.wrapped = False
+        """Raise the fault wrapped in an ``OSError`` (``from`` it), as a library writing to
+        a session's sink may hand it back."""
 
     @classmethod
     def install(cls, node: Node) -> FullContent:
@@ -48,7 +51,10 @@ class FullContent:
                 self.full_after -= 1
         if self.full:
             self.refused += 1
-            raise RepositoryFullError(MESSAGE, repository="content", setting="content.containers")
+            fault = RepositoryFullError(MESSAGE, repository="content", setting="content.containers")
+            if self.wrapped:
+                raise OSError(f"write failed: {fault}") from fault
+            raise fault
 
     def create_writer(self) -> ContentWriter:
         self.check()

@@ -74,8 +74,9 @@ def test_full_when_a_bin_opens_its_output(writer: str) -> None:
         assert_recovers(runner, full, writer)
 
 
+@pytest.mark.parametrize("wrapped", [False, True], ids=["plain", "wrapped"])
 @pytest.mark.parametrize("writer", WRITERS)
-def test_full_while_writing_the_merged_records(writer: str) -> None:
+def test_full_while_writing_the_merged_records(writer: str, wrapped: bool) -> None:
     """The bin's writer meets the full disk inside its sink at the merge."""
     with make_runner(writer) as runner:
         runner.enqueue(TWO)
@@ -85,8 +86,8 @@ def test_full_while_writing_the_merged_records(writer: str) -> None:
         full = FullContent.install(runner.node)
         runner.run(1, stop_on_finish=False)  # binned, full enough, not merged yet
         assert queued(runner) == []  # in the bin
-        full.full = True
-        with pytest.raises(RepositoryFullError):
+        full.full, full.wrapped = True, wrapped
+        with pytest.raises((RepositoryFullError, OSError)):
             runner.run(1, stop_on_finish=False)  # the empty trigger merges
         assert full.refused
         runner.assert_transfer_count("failure", 0)
