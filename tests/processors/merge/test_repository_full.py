@@ -115,3 +115,33 @@ def test_full_after_a_flush_mid_bin() -> None:
         runner.assert_transfer_count("failure", 0)
         assert queued(runner) == before
         assert not runner.processor._bins  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("wrapped", [False, True], ids=["plain", "wrapped"])
+def test_full_while_merging_by_key(wrapped: bool) -> None:
+    """A keyed bin writes its merged records at the merge: a full disk there gives the
+    bin back to the queue instead of failing it."""
+    first, second = "id,v\nb,1\na,2\nb,3\n", "id,v\nc,4\na,5\n"
+    with make_runner("CSVRecordSetWriter") as runner:
+        runner.set_property("Record Key Field(s)", "id")
+        runner.enqueue(first)
+        runner.enqueue(second)
+        before = queued(runner)
+        events = len(runner.get_provenance_events())
+        full = FullContent.install(runner.node)
+        runner.run(1, stop_on_finish=False)  # binned, not merged yet
+        full.full, full.wrapped = True, wrapped
+        with pytest.raises((RepositoryFullError, OSError)):
+            runner.run(1, stop_on_finish=False)
+        assert full.refused
+        runner.assert_transfer_count("failure", 0)
+        assert queued(runner) == before
+        assert len(runner.get_provenance_events()) == events
+        full.full = False
+        runner.advance_time(31)
+        runner.run(2)
+        runner.assert_transfer_count("failure", 0)
+        runner.assert_transfer_count("original", 2)
+        out = runner.get_flowfiles_for_relationship("merged")
+        assert len(out) == 1
+        out[0].assert_content_equals("id,v\nb,3\na,5\nc,4\n")
