@@ -94,3 +94,24 @@ class SparkUnavailableError(SparkError):
 
 class SparkJobError(SparkError):
     """A Spark job was submitted and failed."""
+
+
+def repository_fault(error: BaseException) -> RepositoryError | None:
+    """The repository fault behind ``error`` (itself, or what it was raised from or while
+    handling), or None when there is none.
+
+    A processor that catches broad errors to route bad data to ``failure`` re-raises
+    when this finds one, so the session rolls back and the FlowFiles stay queued: a full
+    or failing repository is never the data's fault. Missing or damaged content
+    (``ContentNotFoundError``) is not a fault of this kind: the framework routes it.
+    Errors raised inside a library (a pyarrow writer writing to a session's sink) may
+    come back wrapped, hence the walk along ``__cause__`` and ``__context__``.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, RepositoryError):
+            return None if isinstance(current, ContentNotFoundError) else current
+        current = current.__cause__ or current.__context__
+    return None

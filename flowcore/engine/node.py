@@ -320,6 +320,13 @@ class Node:
                 node.stop()
             except Exception:
                 log.exception("error stopping %s", node.name)
+        # As NiFi shuts down: services are disabled once the processors using them stopped,
+        # the last enabled first (a service may use one enabled before it).
+        for identifier, service in reversed(list(self.controller_services.items())):
+            try:
+                service.on_disabled()
+            except Exception:
+                log.exception("error disabling controller service %s", identifier)
         for closer in (self.checkpoint, self.index_provenance, self.export_lineage):
             try:
                 closer()

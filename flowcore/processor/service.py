@@ -26,3 +26,7 @@ class ControllerService:
 
     def on_enabled(self, context: ProcessContext) -> None:
         """Called once with the service's configuration before processors use it."""
+
+    def on_disabled(self) -> None:
+        """Called once when the node shuts down, after its processors have stopped: let go
+        of what ``on_enabled`` opened (files, stores, connections)."""

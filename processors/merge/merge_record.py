@@ -1,7 +1,8 @@
 """MergeRecord: merge the records of many FlowFiles into few, as NiFi's MergeRecord does.
 
-Behaviour follows ``shared/spec/nifi-processors.md`` Part A (NiFi's code, not its
-additionalDetails). Where NiFi's code and documentation disagree, this follows the code:
+Behaviour follows NiFi's MergeRecord code rather than its additional documentation, so
+that flows moved from NiFi merge the same way. Where the two disagree, this follows the
+code:
 
 * the default *Maximum Number of Bins* is 10 (the documentation says 5);
 * ``fragment.index`` is never read: output order is arrival order;
@@ -28,18 +29,23 @@ The merged FlowFile is created with ``session.create()`` in the bin's session wh
 gets its writer, before its parents are all known; at the merge the processor reports the
 JOIN from all originals itself, so that the one JOIN event carries the details ``Records
 Merged due to: <reason>`` (no CREATE event is generated for it); the session gives it the
-earliest original's lineage start date, as in NiFi. Failures (A.8): a FlowFile whose reader
+earliest original's lineage start date, as in NiFi. Failures: a FlowFile whose reader
 cannot be created goes alone to ``failure`` (with ``merge.failure.reason``); an error while
 reading its records or writing them fails the whole bin (every FlowFile in it plus the
 current one) to ``failure``, and the merged FlowFile, with its partial content, is
 removed, so no record is emitted twice; so does a writer that cannot write the records
-it held, at the merge.
+it held, at the merge. A repository fault (a full content disk, a FlowFile repository
+that refuses the commit) is never the data's fault: the bin it meets is given up whole (its
+partial output released, its session rolled back, so its FlowFiles return to the input
+queue, penalized) and the error propagates, so nothing goes to failure
+(docs/failure-modes.md).
 Stopping rolls every unmerged bin back to the input queue (the rollback discards the open
 content).
 
 Each merge adds its record count to the counter ``Records Merged``.
 
-Merging by key (issue 6): with *Record Key Field(s)* set, bins are keyed by the correlation
+Merging by key: to keep only the latest version of each record (upserts and deletes
+from a change feed), with *Record Key Field(s)* set, bins are keyed by the correlation
 attribute only, each FlowFile's records are buffered as an Arrow table, and the merge keeps
 one record per key after every update and delete (``processors.merge.mergers``, Hudi
 RFC-101 rules), on the local engine or on Spark. See ``docs/processors/merge_record.md``
@@ -60,6 +66,7 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
+from flowcore.errors import repository_fault
 from flowcore.model import FlowFile
 from flowcore.processor import (
     ProcessContext,
@@ -261,8 +268,8 @@ class MergeRecord(SessionFactoryProcessor):
                         self._bin_keyed(context, factory, session, readers, writers, flowfile, spec)
                 else:
                     self._bin_batch(context, factory, session, readers, writers, batch)
-            except BaseException:
-                session.rollback()
+            except BaseException as exc:
+                session.rollback(penalize=repository_fault(exc) is not None)
                 raise
             session.commit()
             self._complete_expired(context)
@@ -397,6 +404,8 @@ class MergeRecord(SessionFactoryProcessor):
         try:
             reader = readers.create_reader(content, flowfile.attributes, source_of(flowfile))
         except Exception as exc:
+            if repository_fault(exc) is not None:
+                raise
             self._fail_one(session, flowfile, f"cannot read records: {exc}")
             return
         try:
@@ -449,6 +458,9 @@ class MergeRecord(SessionFactoryProcessor):
             self._fail(target, FRAGMENTS_INCONSISTENT)
             return None
         except Exception as exc:
+            if repository_fault(exc) is not None:
+                self._give_back(target)
+                raise
             self.logger.error(
                 "failed to add %s to a bin: %s; routing the bin's %d FlowFiles to failure",
                 source_of(flowfile),
@@ -531,6 +543,8 @@ class MergeRecord(SessionFactoryProcessor):
             finally:
                 reader.close()
         except Exception as exc:
+            if repository_fault(exc) is not None:
+                raise
             self._fail_one(session, flowfile, f"cannot read records: {exc}")
             return
         if defragment:
@@ -598,6 +612,16 @@ class MergeRecord(SessionFactoryProcessor):
         if target in self._bins:
             self._bins.remove(target)
 
+    def _give_back(self, target: Bin) -> None:
+        """Discard the bin after a repository fault: its partial output is released and
+        its session rolled back, so its FlowFiles return to the input queue, penalized
+        (as the framework does after a processor error); nothing goes to failure."""
+        self._remove(target)
+        try:
+            target.discard_output(remove=False)
+        finally:
+            target.session.rollback(penalize=True)
+
     def _fail(self, target: Bin, reason: str | None = None) -> None:
         """Every FlowFile of the bin to failure (with ``merge.failure.reason`` if given);
         the partial output discarded."""
@@ -607,7 +631,11 @@ class MergeRecord(SessionFactoryProcessor):
             if reason is not None:
                 flowfile = target.session.put_attribute(flowfile, FAILURE_REASON_ATTRIBUTE, reason)
             target.session.transfer(flowfile, REL_FAILURE)
-        target.session.commit()
+        try:
+            target.session.commit()
+        except BaseException:
+            target.session.rollback(penalize=True)
+            raise
 
     def _complete(self, context: ProcessContext, target: Bin, reason: str) -> None:
         if target.defragment and not target.validate_fragments():
@@ -620,15 +648,13 @@ class MergeRecord(SessionFactoryProcessor):
             )
             return
         self._remove(target)
-        session = target.session
         try:
             if target.spec is not None:
                 self._merge_keyed(context, target, target.spec, reason)
             else:
                 self._merge(context, target, reason)
         except BaseException:
-            target.discard_output(remove=False)
-            session.rollback(penalize=True)
+            self._give_back(target)
             raise
 
     def _merge(self, context: ProcessContext, target: Bin, reason: str) -> None:
@@ -637,6 +663,8 @@ class MergeRecord(SessionFactoryProcessor):
         try:
             result = writer.finish()
         except Exception as exc:  # records the writer held and cannot represent
+            if repository_fault(exc) is not None:
+                raise
             self.logger.error("cannot write the merged records of a bin: %s", exc)
             self._fail(target, f"cannot write the merged records: {type(exc).__name__}: {exc}")
             return
@@ -710,6 +738,8 @@ class MergeRecord(SessionFactoryProcessor):
         try:
             merged = session.write(created, write)
         except Exception as exc:  # records the writer cannot represent: the bin fails
+            if repository_fault(exc) is not None:
+                raise
             session.remove(created)
             self.logger.error("cannot write the merged records of a bin: %s", exc)
             self._fail(target, f"cannot write the merged records: {type(exc).__name__}: {exc}")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flowcore.errors import repository_fault
 from flowcore.model import FlowFile
 from flowcore.processor import (
     ProcessContext,
@@ -128,6 +129,8 @@ class ConvertRecord(Processor):
         try:
             converted = session.write(flowfile, convert)
         except RECORD_FAILURES as exc:
+            if repository_fault(exc) is not None:
+                raise  # a full or failing repository: roll back, keep the FlowFile queued
             self.logger.error("Failed to process %s; will route to failure: %s", flowfile, exc)
             flowfile = session.put_attribute(flowfile, RECORD_ERROR_MESSAGE, str(exc))
             session.transfer(flowfile, FAILURE)

@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flowcore.errors import ConfigurationError
+from flowcore.errors import ConfigurationError, repository_fault
 from flowcore.model import FlowFile
 from flowcore.processor import (
     AllowableValue,
@@ -423,6 +423,8 @@ class LookupRecord(Processor):
                 output.flowfile = child
                 finished.append((name, child))
         except _FAILURES as exc:
+            if repository_fault(exc) is not None:
+                raise  # a full or failing repository: roll back, keep the FlowFile queued
             self._discard(session, outputs)
             self.logger.error("Failed to route %s; routing to failure: %s", flowfile, exc)
             session.transfer(flowfile, FAILURE)

@@ -46,7 +46,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from flowcore.errors import ConfigurationError
+from flowcore.errors import ConfigurationError, repository_fault
 from flowcore.model import FlowFile
 from flowcore.processor import (
     ExpressionLanguageScope,
@@ -220,6 +220,8 @@ class PartitionRecord(Processor):
                 reader.close()
             children = self._finish(session, flowfile, partitions)
         except RECORD_FAILURES as exc:
+            if repository_fault(exc) is not None:
+                raise  # a full or failing repository: roll back, keep the FlowFile queued
             self._discard(session, partitions)
             self.logger.error("Failed to partition %s: %s", flowfile, exc)
             session.transfer(flowfile, FAILURE)

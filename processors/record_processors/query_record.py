@@ -32,7 +32,7 @@ import threading
 import duckdb
 import pyarrow as pa
 
-from flowcore.errors import ProcessException
+from flowcore.errors import ProcessException, repository_fault
 from flowcore.model import FlowFile
 from flowcore.processor import (
     ExpressionLanguageScope,
@@ -288,6 +288,8 @@ class QueryRecord(Processor):
             finally:
                 reader.close()
         except QUERY_FAILURES as exc:
+            if repository_fault(exc) is not None:
+                raise  # a full or failing repository: roll back, keep the FlowFile queued
             self.logger.error(
                 "Failed to determine Record Schema from %s; routing to failure: %s", original, exc
             )
@@ -313,6 +315,8 @@ class QueryRecord(Processor):
                 results.append((child, Relationship(name)))
                 session.adjust_counter("Records Written", int(child.attributes["record.count"]))
         except QUERY_FAILURES as exc:
+            if repository_fault(exc) is not None:
+                raise  # a full or failing repository: roll back, keep the FlowFile queued
             self.logger.error("Unable to query %s due to %s", original, exc)
             self._fail(session, original, [child for child, _ in results])
             return

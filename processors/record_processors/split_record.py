@@ -30,7 +30,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from flowcore.errors import ConfigurationError
+from flowcore.errors import ConfigurationError, repository_fault
 from flowcore.model import FlowFile
 from flowcore.processor import (
     ExpressionLanguageScope,
@@ -167,6 +167,8 @@ class SplitRecord(Processor):
             finally:
                 reader.close()
         except RECORD_FAILURES as exc:
+            if repository_fault(exc) is not None:
+                raise  # a full or failing repository: roll back, keep the FlowFile queued
             self.logger.error("Failed to split %s: %s", original, exc)
             for split in splits:
                 session.remove(split)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowcore.errors import ConfigurationError
+from flowcore.errors import ConfigurationError, repository_fault
 from flowcore.model import FlowFile
 from flowcore.processor import (
     AllowableValue,
@@ -205,6 +205,8 @@ class UpdateRecord(Processor):
         try:
             updated = session.write(flowfile, rewrite)
         except _FAILURES as exc:
+            if repository_fault(exc) is not None:
+                raise  # a full or failing repository: roll back, keep the FlowFile queued
             self._fail(session, flowfile, exc)
             return
         updated = session.put_all_attributes(updated, results[0].flowfile_attributes())

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from flowcore.errors import repository_fault
 from flowcore.model import FlowFile
 from flowcore.processor import (
     AllowableValue,
@@ -386,6 +387,8 @@ class ValidateRecord(Processor):
                 reader.close()
             finished = self._finish(context, session, outputs, problems)
         except VALIDATION_FAILURES as exc:
+            if repository_fault(exc) is not None:
+                raise  # a full or failing repository: roll back, keep the FlowFile queued
             self._discard(session, outputs)
             self.logger.error("Failed to process %s; will route to failure: %s", flowfile, exc)
             session.transfer(flowfile, FAILURE)

@@ -71,15 +71,30 @@ class _Environment:
         path.mkdir(parents=True, exist_ok=True)
         self.env = lmdb.open(str(path), map_size=_INITIAL_MAP, max_dbs=1, sync=sync, metasync=sync)
         self.write_lock = threading.Lock()
+        self.key = os.path.realpath(path)
+        self.users = 0
 
     @classmethod
     def at(cls, path: Path, sync: bool) -> _Environment:
+        """The environment of ``path``, opened if no service holds it; one more user."""
         key = os.path.realpath(path)
         with cls._lock:
             found = cls._open.get(key)
             if found is None:
                 found = cls._open[key] = _Environment(path, sync)
+            found.users += 1
             return found
+
+    def release(self) -> None:
+        """One user fewer; the last one closes the environment."""
+        with self._lock:
+            self.users -= 1
+            if self.users > 0:
+                return
+            if self._open.get(self.key) is self:
+                del self._open[self.key]
+        with self.write_lock:
+            self.env.close()
 
     def write(self, work: Callable[[lmdb.Transaction], object]) -> object:
         """One write transaction; the map doubles when full."""
@@ -113,6 +128,12 @@ class LmdbMapCacheService(ControllerService):
             Path(directory) if directory else settings.data_dir / "map_cache" / context.component_id
         )
         self._environment = _Environment.at(path, sync=settings.durability == "power")
+
+    def on_disabled(self) -> None:
+        """Close the LMDB store (when no other service in the process shares it)."""
+        environment, self._environment = self._environment, None
+        if environment is not None:
+            environment.release()
 
     @property
     def _env(self) -> _Environment:

@@ -25,7 +25,14 @@ from flowcore.errors import RepositoryError
 from flowcore.flow import parse_flow
 from flowcore.model.flowfile import FlowFile, ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent
-from flowcore.processor import ProcessContext, Processor, Relationship, Scheduling, processor
+from flowcore.processor import (
+    ControllerService,
+    ProcessContext,
+    Processor,
+    Relationship,
+    Scheduling,
+    processor,
+)
 from flowcore.repository import ProvenanceQuery
 from flowcore.session import ProcessSession
 from flowcore.settings import EngineSettings
@@ -818,3 +825,44 @@ def test_locate_finds_queued_swapped_and_in_process_flowfiles(
         assert queued is not None and queued.state == "QUEUED"
     finally:
         node.close()
+
+
+class _Recorded(ControllerService):
+    """A service that records when it is disabled, in a log shared with a processor."""
+
+    def __init__(self, log: list[str]) -> None:
+        self.log = log
+
+    def on_disabled(self) -> None:
+        self.log.append("disabled")
+
+
+class _StopRecorder(Processor):
+    relationships: ClassVar[list[Relationship]] = [Relationship("success")]
+    scheduling = Scheduling(input_required=False)
+
+    def __init__(self, log: list[str]) -> None:
+        super().__init__()
+        self.log = log
+
+    def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
+        pass
+
+    def on_stopped(self, context: ProcessContext) -> None:
+        self.log.append("stopped")
+
+
+def test_close_disables_controller_services_after_stopping_processors(
+    settings: EngineSettings, clock: ManualClock
+) -> None:
+    log: list[str] = []
+    node = Node(settings, clock)
+    node.add_controller_service("service", _Recorded(log))
+    processor_node = node.add_processor("p", _StopRecorder(log), {})
+    processor_node.start()
+    node.recover()
+    node.trigger("p")
+    node.close()
+    assert log == ["stopped", "disabled"]
+    node.close()  # once only
+    assert log == ["stopped", "disabled"]

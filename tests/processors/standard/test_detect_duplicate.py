@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import lmdb
+import pytest
+
 from flowcore.settings import EngineSettings
 from flowcore.testing import TestRunner
-from processors.standard.map_cache import LmdbMapCacheService
+from processors.standard.map_cache import LmdbMapCacheService, _Environment
 
 
 def _runner(tmp_path: Path, name: str = "runner", **properties: str) -> TestRunner:
@@ -105,3 +108,24 @@ def test_cache_default_directory_under_data_dir(tmp_path: Path) -> None:
     assert not service.replace(b"k", b"x", 0)
     assert service.fetch(b"k") == (1, b"w")
     runner.close()
+
+
+def test_closing_the_node_closes_the_cache_store(tmp_path: Path) -> None:
+    """The node disables its services at close: the LMDB store is closed once the last
+    service sharing it is disabled, and opened afresh by the next one."""
+    first = _runner(tmp_path, "one")
+    second = _runner(tmp_path, "two")
+    key = str((tmp_path / "cache").resolve())
+    shared = _Environment._open[key]
+    first.close()
+    assert _Environment._open[key] is shared  # still used by the second node
+    shared.env.info()  # still open
+    second.close()
+    assert key not in _Environment._open
+    with pytest.raises(lmdb.Error):
+        shared.env.info()
+    third = _runner(tmp_path, "three")
+    third.enqueue("a", {"hash.value": "k"})
+    third.run()
+    third.assert_all_flowfiles_transferred("non-duplicate", 1)
+    third.close()
