@@ -168,31 +168,3 @@ def provenance_factory(
     yield build
     for repository in reversed(opened):
         repository.close()
-
-
-EventFactory = Callable[..., ProvenanceEvent]
-
-
-def make_event(
-    event_type: str = "CREATE",
-    flowfile_uuid: str = "ff-1",
-    *,
-    event_time: int = 1_700_000_000_000,
-    component_id: str = "proc-1",
-    **fields: Any,
-) -> ProvenanceEvent:
-    """An event with the required fields filled in; ``fields`` set the rest."""
-    return ProvenanceEvent(
-        event_time=event_time,
-        event_type=event_type,
-        flowfile_uuid=flowfile_uuid,
-        component_id=component_id,
-        component_type=fields.pop("component_type", "TestProcessor"),
-        **fields,
-    )
-
-
-@pytest.fixture
-def event() -> EventFactory:
-    """``event(type, uuid, event_time=..., **fields)`` builds a ``ProvenanceEvent``."""
-    return make_event
