@@ -44,15 +44,16 @@ Follows NiFi's PutFile. Choices made here:
   evaluated again for each FlowFile (one with it is, and an error in it fails only that
   FlowFile), and with the replace strategy a plain file name in a directory already
   resolved in the batch costs one ``lstat`` (the symbolic-link check), one ``open``, one
-  ``write``, one ``close`` and one ``rename`` (fail and ignore: a second ``lstat`` for the
-  conflict check, an ``fsetxattr`` for the marker, and a hard link in place of the
-  rename followed by the ``unlink`` of the temporary file).
+  ``write``, one ``close`` and one ``rename`` (fail and ignore: the same ``lstat`` serves
+  as the conflict check, plus an ``fsetxattr`` for the marker, and a hard link in place
+  of the rename followed by the ``unlink`` of the temporary file).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote_from_bytes
@@ -261,16 +262,14 @@ class PutFile(Processor):
     ) -> None:
         started = context.now_ms()
         try:
-            target = self._deliver(options, session, flowfile, checked, started)
+            uri = self._deliver(options, session, flowfile, checked, started)
         except _Failed as failed:
             reason = str(failed)
         except (OSError, ValueError, RuntimeError, FlowCoreError) as exc:
             reason = f"could not write the file: {type(exc).__name__}: {exc}"
         else:
-            if target is not None:
-                session.provenance.send(
-                    flowfile, _file_uri(target), duration_ms=context.now_ms() - started
-                )
+            if uri is not None:
+                session.provenance.send(flowfile, uri, duration_ms=context.now_ms() - started)
             if FAILURE_REASON in flowfile.attributes:
                 flowfile = session.remove_attribute(flowfile, FAILURE_REASON)
             session.transfer(flowfile, SUCCESS)
@@ -292,11 +291,12 @@ class PutFile(Processor):
         checked: dict[str, str],
         now_ms: int,
     ) -> str | None:
-        """Write the file; its absolute path, or None when an existing file is kept.
+        """Write the file; its ``file://`` URI, or None when an existing file is kept.
 
         ``checked`` holds the directories of this batch that exist and were resolved
         already: a plain file name in one of them needs no further resolution unless it
-        is itself a symbolic link (one lstat), which keeps confinement cheap per file.
+        is itself a symbolic link. That takes one lstat, whose result also serves as the
+        conflict check of fail and ignore, which keeps confinement cheap per file.
         """
         directory = options.evaluate(options.directory, flowfile)
         if not directory.strip():
@@ -305,15 +305,26 @@ class PutFile(Processor):
         known = checked.get(directory)
         if known is not None and _is_plain_name(filename):
             target = os.path.join(known, filename)
-            if os.path.islink(target):
+            try:
+                existing: os.stat_result | None = os.lstat(target)
+            except FileNotFoundError:
+                existing = None
+            except (OSError, ValueError):  # as os.path.islink: no link; looked up again
+                return self._write_target(
+                    options, session, flowfile, known, filename, target, now_ms
+                )
+            if existing is not None and stat.S_ISLNK(existing.st_mode):
                 _check_inside(Path(known), Path(target), filename)
-        else:
-            relative = _check_filename(filename)
-            resolved = self._prepare_target(directory, relative, filename, options)
-            target = str(resolved)
-            if len(relative.parts) == 1:
-                checked[directory] = str(resolved.parent)
-        return self._write_target(options, session, flowfile, target, now_ms)
+            return self._write_target(
+                options, session, flowfile, known, filename, target, now_ms, (existing,)
+            )
+        relative = _check_filename(filename)
+        resolved = self._prepare_target(directory, relative, filename, options)
+        target = str(resolved)
+        parent, name = os.path.split(target)
+        if len(relative.parts) == 1:
+            checked[directory] = parent
+        return self._write_target(options, session, flowfile, parent, name, target, now_ms)
 
     def _prepare_target(
         self, directory: str, relative: PurePosixPath, filename: str, options: _Options
@@ -354,10 +365,14 @@ class PutFile(Processor):
         options: _Options,
         session: ProcessSession,
         flowfile: FlowFile,
+        parent: str,
+        name: str,
         target: str,
         now_ms: int,
+        looked_up: tuple[os.stat_result | None] | None = None,
     ) -> str | None:
-        parent, name = os.path.split(target)
+        """Write ``target`` (``name`` in ``parent``); its URI, or None when an existing
+        file is kept. ``looked_up`` holds the target's lstat when it was taken already."""
         max_files = options.max_files
         if max_files is not None:
             count = sum(1 for entry in os.listdir(parent) if entry != name)
@@ -370,11 +385,14 @@ class PutFile(Processor):
         strategy = options.strategy
         temporary = os.path.join(parent, temporary_name(flowfile.uuid))
         if strategy != REPLACE:
-            try:
-                existing = os.lstat(target)
-            except FileNotFoundError:
-                pass
+            if looked_up is not None:
+                existing = looked_up[0]
             else:
+                try:
+                    existing = os.lstat(target)
+                except FileNotFoundError:
+                    existing = None
+            if existing is not None:
                 return self._existing(strategy, session, flowfile, target, existing, temporary)
 
         placed = False
@@ -432,7 +450,7 @@ class PutFile(Processor):
         temporary: str,
     ) -> str | None:
         """The target exists (fail or ignore): this FlowFile's own earlier delivery counts
-        as delivered (its path); any other file is a conflict (None for ignore)."""
+        as delivered (its URI); any other file is a conflict (None for ignore)."""
         if delivered_before(
             target, existing, flowfile.uuid, flowfile.size, session.stream(flowfile)
         ):
@@ -442,7 +460,7 @@ class PutFile(Processor):
                 target,
             )
             remove_quietly(temporary)  # left if the crash came between link and unlink
-            return target
+            return _file_uri(target)
         self._conflict(strategy, target)
         return None
 
@@ -552,11 +570,10 @@ def _write_all(descriptor: int, data: bytes) -> None:
 
 
 def _delivered(options: _Options, session: ProcessSession, flowfile: FlowFile, target: str) -> str:
-    """The file is in place: note it in the delivery ledger (when one records); its path."""
-    record_delivery(
-        options.component, flowfile.uuid, _file_uri(target), lambda: session.read(flowfile)
-    )
-    return target
+    """The file is in place: note it in the delivery ledger (when one records); its URI."""
+    uri = _file_uri(target)
+    record_delivery(options.component, flowfile.uuid, uri, lambda: session.read(flowfile))
+    return uri
 
 
 def _file_uri(path: str) -> str:
