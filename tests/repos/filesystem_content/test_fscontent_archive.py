@@ -160,3 +160,16 @@ def test_an_archive_path_taken_by_a_file_deletes_the_released_claim(
 
     assert not repo.exists(claim)
     assert (root / "0" / "archive").read_bytes() == b"not a directory"
+
+
+def test_a_new_section_gets_its_archive_directory_only_when_archiving(
+    content_repo_factory: Any,
+) -> None:
+    archiving = content_repo_factory(sections=1)
+    archiving.write(b"a")
+    assert (content_repo_factory.root / "container0" / "0" / "archive").is_dir()
+
+    content_repo_factory.root = content_repo_factory.root / "other"
+    deleting = content_repo_factory(sections=1, archive_enabled=False)
+    deleting.write(b"a")
+    assert not (content_repo_factory.root / "container0" / "0" / "archive").exists()
