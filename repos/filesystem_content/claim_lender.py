@@ -283,9 +283,10 @@ class ClaimLender:
 
 
 def _make_archive_dir(section_dir: str) -> None:
-    """Make a new section's archive directory with the section, as NiFi does, so releasing
-    its first claim is one rename (here, usually on the file stock's thread). Best effort:
-    the archive makes the directory itself when a rename finds it missing."""
+    """Make a new section's archive directory with the section (NiFi makes it on the first
+    archive; the place is the same), so releasing the section's first claim is one rename,
+    and the ``mkdir`` runs where the section is made: usually the file stock's thread.
+    Best effort: the archive makes the directory itself when a rename finds it missing."""
     try:
         os.mkdir(os.path.join(section_dir, ARCHIVE_DIR))
     except OSError as exc:
