@@ -129,31 +129,21 @@ def _prepare(service: CSVReader, position: int, content: bytes) -> _Part | None:
 
 
 def _count_rows(data: bytes, quote: str | None) -> int | None:
-    """Non-empty lines outside quoted values; None if the quotes do not balance."""
+    """Non-empty lines outside quoted values; None if the quotes do not balance.
+
+    The quotes are split once (in C) rather than walked pair by pair: when no quoted value
+    holds a line break, the lines are the records as they stand."""
     outside = data
-    if quote and quote.encode() in data and _quoted_newline(data, quote.encode()) is not False:
-        segments = data.split(quote.encode())
+    mark = quote.encode() if quote else b""
+    if mark and mark in data:
+        segments = data.split(mark)
         if len(segments) % 2 == 0:
             return None
-        outside = b"Q".join(segments[0::2])  # a quoted value never leaves a line empty
+        if b"\n" in b"".join(segments[1::2]):
+            outside = b"Q".join(segments[0::2])  # a quoted value never leaves a line empty
     if outside.startswith(b"\n") or b"\n\n" in outside:
         return sum(1 for line in outside.split(b"\n") if line)
     return outside.count(b"\n")
-
-
-def _quoted_newline(data: bytes, quote: bytes) -> bool | None:
-    """Whether a quoted value holds a line break; None if the quotes do not balance.
-
-    (Without one, the lines are the records and the quotes need no splitting.)"""
-    start = data.find(quote)
-    while start >= 0:
-        end = data.find(quote, start + 1)
-        if end < 0:
-            return None
-        if data.find(b"\n", start + 1, end) >= 0:
-            return True
-        start = data.find(quote, end + 1)
-    return False
 
 
 def _parse(

@@ -161,12 +161,17 @@ class Archive:
 
 
 def _move(source: str, target: str) -> None:
+    """Rename into the archive directory, creating it only when the rename finds it missing
+    (once per section, or again if it was removed): no ``mkdir`` per archived claim."""
     try:
         os.rename(source, target)
     except FileNotFoundError:
         if not os.path.exists(source):
             raise
-        os.makedirs(os.path.dirname(target), exist_ok=True)
+        try:
+            os.mkdir(os.path.dirname(target))  # the section exists: it holds the source
+        except FileExistsError:
+            pass  # created meanwhile by another thread
         os.rename(source, target)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import itertools
+import logging
 import os
 import threading
 
@@ -32,6 +33,8 @@ from repos.filesystem_content.claimant_counts import ClaimantCounts
 from repos.filesystem_content.durability import SyncTracker
 from repos.filesystem_content.file_stock import FileStock
 from repos.filesystem_content.layout import ARCHIVE_DIR, ContainerLayout
+
+_log = logging.getLogger(__name__)
 
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
 _NAME_ATTEMPTS = 10_000
@@ -55,8 +58,11 @@ class ClaimLender:
         max_appendable: int,
         max_open_appendable: int,
         file_stock_size: int = FILE_STOCK_SIZE,
+        archive_enabled: bool = False,
     ) -> None:
+        """``archive_enabled``: a new section directory gets its archive directory too."""
         self._layout = layout
+        self._archive_enabled = archive_enabled
         self._counts = counts
         self._durability = durability
         self._clock = clock
@@ -271,7 +277,20 @@ class ClaimLender:
             self._durability.new_entry_in(container)
             self._durability.new_entry_in(os.path.dirname(container) or ".")
         except FileExistsError:
-            pass  # made meanwhile by someone else, who makes its entry durable
+            return  # made meanwhile by someone else, who makes its entry durable
+        if self._archive_enabled:
+            _make_archive_dir(section_dir)
+
+
+def _make_archive_dir(section_dir: str) -> None:
+    """Make a new section's archive directory with the section (NiFi makes it on the first
+    archive; the place is the same), so releasing the section's first claim is one rename,
+    and the ``mkdir`` runs where the section is made: usually the file stock's thread.
+    Best effort: the archive makes the directory itself when a rename finds it missing."""
+    try:
+        os.mkdir(os.path.join(section_dir, ARCHIVE_DIR))
+    except OSError as exc:
+        _log.debug("archive directory of %s not made ahead: %s", section_dir, exc)
 
 
 def write_failure(path: str, exc: OSError) -> RepositoryError:

@@ -70,6 +70,7 @@ class FileSystemContentRepository(ContentIdentity, ContentRepository):
             max_appendable=parse_data_size(content.max_appendable_size),
             max_open_appendable=max_open_appendable,
             file_stock_size=file_stock_size,
+            archive_enabled=content.archive_enabled,
         )
         self._archive = Archive(
             self._layout,

@@ -127,3 +127,49 @@ def test_usage_is_measured_per_container(
     assert repo.cleanup_archive(content_repo_factory.clock.now_ms()) == 1
     assert not repo.exists(first)
     assert repo.exists(second)
+
+
+def test_an_archive_directory_removed_behind_the_repository_is_recreated(
+    content_repo_factory: Any,
+) -> None:
+    repo = content_repo_factory(sections=1)
+    root = content_repo_factory.root / "container0"
+    first = archive(repo, b"f" * (60 * KB))
+    shutil.rmtree(root / "0" / "archive")
+    assert not repo.exists(first)
+
+    second = archive(repo, b"s" * (60 * KB))
+
+    assert repo.read(second) == b"s" * (60 * KB)  # archived, not lost
+    assert [p.name for p in archive_dir_files(root)] == [second.resource.id]
+    assert repo.archived_file_count() == 1
+
+
+def test_an_archive_path_taken_by_a_file_deletes_the_released_claim(
+    content_repo_factory: Any,
+) -> None:
+    repo = content_repo_factory(sections=1)
+    root = content_repo_factory.root / "container0"
+    archive(repo, b"f" * (60 * KB))
+    shutil.rmtree(root / "0" / "archive")
+    (root / "0" / "archive").write_bytes(b"not a directory")
+
+    claim = repo.write(b"s" * (60 * KB))
+    repo.decrement(claim.resource)
+    assert repo.release([claim.resource]) == 1
+
+    assert not repo.exists(claim)
+    assert (root / "0" / "archive").read_bytes() == b"not a directory"
+
+
+def test_a_new_section_gets_its_archive_directory_only_when_archiving(
+    content_repo_factory: Any,
+) -> None:
+    archiving = content_repo_factory(sections=1)
+    archiving.write(b"a")
+    assert (content_repo_factory.root / "container0" / "0" / "archive").is_dir()
+
+    content_repo_factory.root = content_repo_factory.root / "other"
+    deleting = content_repo_factory(sections=1, archive_enabled=False)
+    deleting.write(b"a")
+    assert not (content_repo_factory.root / "container0" / "0" / "archive").exists()

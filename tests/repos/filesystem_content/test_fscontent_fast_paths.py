@@ -152,7 +152,7 @@ def test_existing_section_directories_are_not_made_again(
 
     monkeypatch.setattr(os, "mkdir", counting_mkdir)
     claims = [repo.write(bytes([n]) * (60 * KB)) for n in range(8)]
-    assert made == [str(root / "3")]  # only the missing one, once
+    assert made == [str(root / "3"), str(root / "3" / "archive")]  # only the missing one, once
     assert {c.resource.section for c in claims} == {"0", "1", "2", "3"}
     for n, claim in enumerate(claims):
         assert repo.read(claim) == bytes([n]) * (60 * KB)
