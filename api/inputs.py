@@ -31,6 +31,16 @@ class BadInput(Exception):
         self.detail = detail
 
 
+def is_unicode(text: str) -> bool:
+    """Whether the text can be stored: JSON's ``\\ud800`` escapes decode to lone
+    surrogates, which UTF-8 (and so every repository) refuses."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def check_attributes(value: Any, where: str) -> dict[str, str]:
     """Validate an attributes object: a JSON object of strings, without ``uuid``."""
     if not isinstance(value, dict):
@@ -39,6 +49,10 @@ def check_attributes(value: Any, where: str) -> dict[str, str]:
         if not isinstance(item, str):
             raise BadInput(
                 422, f"{where}: attribute '{key}' must be a string, not {type(item).__name__}"
+            )
+        if not (key.isascii() and item.isascii()) and not (is_unicode(key) and is_unicode(item)):
+            raise BadInput(
+                422, f"{where}: attribute {key!r} is not valid Unicode (a lone surrogate escape)"
             )
     if CoreAttribute.UUID.value in value:
         raise BadInput(422, f"{where}: the 'uuid' attribute cannot be set")

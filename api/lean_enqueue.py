@@ -6,7 +6,7 @@ does for it. ``FlowcoreAPI`` (a ``FastAPI``) first offers every request to its
 ``LeanEnqueue``, which answers exactly that request
 (method POST, the path of an existing or unknown port, a ``Content-Length`` of ASCII
 digits up to ``small_body``) itself: the same checks in the same order as the FastAPI
-route (bearer token 401/403, attributes 400/422, port 404, size 413, ``uuid`` 422), the
+route (bearer token 401/403, attributes 400/422 with ``uuid``, port 404), the
 body read whole, handed to the group commit (``EnqueueBatcher``) and answered 201
 ``{"uuid": ...}`` once its group is durable, or with the group's error (503 + Retry-After,
 507 + Connection: close). Anything else (a larger or unsized body, another path) passes
@@ -26,7 +26,6 @@ from api.inputs import BadInput, Tokens, parse_attribute_header, parse_count, re
 from flowcore.engine.node import BackPressureError, EnqueueItem, Node
 from flowcore.errors import RepositoryError, RepositoryFullError
 from flowcore.logsafe import safe_logger
-from flowcore.model.flowfile import CoreAttribute
 
 __all__ = ["FlowcoreAPI", "LeanEnqueue"]
 
@@ -146,8 +145,6 @@ class LeanEnqueue:
         attributes = parse_attribute_header(header)
         if port not in self._node.input_ports:
             raise HTTPException(404, f"no input port named '{port}'")
-        if CoreAttribute.UUID in attributes:
-            raise BadInput(422, "the 'uuid' attribute cannot be set")
         content = await _read(receive, scope["path"])
         return await self._batcher.enqueue(port, EnqueueItem(content, attributes))
 

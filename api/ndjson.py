@@ -8,7 +8,7 @@ import json
 
 import msgspec
 
-from api.inputs import BadInput, check_attributes
+from api.inputs import BadInput, check_attributes, is_unicode
 from flowcore.engine.node import EnqueueItem
 from flowcore.model.flowfile import CoreAttribute
 
@@ -104,5 +104,9 @@ def _parse_line(line: str, number: int) -> EnqueueItem | None:
         raw = record.get("content", "")
         if not isinstance(raw, str):
             raise BadInput(422, f"line {number}: 'content' must be a string")
+        if not is_unicode(raw):
+            raise BadInput(
+                422, f"line {number}: 'content' is not valid Unicode (a lone surrogate escape)"
+            )
         content = raw.encode("utf-8")
     return EnqueueItem(content, attributes)

@@ -47,7 +47,6 @@ from flowcore.engine.status import ConnectionStatus
 from flowcore.errors import (
     ConfigurationError,
     FlowCoreError,
-    RepositoryError,
 )
 from flowcore.flow.definition import FlowDefinitionError
 from flowcore.flow.nifi.commands import AllowUnsupported
@@ -246,7 +245,7 @@ class RunReport:
             if errors:
                 self.errors[name] = [e.message for e in errors]
             for error in errors:
-                if error.kind is not None and issubclass(error.kind, RepositoryError):
+                if error.repository:
                     self.repository_failure = f"{name}: {error.message}"
         self.logged = {k: (n, bulletins.last.get(k, "")) for k, n in bulletins.counts.items()}
 

@@ -16,8 +16,6 @@ from api.inputs import BadInput, check_declared_size, parse_attribute_header, re
 from api.models import AUTH_ERRORS, UuidResult, UuidsResult, errors, full, unavailable
 from api.ndjson import parse_ndjson
 from api.security import SECURED
-from flowcore.engine.node import EnqueueItem
-from flowcore.model.flowfile import CoreAttribute
 
 # A single enqueue with a declared body up to this size is read whole and committed
 # together with the concurrent ones (api/enqueue_batcher.py); larger ones stream.
@@ -59,14 +57,9 @@ async def post_flowfile(
     attributes = parse_attribute_header(x_flowfile_attributes)
     if port not in node.input_ports:
         raise HTTPException(404, f"no input port named '{port}'")
-    declared = check_declared_size(request, limit)
-    if declared is not None and declared <= SMALL_BODY:
-        # Small and sized (the lean route answers these first; here for an app used
-        # without its middleware): read whole, committed with the concurrent ones.
-        if CoreAttribute.UUID in attributes:
-            raise BadInput(422, "the 'uuid' attribute cannot be set")
-        body = await read_body(request, limit)
-        return UuidResult(uuid=await batcher.enqueue(port, EnqueueItem(body, attributes)))
+    # Small sized bodies are answered by the lean path (api/lean_enqueue.py) before this
+    # route; what reaches it is large, unsized or refused there.
+    check_declared_size(request, limit)
     try:
         upload = node.open_upload(port, attributes)
     except ValueError as exc:

@@ -213,11 +213,14 @@ def failure_reasons(changes: SessionChanges) -> Iterable[tuple[str, str]]:
     """(uuid, reason) of each FlowFile this commit routed to ``failure`` with a reason:
     queued in a failure connection, or auto-terminated there (its DROP event says so)."""
     failure_queues = {id(q) for q in changes.binding.outgoing.get(FAILURE, [])}
-    for queue, record in changes.puts:
-        if id(queue) in failure_queues:
-            reason = _reason(record.flowfile.attributes)
-            if reason:
-                yield record.flowfile.uuid, reason
+    if failure_queues:
+        for queue, record in changes.puts:
+            if id(queue) in failure_queues:
+                reason = _reason(record.flowfile.attributes)
+                if reason:
+                    yield record.flowfile.uuid, reason
+    if FAILURE not in changes.binding.auto_terminated:
+        return  # every commit passes here: most processors have nothing to look at
     for event in changes.events:
         if event.event_type == "DROP" and event.details == AUTO_TERMINATED_FAILURE:
             attributes: dict[str, str | None] = {**event.previous_attributes}

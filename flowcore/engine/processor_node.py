@@ -12,7 +12,7 @@ from enum import StrEnum
 from flowcore.clock import Clock
 from flowcore.engine.bulletins import COMPONENT_ID, COMPONENT_TYPE, MESSAGE
 from flowcore.engine.validation import validate_properties
-from flowcore.errors import ProcessException
+from flowcore.errors import ProcessException, repository_fault
 from flowcore.logsafe import safe_logger
 from flowcore.offload import ComputeServices
 from flowcore.processor.context import ProcessContext
@@ -47,8 +47,9 @@ class ScheduleConfig:
 class ProcessorError:
     time_ms: int
     message: str
-    kind: type[BaseException] | None = None
-    """The class of the exception, so a caller can tell a repository failure apart."""
+    repository: bool = False
+    """A repository fault (``repository_fault``: full, unavailable, damaged, also when
+    wrapped), not the data's: missing or damaged content is routed, not counted here."""
 
 
 @dataclass(slots=True)
@@ -295,7 +296,8 @@ class ProcessorNode:
             return True
         except Exception as exc:
             now = self.clock.now_ms()
-            runtime.errors.append(ProcessorError(now, f"{type(exc).__name__}: {exc}", type(exc)))
+            message = f"{type(exc).__name__}: {exc}"
+            runtime.errors.append(ProcessorError(now, message, repository_fault(exc) is not None))
             administrative = not isinstance(exc, ProcessException)
             yield_ms = (
                 self.schedule.administrative_yield_ms if administrative else self.schedule.yield_ms

@@ -94,14 +94,17 @@ class Replayer:
             ref.size,
             ref.checksum,
         )
-        if not self._content.exists(claim):
-            raise ReplayError("content-gone", "the content of the event is no longer available")
-        if claim.checksum is not None:
+        gone = "the content of the event is no longer available"
+        if claim.checksum is None:
+            if not self._content.exists(claim):
+                raise ReplayError("content-gone", gone)
+        else:
             try:
-                self._content.verify(claim)  # never replay damaged bytes into the flow
+                self._content.verify(claim)  # one read: never replay damaged bytes
             except ContentNotFoundError as exc:
-                msg = f"the content of the event cannot be read whole: {exc}"
-                raise ReplayError("content-gone", msg) from exc
+                if self._content.exists(claim):
+                    gone = f"the content of the event cannot be read whole: {exc}"
+                raise ReplayError("content-gone", gone) from exc
         now = self._now()
         parent = FlowFile(
             id=-1,  # never stored: the replayed FlowFile gets an id of its own

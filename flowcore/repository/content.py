@@ -17,14 +17,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING
 
 from flowcore.model.flowfile import ContentClaim, ResourceClaim
 from flowcore.repository.checksum import RunningChecksum, check
 from flowcore.repository.identity import IdentifiedRepository
-
-if TYPE_CHECKING:
-    pass
 
 # What ``stream`` hands over at a time unless told otherwise.
 STREAM_CHUNK = 1 << 20

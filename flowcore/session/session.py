@@ -687,7 +687,14 @@ class ProcessSession:
             log.error(
                 "%s removed from the flow: its content is %s (%s)", describe(original), what, error
             )
-        self._services.committer.commit(changes, now)
+        try:
+            self._services.committer.commit(changes, now)
+        except Exception:
+            # Nothing was removed: back to their queues (the processor's own error is the
+            # one raised), to be met again once the repository takes writes.
+            log.exception("could not remove FlowFiles whose content is unreadable")
+            for queue, taken in changes.taken.items():
+                queue.requeue(taken, now)
 
     # -- provenance -----------------------------------------------------------------------
 

@@ -721,10 +721,12 @@ class MergeRecord(SessionFactoryProcessor):
         session, writers = target.session, target.writers
         assert writers is not None
         first = target.flowfiles[0].attributes
-        schema = writers.writer_schema(result.table.schema, first)
         written: list[WriteResult] = []
 
         def write(sink: Any) -> None:
+            # The writer's schema may come from attributes (``${avro.schema}``): a bad one
+            # fails the bin with its reason below, rather than rolling back for ever.
+            schema = writers.writer_schema(result.table.schema, first)
             writer = writers.create_writer(schema, sink, first)
             try:
                 for batch in result.table.to_batches():

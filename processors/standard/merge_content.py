@@ -57,7 +57,12 @@ from flowcore.processor import (
 )
 from flowcore.session import ProcessSession
 from processors.merge.bins import merged_attributes
-from processors.merge.properties import KEEP_COMMON, KEEP_UNIQUE, java_int
+from processors.merge.properties import (
+    FAILURE_REASON_ATTRIBUTE,
+    KEEP_COMMON,
+    KEEP_UNIQUE,
+    java_int,
+)
 from processors.standard._support import Writer
 
 BIN_PACKING = "Bin-Packing Algorithm"
@@ -483,21 +488,33 @@ class MergeContent(SessionFactoryProcessor):
 
     def _fail(self, target: ContentBin, message: str) -> None:
         self.logger.error("%s; routing %d FlowFiles to failure", message, len(target.flowfiles))
+        session = target.session
         for flowfile in target.flowfiles:
-            target.session.transfer(flowfile, REL_FAILURE)
-        target.session.commit()
+            flowfile = session.put_attribute(flowfile, FAILURE_REASON_ATTRIBUTE, message)
+            session.transfer(flowfile, REL_FAILURE)
+        session.commit()
 
     def _complete(
         self, context: ProcessContext, target: ContentBin, reason: str, limits: _Limits
     ) -> None:
         self._bins.remove(target)
+        try:
+            self._merge_bin(context, target, reason, limits)
+        except BaseException:
+            # Taken out of the bins: unless committed, its FlowFiles go back to their queue.
+            target.session.rollback(penalize=True)
+            raise
+
+    def _merge_bin(
+        self, context: ProcessContext, target: ContentBin, reason: str, limits: _Limits
+    ) -> None:
         contents = list(target.flowfiles)
         if limits.defragment:
             problem = _defragment_problem(contents)
             if problem is not None:
                 self._fail(target, problem)
                 return
-            contents.sort(key=lambda f: int(f.attributes[FRAGMENT_INDEX]))
+            contents.sort(key=lambda f: java_int(f.attributes[FRAGMENT_INDEX]) or 0)
         session = target.session
         unmerged: list[FlowFile] = []
         try:
@@ -505,9 +522,6 @@ class MergeContent(SessionFactoryProcessor):
         except MergeFailed as exc:
             self._fail(target, str(exc))
             return
-        except BaseException:
-            session.rollback(penalize=True)
-            raise
         attributes = merged_attributes(contents, context.get_property(ATTRIBUTE_STRATEGY).as_str())
         attributes["filename"] = merged.attributes["filename"]
         attributes["mime.type"] = merged.attributes["mime.type"]
@@ -575,7 +589,7 @@ def _defragment_problem(contents: list[FlowFile]) -> str | None:
     identifier = None
     for flowfile in contents:
         index = flowfile.attributes.get(FRAGMENT_INDEX)
-        if index is None or not index.isdigit():
+        if index is None or java_int(index) is None:
             return (
                 f"Cannot Defragment {flowfile.attributes.get('uuid')} because it does not have "
                 f"an integer value for the {FRAGMENT_INDEX} attribute"
@@ -583,7 +597,7 @@ def _defragment_problem(contents: list[FlowFile]) -> str | None:
         identifier = flowfile.attributes.get(FRAGMENT_ID)
         count = flowfile.attributes.get(FRAGMENT_COUNT)
         if count is not None:
-            if not count.isdigit():
+            if java_int(count) is None:
                 return (
                     f"Cannot Defragment {flowfile.attributes.get('uuid')} because it does not "
                     f"have an integer value for the {FRAGMENT_COUNT} attribute"
@@ -602,12 +616,13 @@ def _defragment_problem(contents: list[FlowFile]) -> str | None:
             f"FlowFile arrived with the {FRAGMENT_COUNT} attribute and the expected number of "
             "fragments is unknown"
         )
-    if len(contents) < int(decided):
+    expected = java_int(decided) or 0
+    if len(contents) < expected:
         return (
             f"Cannot Defragment FlowFiles with Fragment Identifier {identifier} because the "
             f"expected number of fragments is {decided} but found only {len(contents)} fragments"
         )
-    if len(contents) > int(decided):
+    if len(contents) > expected:
         return (
             f"Cannot Defragment FlowFiles with Fragment Identifier {identifier} because the "
             f"expected number of fragments is {decided} but found {len(contents)} fragments "
@@ -743,7 +758,7 @@ class _ChunkReader(io.RawIOBase):
 
     def __init__(self, chunks: Iterator[bytes]) -> None:
         self._chunks = chunks
-        self._pending = b""
+        self._pending = memoryview(b"")  # a view: taking a part copies nothing
 
     def readable(self) -> bool:
         return True
@@ -751,7 +766,7 @@ class _ChunkReader(io.RawIOBase):
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
         while not self._pending:
             try:
-                self._pending = next(self._chunks)
+                self._pending = memoryview(next(self._chunks))
             except StopIteration:
                 return 0
         size = min(len(buffer), len(self._pending))

@@ -142,3 +142,27 @@ def test_reads_never_index_provenance_unless_asked(node: Node) -> None:
     assert event["event_type"] == "RECEIVE"
     output = client.get(f"{API}/provenance/events/{receive.event_id}/content/output")
     assert output.content == b"not yet indexed"
+
+
+def test_a_lone_surrogate_is_refused_with_422_and_loses_nothing(node: Node) -> None:
+    """JSON's ``\\ud800`` decodes to text no repository can store: 422, not a 500 that
+    would also fail the requests committed in the same group."""
+    client = TestClient(create_app(node, ApiSettings()))
+    node.processors["tag"].stop()
+    bad = client.post(
+        f"{API}/ports/in/flowfiles",
+        content=b"x",
+        headers={"X-FlowFile-Attributes": '{"a": "\\ud800"}'},
+    )
+    assert bad.status_code == 422
+    assert "not valid Unicode" in bad.json()["detail"]
+    batch = client.post(
+        f"{API}/ports/in/flowfiles/batch", content=b'{"content": "ok"}\n{"content": "\\ud800"}\n'
+    )
+    assert batch.status_code == 422
+    assert "line 2" in batch.json()["detail"]
+    good = client.post(
+        f"{API}/ports/in/flowfiles", content=b"y", headers={"X-FlowFile-Attributes": '{"a": "b"}'}
+    )
+    assert good.status_code == 201
+    assert client.get(f"{API}/flow").json()["connections"][0]["queued_count"] == 1

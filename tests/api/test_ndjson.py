@@ -39,6 +39,8 @@ def test_lines_are_read_as_str_splitlines_reads_them(body: bytes, expected: list
         (b'{"content":null}', 422, "line 1: 'content' must be a string"),
         (b"\n \n", 400, "the batch is empty"),
         (b'{"content":"\xff"}', 400, "not valid UTF-8"),
+        (b'{"content":"\\ud800"}', 422, "line 1: 'content' is not valid Unicode"),
+        (b'{"attributes":{"a":"\\udfff"}}', 422, "line 1: attributes: attribute 'a' is not valid"),
     ],
 )
 def test_a_bad_line_is_named_and_refuses_the_batch(body: bytes, status: int, words: str) -> None:

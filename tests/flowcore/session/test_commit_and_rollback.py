@@ -7,7 +7,13 @@ from typing import Any
 
 import pytest
 
-from flowcore.errors import CommitFailedError, FlowFileHandlingError, RepositoryError
+from flowcore.errors import (
+    CommitFailedError,
+    ContentNotFoundError,
+    FlowFileHandlingError,
+    RepositoryError,
+    RepositoryFullError,
+)
 from flowcore.processor import ProcessContext
 from flowcore.session import ProcessSession
 from flowcore.testing import TestRunner
@@ -273,6 +279,46 @@ def test_missing_content_is_reported_and_removed_not_retried(
     assert runner.get_flowfiles_for_relationship("success")[0].uuid == healthy.uuid
 
 
+def test_unreadable_content_whose_removal_cannot_commit_goes_back_to_its_queue(
+    runner_factory: RunnerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The DROP of a FlowFile with missing content is a commit of its own: if the
+    repository refuses it, the FlowFile is not left in flight, it goes back to its queue."""
+    from flowcore.errors import ContentNotFoundError
+
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        for flowfile in session.get_batch(10):
+            session.transfer(session.write(flowfile, session.read(flowfile).upper()), "success")
+
+    runner = runner_factory(trigger, content={"max_appendable_size": "1 B"})
+    runner.enqueue("fine")
+    torn = runner.enqueue("this content will be cut short")
+    assert torn.flowfile.claim is not None
+    resource = torn.flowfile.claim.resource
+    path = (
+        runner.settings.content_containers[int(resource.container)] / resource.section / resource.id
+    )
+    with path.open("r+b") as handle:
+        handle.truncate(5)
+    committer = runner.node.committer
+    real_commit = committer.commit
+
+    def refused(*_: Any) -> None:
+        raise CommitFailedError("the FlowFile repository is full")
+
+    monkeypatch.setattr(committer, "commit", refused)
+    with pytest.raises(ContentNotFoundError):
+        runner.run()
+    assert runner.queue_size == 2, "neither FlowFile is left in flight"
+    assert runner.get_provenance_events() == []
+    monkeypatch.setattr(committer, "commit", real_commit)
+    runner.advance_time(60)
+    with pytest.raises(ContentNotFoundError):
+        runner.run()
+    assert runner.queue_size == 1
+    assert [e.event_type for e in runner.get_provenance_events()] == ["DROP"]
+
+
 def test_open_write_spans_triggers_and_commits_with_the_session(tmp_path: Any) -> None:
     from typing import ClassVar
 
@@ -354,3 +400,31 @@ def test_flowfiles_reach_their_queue_in_transfer_order(runner_factory: RunnerFac
     runner.run()
     out = runner.get_flowfiles_for_relationship("success")
     assert [f.get_attribute("n") for f in out] == ["0", "1", "2", "3"]
+
+
+@pytest.mark.parametrize(
+    ("raised", "repository"),
+    [
+        (RepositoryFullError("full", repository="content", setting="content.containers"), True),
+        (OSError("wrapped"), True),  # raised from a RepositoryFullError, as libraries wrap it
+        (ContentNotFoundError("gone"), False),  # the data's fault: routed, not the repository's
+        (ValueError("bad data"), False),
+    ],
+)
+def test_a_processor_error_says_whether_a_repository_failed(
+    runner_factory: RunnerFactory, raised: Exception, repository: bool
+) -> None:
+    """What ``flowcore run`` reports as a repository failure (exit 3)."""
+
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        session.get()
+        if isinstance(raised, OSError):
+            raise raised from RepositoryFullError("full", repository="content", setting="x")
+        raise raised
+
+    runner = runner_factory(trigger)
+    runner.enqueue("a")
+    with pytest.raises(type(raised)):
+        runner.run()
+    (error,) = runner.node.processors["processor-under-test"].errors
+    assert error.repository is repository

@@ -542,3 +542,25 @@ def test_everything_deleted_writes_an_empty_record_set(runner: TestRunner) -> No
 
 def test_imports_register_processor() -> None:
     assert processors.merge.MergeRecord.__name__ == "MergeRecord"
+
+
+def test_a_bad_writer_schema_from_attributes_fails_the_keyed_bin_with_its_reason(
+    runner: TestRunner,
+) -> None:
+    """The writer's Schema Text comes from ``${avro.schema}``: a bad one sends the bin to
+    failure with the reason, instead of rolling it back to fail again on every trigger."""
+    runner.add_controller_service(
+        "schema_writer",
+        "CSVRecordSetWriter",
+        {"Schema Access Strategy": "schema-text-property", "Schema Text": "${avro.schema}"},
+    )
+    runner.set_property("Record Writer", "schema_writer")
+    keyed(runner)
+    runner.enqueue("id,v\na,1\n", {"avro.schema": "{not a schema"})
+    runner.enqueue("id,v\na,2\n", {"avro.schema": "{not a schema"})
+    runner.run(2)
+    runner.assert_transfer_count("merged", 0)
+    runner.assert_transfer_count("failure", 2)
+    runner.assert_queue_empty()
+    for failed in runner.get_flowfiles_for_relationship("failure"):
+        assert "cannot write the merged records" in failed.attributes["merge.failure.reason"]

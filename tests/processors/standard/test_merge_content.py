@@ -320,6 +320,20 @@ def test_defragment_missing_index_fails(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("failure", 1)
 
 
+def test_defragment_non_ascii_digit_index_fails_with_its_reason(make_runner: RunnerFactory) -> None:
+    """'²' passes str.isdigit but is no Java integer: failure with the reason, not a crash."""
+    runner = _merge(make_runner, **{"Merge Strategy": "Defragment"})
+    runner.enqueue(
+        "A", {"fragment.identifier": "1", "fragment.index": "\u00b2", "fragment.count": "1"}
+    )
+    runner.run(2)
+    runner.assert_transfer_count("merged", 0)
+    runner.assert_transfer_count("failure", 1)
+    reason = runner.get_flowfiles_for_relationship("failure")[0].attributes["merge.failure.reason"]
+    assert "integer value for the fragment.index attribute" in reason
+    runner.assert_queue_empty()
+
+
 def test_min_greater_than_max_is_invalid(make_runner: RunnerFactory) -> None:
     runner = make_runner(
         "MergeContent",
