@@ -12,7 +12,7 @@ everything else as UTF-8), a whole double with ``.0``, a non-finite double as nu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import numpy as np
@@ -57,40 +57,62 @@ def _escaped(column: pa.Array) -> pa.Array:
     return column
 
 
-def _double_text(column: pa.Array) -> pa.Array:
+class ColumnText(NamedTuple):
+    """A column's JSON text, value by value."""
+
+    text: pa.Array
+    """Each value's text; null where the value is null (or cannot be written)."""
+    quoted: bool
+    """Whether the text still needs its double quotes (strings, temporal values)."""
+    suffix: pa.Array | None = None
+    """Text to write after each value (``.0`` after a whole double), if any."""
+
+
+def _double_text(column: pa.Array) -> ColumnText:
     """A floating-point column's JSON text: null when not finite, ``.0`` after a whole
-    number written without an exponent."""
+    number written without an exponent (found among the whole numbers only, so a column
+    with few costs little)."""
     text = column.cast(pa.string())
     finite = pc.is_finite(column)
     if not pc.all(finite).as_py():
         text = pc.if_else(finite, text, pa.scalar(None, pa.string()))
-    if not pc.any(pc.equal(column, pc.floor(column))).as_py():
-        return text  # no whole number: nothing to mark
-    whole = pc.match_substring_regex(text, _WHOLE)
-    return pc.if_else(whole, pc.binary_join_element_wise(text, ".0", ""), text)
+    whole = pc.equal(column, pc.floor(column)).fill_null(False)
+    if not pc.any(whole).as_py():
+        return ColumnText(text, False)
+    positions = np.flatnonzero(whole.to_numpy(zero_copy_only=False))
+    plain = pc.match_substring_regex(text.take(positions), _WHOLE).fill_null(False)
+    positions = positions[plain.to_numpy(zero_copy_only=False)]
+    if not len(positions):
+        return ColumnText(text, False)
+    marked = np.zeros(len(column) + 1, dtype=np.int32)
+    marked[positions + 1] = 2
+    offsets = pa.py_buffer(np.cumsum(marked, dtype=np.int32))
+    data = pa.py_buffer(b".0" * len(positions))
+    after = pa.Array.from_buffers(pa.string(), len(column), [None, offsets, data])
+    return ColumnText(text, False, after)
 
 
-def column_text(column: pa.Array) -> tuple[pa.Array, bool]:
-    """Each value's JSON text (null where the value is null) and whether that text still
-    needs its double quotes around it (strings and temporal values)."""
+def column_text(column: pa.Array) -> ColumnText:
+    """Each value's JSON text (null where the value is null), see ``ColumnText``."""
     t = column.type
     types = pa.types
     if types.is_dictionary(t):
         return column_text(column.dictionary_decode())
     if types.is_null(t):
-        return pa.nulls(len(column), pa.string()), False
+        return ColumnText(pa.nulls(len(column), pa.string()), False)
     if types.is_string(t) or types.is_large_string(t) or types.is_string_view(t):
-        return _escaped(column.cast(pa.string())), True
+        return ColumnText(_escaped(column.cast(pa.string())), True)
     if types.is_boolean(t) or types.is_integer(t) or types.is_decimal(t):
-        return column.cast(pa.string()), False
+        return ColumnText(column.cast(pa.string()), False)
     if types.is_floating(t):
-        return _double_text(column), False
+        return _double_text(column)
     if types.is_temporal(t) and not types.is_duration(t) and not types.is_interval(t):
-        return column.cast(pa.string()), True  # digits, '-', ':', '.', ' ', a zone: no escape
+        # digits, '-', ':', '.', ' ' and a zone: nothing to escape
+        return ColumnText(column.cast(pa.string()), True)
     # Nested, binary and the rest: one value at a time (msgspec; bytes become base64).
     encoder = msgspec.json.Encoder()
     values = [None if v is None else encoder.encode(v).decode() for v in column.to_pylist()]
-    return pa.array(values, pa.string()), False
+    return ColumnText(pa.array(values, pa.string()), False)
 
 
 def render_rows(
@@ -102,11 +124,11 @@ def render_rows(
     if batch.num_columns == 0:
         return pa.array([prefix + suffix] * batch.num_rows, pa.string())
     texts = [column_text(column) for column in batch.columns]
-    if suppress_nulls and any(text.null_count for text, _ in texts):
+    if suppress_nulls and any(column.text.null_count for column in texts):
         return _render_sparse(texts, names, prefix, suffix)
     pieces: list[Any] = []
     literal = prefix
-    for index, (name, (text, quoted)) in enumerate(zip(names, texts, strict=True)):
+    for index, (name, (text, quoted, after)) in enumerate(zip(names, texts, strict=True)):
         literal += ("," if index else "") + name
         if text.null_count:
             if quoted:
@@ -119,18 +141,23 @@ def render_rows(
         else:
             pieces += [literal, text]
             literal = ""
+        if after is not None:
+            pieces += [literal, after]
+            literal = ""
     pieces.append(literal + suffix)
     return pc.binary_join_element_wise(*pieces, "")
 
 
 def _render_sparse(
-    texts: list[tuple[pa.Array, bool]], names: Sequence[str], prefix: str, suffix: str
+    texts: list[ColumnText], names: Sequence[str], prefix: str, suffix: str
 ) -> pa.Array:
     """Records whose null members are left out: each member alone, then joined."""
     fragments: list[pa.Array] = []
-    for name, (text, quoted) in zip(names, texts, strict=True):
+    for name, (text, quoted, after) in zip(names, texts, strict=True):
         if quoted:
             text = pc.binary_join_element_wise('"', text, '"', "")
+        if after is not None:
+            text = pc.binary_join_element_wise(text, after, "")
         fragments.append(pc.binary_join_element_wise(name, text, ""))
     body = pc.binary_join_element_wise(*fragments, ",", null_handling="skip").fill_null("")
     return pc.binary_join_element_wise(prefix, body, suffix, "")
