@@ -46,10 +46,6 @@ LARGEST = 1 << 20
 
 _SAME_LINE = re.compile(rb"\}[ \t]*\{")
 _BLANK_LINE = re.compile(rb"\n[ \t]*\n")
-_SAME_LINE_HINTS = (b"}{", b"} ", b"}\t")
-_BLANK_LINE_HINTS = (b"\n\n", b"\n ", b"\n\t")
-"""Substrings one of which any match of the pattern above holds: fast tests that spare
-most contents the pattern's slower pass."""
 _DATE_START = r"^\s*[0-9]{4}-"
 
 
@@ -91,7 +87,7 @@ def _prepare(position: int, content: bytes) -> _Part | None:
     if not content or len(content) > LARGEST or b"\r" in content:
         return None
     data = content.lstrip()
-    if not data.startswith(b"{") or _holds(data, _SAME_LINE, _SAME_LINE_HINTS):
+    if not data.startswith(b"{") or _SAME_LINE.search(data):
         return None
     if not data.endswith(b"\n"):
         data += b"\n"
@@ -102,16 +98,11 @@ def _prepare(position: int, content: bytes) -> _Part | None:
         return None
     if not isinstance(decoded, dict):
         return None
-    if _holds(data, _BLANK_LINE, _BLANK_LINE_HINTS):
+    if _BLANK_LINE.search(data):
         rows = sum(1 for line in data.split(b"\n") if line.strip())
     else:
         rows = data.count(b"\n")
     return _Part(position, data, rows, list(decoded))
-
-
-def _holds(data: bytes, pattern: re.Pattern[bytes], hints: tuple[bytes, ...]) -> bool:
-    """Whether ``pattern`` matches in ``data`` (searched only when a hint is there)."""
-    return any(hint in data for hint in hints) and pattern.search(data) is not None
 
 
 def _parse(parts: list[_Part], result: BulkRead) -> None:

@@ -135,20 +135,3 @@ def test_two_objects_on_a_line_and_blank_lines_of_every_kind(enable: Enable) -> 
     assert located[2].slices[2][1] == 2
     assert located[4].slices[4][1] == 2
     assert_as_alone(reader, contents, result)
-
-
-def test_two_objects_on_a_line_and_blank_lines_of_every_kind(enable: Enable) -> None:
-    reader = enable(JsonTreeReader)
-    contents = [
-        b'{"id": 1, "name": "a"}{"id": 2, "name": "b"}\n',  # two on a line: alone
-        b'{"id": 3, "name": "c"}\t{"id": 4, "name": "d"}\n',  # two on a line: alone
-        b'{"id": 5, "name": "e"}\n\t\n{"id": 6, "name": "f"}\n \t \n',  # blank lines
-        b'{"id": 7, "name": "g", "tag": {"k": "} {"}}\n',  # "} {" inside a string
-        b'{"id": 8, "name": "h"}\n\n{"id": 9, "name": "i"}\n',
-    ]
-    result = bulk(reader, contents)
-    assert result.rest == [0, 1, 3]
-    located = result.locate()
-    assert located[2].slices[2][1] == 2
-    assert located[4].slices[4][1] == 2
-    assert_as_alone(reader, contents, result)
