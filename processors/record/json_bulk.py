@@ -19,10 +19,8 @@ alone.
 from __future__ import annotations
 
 import io
-import os
 import re
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -45,10 +43,6 @@ if TYPE_CHECKING:
 
 LARGEST = 1 << 20
 """Contents larger than this are read alone (inference from the first 1 MB block)."""
-
-PARALLEL_BYTES = 1 << 16
-"""Parts holding more bytes than this together are parsed in two halves at once."""
-_WORKER: ThreadPoolExecutor | None = None
 
 _SAME_LINE = re.compile(rb"\}[ \t]*\{")
 _BLANK_LINE = re.compile(rb"\n[ \t]*\n")
@@ -83,7 +77,7 @@ def read_bulk(
         else:
             parts.append(part)
     if parts:
-        _parse_all(parts, result)
+        _parse(parts, result)
     result.rest.sort()
     return result
 
@@ -111,37 +105,9 @@ def _prepare(position: int, content: bytes) -> _Part | None:
     return _Part(position, data, rows, list(decoded))
 
 
-def _parse_all(parts: list[_Part], result: BulkRead) -> None:
-    """Parse the parts; when there are many bytes and two cores, in two halves at once,
-    one on a worker thread (pyarrow parses without holding the GIL)."""
-    total = sum(len(p.data) for p in parts)
-    if len(parts) < 2 or total < PARALLEL_BYTES or (os.cpu_count() or 1) < 2:
-        _parse(parts, result)
-        return
-    sizes = np.cumsum([len(p.data) for p in parts])
-    middle = min(int(np.searchsorted(sizes, total // 2)) + 1, len(parts) - 1)
-    first, second = parts[:middle], parts[middle:]
-    later = _worker().submit(_try_parse, second)
-    _settle(first, _try_parse(first), result)
-    _settle(second, later.result(), result)
-
-
-def _worker() -> ThreadPoolExecutor:
-    """The thread that parses the second half of a large bulk read."""
-    global _WORKER
-    if _WORKER is None:
-        _WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="json-bulk-parse")
-    return _WORKER
-
-
 def _parse(parts: list[_Part], result: BulkRead) -> None:
     """Parse the parts together; on failure, each half alone (down to one part)."""
-    _settle(parts, _try_parse(parts), result)
-
-
-def _settle(parts: list[_Part], table: pa.Table | None, result: BulkRead) -> None:
-    """Record which parts ``table`` (their records parsed together, or None when that
-    failed) reads as they would be read alone; on failure, parse each half alone."""
+    table = _try_parse(parts)
     if table is None:
         if len(parts) == 1:
             result.rest.append(parts[0].position)

@@ -9,9 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pyarrow as pa
-import pytest
 
-from processors.record import json_bulk
 from processors.record.bulk import BulkRead
 from processors.record.json_format import JsonTreeReader
 from tests.processors.record.conftest import read_all
@@ -94,11 +92,7 @@ def test_given_schema_is_read_alone(enable: Enable) -> None:
     assert bulk(reader, [lines({"id": 1}), lines({"id": 2})]).rest == [0, 1]
 
 
-@pytest.mark.parametrize("parallel_bytes", [json_bulk.PARALLEL_BYTES, 0])
-def test_random_json_lines_are_read_as_alone(
-    enable: Enable, parallel_bytes: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(json_bulk, "PARALLEL_BYTES", parallel_bytes)
+def test_random_json_lines_are_read_as_alone(enable: Enable) -> None:
     reader = enable(JsonTreeReader)
     rng = random.Random(11)
     grouped = 0
@@ -140,23 +134,4 @@ def test_two_objects_on_a_line_and_blank_lines_of_every_kind(enable: Enable) -> 
     located = result.locate()
     assert located[2].slices[2][1] == 2
     assert located[4].slices[4][1] == 2
-    assert_as_alone(reader, contents, result)
-
-
-def test_large_bulk_reads_parse_two_halves_at_once(
-    enable: Enable, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Two halves parsed at once, each its own group; a bad content fails its half only,
-    which is then parsed in halves down to it."""
-    monkeypatch.setattr(json_bulk, "PARALLEL_BYTES", 0)
-    monkeypatch.setattr(json_bulk.os, "cpu_count", lambda: 2)
-    reader = enable(JsonTreeReader)
-    contents = [lines({"id": n, "name": f"n{n}", "price": n + 0.5}) for n in range(8)]
-    result = bulk(reader, contents)
-    assert result.rest == []
-    assert [sorted(group.slices) for group in result.groups] == [[0, 1, 2, 3], [4, 5, 6, 7]]
-    assert_as_alone(reader, contents, result)
-    contents[6] = b'{"id": 6, "name": "n6", "price": 6.5}\n{"id": \n'
-    result = bulk(reader, contents)
-    assert result.rest == [6]
     assert_as_alone(reader, contents, result)
