@@ -135,3 +135,18 @@ def test_two_objects_on_a_line_and_blank_lines_of_every_kind(enable: Enable) -> 
     assert located[2].slices[2][1] == 2
     assert located[4].slices[4][1] == 2
     assert_as_alone(reader, contents, result)
+
+
+def test_lines_that_hold_two_records_and_records_over_two_lines(enable: Enable) -> None:
+    """Together, two records on one line and one record over two lines count as many
+    lines as records: each of those contents is counted and parsed on its own terms."""
+    reader = enable(JsonTreeReader)
+    contents = [
+        b'{"a": 1, "b": 1.5}\n{"a": 2, "b": 2.5} {"a": 3, "b": 3.5}\n',  # 2 lines, 3 records
+        b'{"a": 4, "b": 4.5}\n{"a": 5,\n "b": 5.5}\n',  # 3 lines, 2 records
+        b'{"a": 6, "b": 6.5}\n{"a": 7, "b": 7.5}\n',
+        b'{"a": 8, "b": 8.5}\n',
+    ]
+    result = bulk(reader, contents)
+    assert result.rest == [0, 1]
+    assert_as_alone(reader, contents, result)
