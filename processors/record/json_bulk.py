@@ -4,7 +4,9 @@ Only JSON lines (one object per line) with an inferred schema are read together:
 array is read alone (its schema is inferred by another path). Each content's records are
 its non-blank lines; a content with two objects on one line, a carriage return, or a
 first line that is not an object is read alone, and a parse that fails or counts
-otherwise is split in halves, down to the content that is read alone.
+otherwise is split in halves, down to the content that is read alone. Contents whose
+every line runs from ``{`` to ``}`` are counted in one numpy pass and parsed apart from
+the others, which are searched for blank lines and two objects on a line.
 
 Each FlowFile must get the schema it would infer alone. pyarrow orders the fields by first
 appearance, so a FlowFile is only taken when its first line has every field, in the order
@@ -46,11 +48,13 @@ LARGEST = 1 << 20
 
 _SAME_LINE = re.compile(rb"\}[ \t]*\{")
 _BLANK_LINE = re.compile(rb"\n[ \t]*\n")
+_NEWLINE, _OPEN, _CLOSE = ord("\n"), ord("{"), ord("}")
 _DATE_START = r"^\s*[0-9]{4}-"
 
 
 class _Part:
-    """One content ready to be concatenated: its lines, record count and first fields."""
+    """One content ready to be concatenated: its lines, record count (-1 until counted)
+    and first fields."""
 
     __slots__ = ("data", "fields", "position", "rows")
 
@@ -77,17 +81,26 @@ def read_bulk(
         else:
             parts.append(part)
     if parts:
-        _parse(parts, result)
+        plain, other = _count_plain_lines(parts)
+        if plain:
+            _parse(plain, result)
+        for part in other:
+            _count_lines(part)
+        result.rest.extend(part.position for part in other if part.rows < 0)
+        other = [part for part in other if part.rows >= 0]
+        if other:
+            _parse(other, result)
     result.rest.sort()
     return result
 
 
 def _prepare(position: int, content: bytes) -> _Part | None:
-    """The content as lines with its record count, or None if it must be read alone."""
+    """The content as lines starting with an object (its record count still unknown), or
+    None if it must be read alone."""
     if not content or len(content) > LARGEST or b"\r" in content:
         return None
     data = content.lstrip()
-    if not data.startswith(b"{") or _SAME_LINE.search(data):
+    if not data.startswith(b"{"):
         return None
     if not data.endswith(b"\n"):
         data += b"\n"
@@ -98,11 +111,47 @@ def _prepare(position: int, content: bytes) -> _Part | None:
         return None
     if not isinstance(decoded, dict):
         return None
+    return _Part(position, data, -1, list(decoded))
+
+
+def _count_plain_lines(parts: list[_Part]) -> tuple[list[_Part], list[_Part]]:
+    """The parts whose every line starts with ``{`` and ends with ``}`` (counted: one
+    record per line), and the others.
+
+    In valid JSON, ``}`` and ``{`` with only a newline between can only separate two
+    top-level values, so each such line holds one record or more; parsed together (with
+    no other part), such parts give as many records as lines only if each line is one
+    record. One pass of numpy over all the parts' bytes."""
+    lengths = np.array([len(p.data) for p in parts], dtype=np.int64)
+    ends = np.cumsum(lengths)
+    data = np.frombuffer(b"".join(p.data for p in parts), dtype=np.uint8)
+    newlines = np.flatnonzero(data == _NEWLINE)
+    after = np.minimum(newlines + 1, len(data) - 1)
+    plain = (data[newlines - 1] == _CLOSE) & ((data[after] == _OPEN) | (newlines == len(data) - 1))
+    firsts = np.searchsorted(newlines, ends - lengths)
+    lasts = np.searchsorted(newlines, ends)
+    odd = np.concatenate((np.zeros(1, np.int64), np.cumsum(~plain)))
+    counted: list[_Part] = []
+    others: list[_Part] = []
+    for index, part in enumerate(parts):
+        if odd[lasts[index]] == odd[firsts[index]]:
+            part.rows = int(lasts[index] - firsts[index])
+            counted.append(part)
+        else:
+            others.append(part)
+    return counted, others
+
+
+def _count_lines(part: _Part) -> None:
+    """Count the records of a part that is not plain lines: its non-blank lines; the
+    count stays -1 (read alone) when two objects may share a line."""
+    data = part.data
+    if _SAME_LINE.search(data):
+        return
     if _BLANK_LINE.search(data):
-        rows = sum(1 for line in data.split(b"\n") if line.strip())
+        part.rows = sum(1 for line in data.split(b"\n") if line.strip())
     else:
-        rows = data.count(b"\n")
-    return _Part(position, data, rows, list(decoded))
+        part.rows = data.count(b"\n")
 
 
 def _parse(parts: list[_Part], result: BulkRead) -> None:

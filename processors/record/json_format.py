@@ -1,9 +1,9 @@
 """JsonTreeReader and JsonRecordSetWriter.
 
 Reading: JSON lines (one object after another) stream through pyarrow.json; a JSON array
-is decoded with msgspec and converted batch by batch. Writing: each column is rendered
-as JSON text with Arrow compute kernels and the columns are joined row-wise, so no Python
-object is made per field (nested and binary columns fall back to msgspec per value).
+is decoded with msgspec and converted batch by batch. Writing: the records are rendered
+as JSON text with Arrow compute kernels (``json_render``), so no Python object is made per
+field; ``render_bulk`` renders many FlowFiles' records at once, each output cut from it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from typing import Any
 
 import msgspec
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from flowcore.errors import ConfigurationError
@@ -43,6 +42,8 @@ from processors.record.api import (
     bounded,
 )
 from processors.record.bulk import BulkRead
+from processors.record.bulk_write import RenderedRecords
+from processors.record.json_render import member_name, render_rows, row_bounds
 from processors.record.schema import arrow_to_avro, conform
 from processors.record.temporal import (
     TemporalFormatError,
@@ -445,9 +446,8 @@ class JsonRecordSetWriter(ControllerService):
         given = self.schema_source.resolve(attributes)
         return given[0] if given is not None else read_schema
 
-    def create_writer(
-        self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
-    ) -> RecordSetWriter:
+    def output_attributes(self, schema: pa.Schema, attributes: Mapping[str, str]) -> dict[str, str]:
+        """The attributes the Schema Write Strategy adds to an output."""
         extra: dict[str, str] = {}
         if self.write_schema:
             given = self.schema_source.resolve(attributes)
@@ -456,59 +456,55 @@ class JsonRecordSetWriter(ControllerService):
                 if given is not None and given[0].equals(schema)
                 else json.dumps(arrow_to_avro(schema), separators=(",", ":"))
             )
+        return extra
+
+    def create_writer(
+        self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
+    ) -> RecordSetWriter:
+        extra = self.output_attributes(schema, attributes)
         if self.pretty and not self.one_line:
             return _PrettyJsonWriter(schema, sink, self.suppress_nulls, extra)
         return _JsonWriter(schema, sink, self.one_line, self.suppress_nulls, extra)
 
-
-_CONTROL = [chr(c) for c in range(32)]
-_CONTROL_ESCAPES = {
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\b": "\\b",
-    "\f": "\\f",
-}
-
-
-def _quote_strings(column: pa.Array) -> pa.Array:
-    """JSON string literals for a string column (nulls stay null)."""
-    if pc.any(pc.match_substring(column, "\\")).as_py():
-        column = pc.replace_substring(column, "\\", "\\\\")
-    if pc.any(pc.match_substring(column, '"')).as_py():
-        column = pc.replace_substring(column, '"', '\\"')
-    if pc.any(pc.match_substring_regex(column, "[\\x00-\\x1f]")).as_py():
-        for char in _CONTROL:
-            escape = _CONTROL_ESCAPES.get(char, f"\\u{ord(char):04x}")
-            column = pc.replace_substring(column, char, escape)
-    return pc.binary_join_element_wise('"', column, '"', "")
+    def render_bulk(self, schema: pa.Schema, records: pa.RecordBatch) -> RenderedRecords | None:
+        """The records' rows rendered in one pass (not pretty printed), or None when they
+        cannot be: each FlowFile is then written alone and fails alone."""
+        if self.pretty and not self.one_line:
+            return None
+        try:
+            rows = render_rows(
+                conform(records, schema),
+                [member_name(name) for name in schema.names],
+                "{" if self.one_line else ",{",
+                "}\n" if self.one_line else "}",
+                self.suppress_nulls,
+            )
+        except Exception:  # whatever fails here fails again, per FlowFile, with its reason
+            return None
+        return _RenderedJson(self, schema, rows)
 
 
-def _json_values(column: pa.Array) -> pa.Array:
-    """JSON text for each value of a column; null where the value is null."""
-    t = column.type
-    types = pa.types
-    if types.is_dictionary(t):
-        return _json_values(column.dictionary_decode())
-    if types.is_null(t):
-        return pa.nulls(len(column), pa.string())
-    if types.is_string(t) or types.is_large_string(t) or types.is_string_view(t):
-        return _quote_strings(column.cast(pa.string()))
-    if types.is_boolean(t) or types.is_integer(t) or types.is_decimal(t):
-        return column.cast(pa.string())
-    if types.is_floating(t):
-        finite = pc.is_finite(column)
-        text = pc.if_else(finite, column.cast(pa.string()), pa.scalar(None, pa.string()))
-        integral = pc.match_substring_regex(text, "^-?[0-9]+$")
-        return pc.if_else(integral, pc.binary_join_element_wise(text, ".0", ""), text)
-    if types.is_temporal(t) and not types.is_duration(t) and not types.is_interval(t):
-        return _quote_strings(column.cast(pa.string()))
-    # Nested, binary and the rest: one value at a time (msgspec; bytes become base64).
-    encoder = msgspec.json.Encoder()
-    return pa.array(
-        [None if v is None else encoder.encode(v).decode() for v in column.to_pylist()],
-        pa.string(),
-    )
+class _RenderedJson:
+    """Rows rendered by ``JsonRecordSetWriter.render_bulk``; a run of them is an output."""
+
+    def __init__(self, service: JsonRecordSetWriter, schema: pa.Schema, rows: pa.Array) -> None:
+        self._service = service
+        self._schema = schema
+        self._offsets, self._data = row_bounds(rows)
+
+    def write(
+        self, start: int, length: int, sink: BinarySink, attributes: Mapping[str, str]
+    ) -> WriteResult:
+        first, last = int(self._offsets[start]), int(self._offsets[start + length])
+        if self._service.one_line:
+            if last > first:
+                sink.write(self._data[first:last])
+        elif length:
+            sink.write(b"".join((b"[", self._data[first + 1 : last], b"]")))  # no leading ","
+        else:
+            sink.write(b"[]")
+        extra = self._service.output_attributes(self._schema, attributes)
+        return WriteResult(length, JSON_MIME_TYPE, extra)
 
 
 class _JsonWriter(common.CountingWriter):
@@ -528,7 +524,7 @@ class _JsonWriter(common.CountingWriter):
         self._one_line = one_line
         self._suppress = suppress_nulls
         self._records = 0
-        self._keys = [msgspec.json.encode(name).decode() + ":" for name in schema.names]
+        self._keys = [member_name(name) for name in schema.names]
         self._started = False
         self._finished = False
         self._pending: list[pa.RecordBatch] = []
@@ -556,40 +552,19 @@ class _JsonWriter(common.CountingWriter):
         self._write_rows(batch)
 
     def _write_rows(self, batch: pa.RecordBatch) -> None:
-        rows = self._rows(batch)
-        buffers = rows.buffers()
-        offsets = pa.Array.from_buffers(
-            pa.int32(), len(rows) + 1, [None, buffers[1]], offset=rows.offset
-        )
-        start, end = offsets[0].as_py(), offsets[-1].as_py()
-        data = memoryview(buffers[2])[start:end]
+        offsets, data = row_bounds(self._rows(batch))
+        text = data[int(offsets[0]) : int(offsets[-1])]
         if not self._one_line and not self._started:
             self._sink.write(b"[")
-            data = data[1:]
+            text = text[1:]
         self._started = True
-        self._sink.write(data)
-
-    def _objects(self, batch: pa.RecordBatch) -> pa.Array:
-        """The JSON text of each record's members, without braces."""
-        batch = conform(batch, self._schema)
-        fragments: list[pa.Array] = []
-        for key, column in zip(self._keys, batch.columns, strict=True):
-            values = _json_values(column)
-            if not self._suppress:
-                values = values.fill_null("null")
-            fragments.append(pc.binary_join_element_wise(key, values, ""))
-        if fragments:
-            body = pc.binary_join_element_wise(*fragments, ",", null_handling="skip")
-            body = body.fill_null("")
-        else:
-            body = pa.array([""] * batch.num_rows, pa.string())
-        return body
+        self._sink.write(text)
 
     def _rows(self, batch: pa.RecordBatch) -> pa.Array:
-        body = self._objects(batch)
+        """Each record's text: ``{...}`` and a newline, or ``,{...}`` in an array."""
         if self._one_line:
-            return pc.binary_join_element_wise("{", body, "}\n", "")
-        return pc.binary_join_element_wise(",{", body, "}", "")
+            return render_rows(conform(batch, self._schema), self._keys, "{", "}\n", self._suppress)
+        return render_rows(conform(batch, self._schema), self._keys, ",{", "}", self._suppress)
 
     def finish(self) -> WriteResult:
         self.flush()
@@ -621,10 +596,12 @@ class _PrettyJsonWriter(_JsonWriter):
     def write_batch(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:
             return
-        bodies = self._objects(batch).to_pylist()
+        objects = render_rows(
+            conform(batch, self._schema), self._keys, "{", "}", self._suppress
+        ).to_pylist()
         parts: list[str] = []
-        for body in bodies:
-            value = _EXACT_NUMBERS.decode(("{" + body + "}").encode())
+        for text in objects:
+            value = _EXACT_NUMBERS.decode(text.encode())
             parts.append(("[ " if not self._started else ", ") + _pretty(value, 0))
             self._started = True
         self._sink.write("".join(parts).encode())

@@ -6,24 +6,38 @@ parse their contents together (``BulkReads``); each FlowFile then gets a reader 
 own records, exactly what ``create_reader`` would have given it (see
 ``processors.record.bulk``), and is processed, routed and reported as before. A FlowFile
 the service cannot vouch for gets a reader of its own, created from its content as
-before, with its own errors.
+before, with its own errors. Where the writer service can render records in bulk
+(``processors.record.bulk_write``), a processor writing each FlowFile's records whole
+(ConvertRecord) has a group's records rendered once and cuts each output from that.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import pyarrow as pa
 
 from flowcore.model import FlowFile
 from flowcore.session import ProcessSession
-from processors.record.api import RecordReader, RecordReaderFactory, source_of
+from processors.record.api import (
+    BinarySink,
+    RecordReader,
+    RecordReaderFactory,
+    RecordSetWriterFactory,
+    WriteResult,
+    source_of,
+)
 from processors.record.bulk import BulkGroup, BulkRecordReaderFactory
+from processors.record.bulk_write import BulkRecordSetWriterFactory, RenderedRecords
 
 POLL_COUNT = 100
 POLL_BYTES = 1 << 20
 """At most this many FlowFiles, or this many content bytes, per trigger (the first FlowFile
 is always taken): the contents read in bulk are held in memory together."""
+
+
+_UNSEEN: Any = object()
 
 
 def poll(session: ProcessSession) -> list[FlowFile]:
@@ -73,6 +87,10 @@ class BulkReads:
         self._session = session
         self._readers = readers
         self._located: dict[int, BulkGroup] = {}
+        self._rendered: dict[int, list[tuple[pa.Schema, RenderedRecords | None]]] = {}
+        self._writers: tuple[object, BulkRecordSetWriterFactory | None] | None = None
+        """The writer service last seen and, if it renders in bulk, it as such (checked
+        once per trigger, not per FlowFile)."""
         if len(flowfiles) > 1 and isinstance(readers, BulkRecordReaderFactory):
             contents: list[bytes] = []
             for flowfile in flowfiles:
@@ -91,3 +109,34 @@ class BulkReads:
                 self._session.stream(flowfile), flowfile.attributes, source_of(flowfile)
             )
         return RecordsReader(group.schema, group.schema_text, group.batch(position))
+
+    def write_rendered(
+        self,
+        position: int,
+        writers: RecordSetWriterFactory,
+        schema: pa.Schema,
+        sink: BinarySink,
+        attributes: Mapping[str, str],
+    ) -> WriteResult | None:
+        """Write the records of the FlowFile polled at ``position`` with ``schema`` into
+        ``sink`` from its group's records rendered in one pass (done on first use per
+        group and schema); None, with nothing written, when they were not read in bulk or
+        the writer service cannot render them so."""
+        group = self._located.get(position)
+        if group is None:
+            return None
+        if self._writers is None or self._writers[0] is not writers:
+            bulk = writers if isinstance(writers, BulkRecordSetWriterFactory) else None
+            self._writers = (writers, bulk)
+        renderer = self._writers[1]
+        if renderer is None:
+            return None
+        renders = self._rendered.setdefault(id(group), [])
+        rendered = next((r for s, r in renders if s.equals(schema)), _UNSEEN)
+        if rendered is _UNSEEN:
+            rendered = renderer.render_bulk(schema, group.records)
+            renders.append((schema, rendered))
+        if rendered is None:
+            return None
+        start, length = group.slices[position]
+        return rendered.write(start, length, sink, attributes)

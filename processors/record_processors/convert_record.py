@@ -11,8 +11,10 @@ Follows NiFi's ConvertRecord (AbstractRecordProcessor):
   the FlowFile goes to success, or is removed (DROP) when Include Zero Record FlowFiles is
   false.
 * Several FlowFiles per trigger (``_bulk.poll``): small contents are parsed together
-  when the reader service can do so exactly (``processors.record.bulk``); each FlowFile is
-  still converted, routed and reported on its own.
+  when the reader service can do so exactly (``processors.record.bulk``), and their
+  records written in one pass when the writer service can render them so
+  (``processors.record.bulk_write``); each FlowFile is still converted, routed and
+  reported on its own, its content what it would be alone.
 * Failure: a record that cannot be read (``MalformedRecordError``) or written sends the
   FlowFile, content unchanged, to failure with ``record.error.message`` holding the reason
   (NiFi's attribute name; its value is the error's message, which names the FlowFile and
@@ -116,6 +118,10 @@ class ConvertRecord(Processor):
             reader = reads.reader(position, incoming)
             try:
                 schema = writers.writer_schema(reader.schema, attributes)
+                rendered = reads.write_rendered(position, writers, schema, sink, attributes)
+                if rendered is not None:
+                    results.append(rendered)
+                    return
                 writer = writers.create_writer(schema, sink, attributes)
                 try:
                     copy_records(reader, writer)

@@ -118,3 +118,35 @@ def test_random_json_lines_are_read_as_alone(enable: Enable) -> None:
         assert_as_alone(reader, contents, result)
         grouped += len(result.locate())
     assert grouped > 20  # the check is not vacuous
+
+
+def test_two_objects_on_a_line_and_blank_lines_of_every_kind(enable: Enable) -> None:
+    reader = enable(JsonTreeReader)
+    contents = [
+        b'{"id": 1, "name": "a"}{"id": 2, "name": "b"}\n',  # two on a line: alone
+        b'{"id": 3, "name": "c"}\t{"id": 4, "name": "d"}\n',  # two on a line: alone
+        b'{"id": 5, "name": "e"}\n\t\n{"id": 6, "name": "f"}\n \t \n',  # blank lines
+        b'{"id": 7, "name": "g", "tag": {"k": "} {"}}\n',  # "} {" inside a string
+        b'{"id": 8, "name": "h"}\n\n{"id": 9, "name": "i"}\n',
+    ]
+    result = bulk(reader, contents)
+    assert result.rest == [0, 1, 3]
+    located = result.locate()
+    assert located[2].slices[2][1] == 2
+    assert located[4].slices[4][1] == 2
+    assert_as_alone(reader, contents, result)
+
+
+def test_lines_that_hold_two_records_and_records_over_two_lines(enable: Enable) -> None:
+    """Together, two records on one line and one record over two lines count as many
+    lines as records: each of those contents is counted and parsed on its own terms."""
+    reader = enable(JsonTreeReader)
+    contents = [
+        b'{"a": 1, "b": 1.5}\n{"a": 2, "b": 2.5} {"a": 3, "b": 3.5}\n',  # 2 lines, 3 records
+        b'{"a": 4, "b": 4.5}\n{"a": 5,\n "b": 5.5}\n',  # 3 lines, 2 records
+        b'{"a": 6, "b": 6.5}\n{"a": 7, "b": 7.5}\n',
+        b'{"a": 8, "b": 8.5}\n',
+    ]
+    result = bulk(reader, contents)
+    assert result.rest == [0, 1]
+    assert_as_alone(reader, contents, result)

@@ -1,0 +1,43 @@
+"""Writing the records of many FlowFiles with one pass of a writer service.
+
+A processor that writes one output per small FlowFile (ConvertRecord) pays a writer's
+fixed cost per FlowFile; when the records of many FlowFiles sit in one batch already (a
+bulk read, ``processors.record.bulk``), a writer service that can render them all at
+once does so, and each FlowFile's output is then cut from the rendered text. Each output
+must be byte for byte what ``create_writer`` + ``write_batch`` + ``finish`` over that
+FlowFile's records alone would give, with the same ``WriteResult``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
+
+import pyarrow as pa
+
+from processors.record.api import BinarySink, WriteResult
+
+
+class RenderedRecords(Protocol):
+    """Records rendered once; any run of consecutive records can be written as an output."""
+
+    def write(
+        self, start: int, length: int, sink: BinarySink, attributes: Mapping[str, str]
+    ) -> WriteResult:
+        """Write records ``start`` to ``start + length - 1`` as a whole output into
+        ``sink`` (for a FlowFile with ``attributes``), as a writer of their own would."""
+        ...
+
+
+@runtime_checkable
+class BulkRecordSetWriterFactory(Protocol):
+    """A writer service that can render many FlowFiles' records in one pass.
+
+    ``render_bulk`` returns None when it cannot (a layout it does not render in bulk,
+    values it cannot write): each FlowFile is then written with a writer of its own,
+    which also gives it its own error.
+    """
+
+    def render_bulk(self, schema: pa.Schema, records: pa.RecordBatch) -> RenderedRecords | None:
+        """``records`` rendered as written with ``schema`` (the writer schema), or None."""
+        ...

@@ -1,0 +1,159 @@
+"""ConvertRecord writing the records of several FlowFiles read in one parse with one pass
+of the JSON writer: each FlowFile's content, attributes, routing and failure are those
+of writing it alone."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from flowcore.processor import ControllerService
+from flowcore.testing import TestRunner
+from processors.record.api import BinarySink, RecordSetWriter, RecordSetWriterFactory
+from processors.record.bulk_write import RenderedRecords
+from processors.record.json_format import JsonRecordSetWriter
+from tests.processors.record_processors.conftest import RunnerFactory
+
+INPUTS = [
+    'id,name,price\n1,"é ""quoted"" /",3.0\n2,"two\nlines",0.5\n3,,7\n',
+    "id,name,price\n4,tea,1.25\n",
+    "",
+    "id,name,price\n5,milk,2.5,extra\n",  # malformed
+    "id,name,price\n",  # zero records
+    "name,id,price\n6,rice,0.1\n",  # other column order: a schema of its own
+    "id,name,price\n7,\x01ctl\t,1e300\n",
+]
+_IDS = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+class AloneWriter(ControllerService):
+    """The JSON writer without its bulk rendering."""
+
+    def __init__(self, inner: RecordSetWriterFactory) -> None:
+        super().__init__()
+        self._inner = inner
+        self.mime_type = inner.mime_type
+
+    def writer_schema(self, read_schema: pa.Schema, attributes: Mapping[str, str]) -> pa.Schema:
+        return self._inner.writer_schema(read_schema, attributes)
+
+    def create_writer(
+        self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
+    ) -> RecordSetWriter:
+        return self._inner.create_writer(schema, sink, attributes)
+
+
+def _run(
+    make_runner: RunnerFactory,
+    writer: dict[str, str],
+    bulk: bool,
+    inputs: list[tuple[str, dict[str, str]]],
+    properties: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    runner = make_runner(
+        "ConvertRecord", properties, writer_type="JsonRecordSetWriter", writer=writer
+    )
+    if not bulk:
+        json_writer: Any = runner.add_controller_service("json", "JsonRecordSetWriter", writer)
+        runner.add_controller_service("alone", AloneWriter(json_writer))
+        runner.set_property("Record Writer", "alone")
+    for content, attributes in inputs:
+        runner.enqueue(content, attributes)
+    runner.run(1)
+    assert runner.queue_size == 0  # one trigger took them all
+    return _outcome(runner)
+
+
+def _outcome(runner: TestRunner) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for relationship in ("success", "failure"):
+        seen[relationship] = sorted(
+            (
+                f.text(),
+                sorted(
+                    (k, _IDS.sub("<id>", v))
+                    for k, v in f.attributes.items()
+                    if k not in ("uuid", "filename")
+                ),
+            )
+            for f in runner.get_flowfiles_for_relationship(relationship)
+        )
+    return seen
+
+
+@pytest.mark.parametrize(
+    "writer",
+    [
+        {},
+        {"Output Grouping": "One Line Per Object"},
+        {"Suppress Null Values": "Always Suppress"},
+        {"Schema Write Strategy": "Set 'avro.schema' Attribute"},
+        {"Pretty Print JSON": "true"},
+    ],
+)
+def test_rendered_together_and_alone_give_the_same_outputs(
+    make_runner: RunnerFactory, writer: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cut: list[tuple[int, int]] = []
+    real = JsonRecordSetWriter.render_bulk
+
+    def spy(self: JsonRecordSetWriter, schema: pa.Schema, records: Any) -> Any:
+        rendered = real(self, schema, records)
+        if rendered is None:
+            return None
+
+        class Counting:
+            def write(self, start: int, length: int, sink: Any, attributes: Any) -> Any:
+                cut.append((start, length))
+                return rendered.write(start, length, sink, attributes)
+
+        counting: RenderedRecords = Counting()
+        return counting
+
+    monkeypatch.setattr(JsonRecordSetWriter, "render_bulk", spy)
+    inputs = [(content, {}) for content in INPUTS]
+    together = _run(make_runner, writer, True, inputs)
+    assert together == _run(make_runner, writer, False, inputs)
+    if writer.get("Pretty Print JSON") == "true":
+        assert cut == []
+    else:  # every FlowFile read in bulk was cut from its group's rendering
+        assert len(cut) >= 3
+    [(text, attributes)] = together["failure"]
+    assert text == INPUTS[3]
+    assert "Expected 3 columns, got 4" in dict(attributes)["record.error.message"]
+    assert len(together["success"]) == len(INPUTS) - 1
+
+
+def test_writer_schema_per_flowfile_and_one_that_cannot_be_written(
+    make_runner: RunnerFactory,
+) -> None:
+    """Schema Text from each FlowFile's attribute: FlowFiles of one parse written with
+    different schemas; the one whose names cannot be longs fails alone, with its reason."""
+
+    def schema(name_type: str) -> str:
+        fields = [{"name": "id", "type": "long"}, {"name": "name", "type": ["null", name_type]}]
+        return json.dumps({"type": "record", "name": "r", "fields": fields})
+
+    writer = {"Schema Access Strategy": "Use 'Schema Text' Property"}
+    inputs = [
+        ("id,name,price\n1,a,1.5\n2,b,2.5\n", {"avro.schema": schema("string")}),
+        ("id,name,price\n3,7,3.5\n", {"avro.schema": schema("long")}),
+        ("id,name,price\n4,x,4.5\n", {"avro.schema": schema("long")}),
+        ("id,name,price\n5,e,5.5\n", {"avro.schema": schema("string")}),
+    ]
+    together = _run(make_runner, writer, True, inputs)
+    assert together == _run(make_runner, writer, False, inputs)
+    texts = sorted(text for text, _ in together["success"])
+    assert texts == [
+        '[{"id":1,"name":"a"},{"id":2,"name":"b"}]',
+        '[{"id":3,"name":7}]',
+        '[{"id":5,"name":"e"}]',
+    ]
+    [(text, attributes)] = together["failure"]
+    assert text == inputs[2][0]
+    assert "record.error.message" in dict(attributes)
