@@ -51,6 +51,7 @@ from benchmarks import bench_flowfile_repo
 from benchmarks._common import (
     KB,
     START_MS,
+    event_rows,
     gc_frozen,
     realistic_records,
     result_line,
@@ -61,7 +62,6 @@ from flowcore.engine import DeterministicScheduler, Node, ThreadedScheduler
 from flowcore.flow import parse_flow
 from flowcore.model.provenance import ContentRef, ProvenanceEvent
 from flowcore.settings import EngineSettings
-from repos.duckdb_provenance.arrow_batch import build_batch
 from repos.duckdb_provenance.schema import EVENT_COLUMNS
 from repos.lmdb_flowfile import codec
 
@@ -313,7 +313,7 @@ def measure_limit(base: Path, flowfiles: int, events: int, rounds: int) -> Limit
     encoded = [(codec.id_key(r.flowfile.id), codec.encode(r)) for r in records]
     batches = [encoded[start : start + BATCH] for start in range(0, len(encoded), BATCH)]
     del records
-    table = build_batch(flow_events(max(1, events // EVENTS_PER_FLOWFILE)), 65536).events
+    table = event_rows(flow_events(max(1, events // EVENTS_PER_FLOWFILE)))
     if table.num_rows < events:  # pad to the exact count the run indexed
         table = pa.concat_tables([table, table.slice(0, events - table.num_rows)])
     table = table.slice(0, events)
