@@ -1,8 +1,8 @@
-"""The DuckDB tables of the provenance store and the Arrow schema that feeds them.
+"""The DuckDB tables of the provenance store and the SQL that fills and reads them.
 
 One list of columns is the single source of truth: the ``CREATE TABLE`` statement, the
-Arrow schema a batch is built with and the ``SELECT`` list rows are decoded from all come
-from it, so they cannot drift apart.
+``from_json`` structure and ``SELECT`` list that turn a batch's JSON texts into rows, and
+the ``SELECT`` list rows are decoded from all come from it, so they cannot drift apart.
 
 Tables:
 
@@ -102,11 +102,6 @@ EVENT_COLUMNS: tuple[Column, ...] = (
     Column("size", "BIGINT NOT NULL", pa.int64()),
 )
 
-# The uuid rows of a batch as built in Arrow; DuckDB turns each uuid into its key.
-UUID_COLUMNS: tuple[Column, ...] = (
-    Column("uuid", "VARCHAR NOT NULL", pa.string()),
-    Column("event_id", "BIGINT NOT NULL", pa.int64()),
-)
 UUID_KEY_COLUMNS: tuple[Column, ...] = (
     Column("uuid_key", "UBIGINT NOT NULL", pa.uint64()),
     Column("event_id", "BIGINT NOT NULL", pa.int64()),
@@ -132,8 +127,6 @@ def arrow_schema(columns: tuple[Column, ...]) -> pa.Schema:
     return pa.schema([pa.field(c.name, c.arrow_type, nullable=c.nullable) for c in columns])
 
 
-EVENTS_ARROW_SCHEMA = arrow_schema(EVENT_COLUMNS)
-UUIDS_ARROW_SCHEMA = arrow_schema(UUID_COLUMNS)
 
 
 def _create_table(name: str, columns: tuple[Column, ...]) -> str:
