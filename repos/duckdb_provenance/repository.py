@@ -3,10 +3,11 @@
 Events reach DuckDB only through ``index_pending``. Each batch read from the journal
 becomes one Arrow table of JSON texts (``arrow_batch.py``), parsed by DuckDB into the
 event rows (and their uuid index rows) in a DuckDB transaction that also moves
-``provenance_meta.indexed_through``; the journal is trimmed only after that commit. A transaction holds one batch, or several consecutive ones when
-a large backlog is pending (see ``indexing.py``). A crash between the commit and the
-trim leaves events in the journal that DuckDB already holds: the trim is redone when the
-repository opens, and an event at or below ``indexed_through`` is never stored again, so
+``provenance_meta.indexed_through``; the journal is trimmed only after that commit. A
+transaction holds one batch, or several consecutive ones when a large backlog is pending
+(see ``indexing.py``). A crash between the commit and the trim leaves events in the
+journal that DuckDB already holds: the trim is redone when the repository opens, and an
+event at or below ``indexed_through`` is never stored again, so
 nothing is lost or stored twice.
 
 Indexing overlaps two stages: while one batch is inserted and committed on the
