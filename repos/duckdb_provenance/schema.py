@@ -127,8 +127,6 @@ def arrow_schema(columns: tuple[Column, ...]) -> pa.Schema:
     return pa.schema([pa.field(c.name, c.arrow_type, nullable=c.nullable) for c in columns])
 
 
-
-
 def _create_table(name: str, columns: tuple[Column, ...]) -> str:
     body = ",\n    ".join(f"{c.name} {c.sql_type}" for c in columns)
     return f"CREATE TABLE IF NOT EXISTS {name} (\n    {body}\n)"
