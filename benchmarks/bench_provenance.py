@@ -32,11 +32,11 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from benchmarks._common import event_rows
 from flowcore.clock import SystemClock
 from flowcore.model.provenance import ContentRef, ProvenanceEvent
 from flowcore.settings import EngineSettings, ProvenanceRepositorySettings
 from repos.duckdb_provenance import DuckDbProvenanceRepository
-from repos.duckdb_provenance.arrow_batch import build_batch
 from repos.duckdb_provenance.schema import EVENT_COLUMNS
 
 _START_MS = 1_700_000_000_000
@@ -322,7 +322,7 @@ def _raw_insert_once(table: pa.Table, path: Path) -> float:
 
 def bench_index(events: int, batch_size: int, repeats: int, work: Path) -> None:
     prebuilt = list(synthetic_events(events))
-    table = build_batch(prebuilt, 65536).events
+    table = event_rows(prebuilt)
     # The pre-built events stand in for a journal kept outside the Python heap: keep the
     # garbage collector from rescanning them for every batch.
     gc.collect()

@@ -38,6 +38,7 @@ import lmdb
 
 from benchmarks._common import CLAIM_SIZE, KB, START_MS, realistic_records, result_line
 from flowcore.clock import SystemClock
+from flowcore.engine.repositories import open_repositories
 from flowcore.repository.flowfile import RepositoryUpdate, SwapOut
 from flowcore.settings import EngineSettings
 from flowcore.units import parse_data_size
@@ -83,7 +84,11 @@ def build(data_dir: Path, flowfiles: int, content_files: bool) -> tuple[int, int
     settings = settings_for(data_dir)
     live = settings.queue.swap_threshold
     batch = settings.queue.swap_batch_size
-    repo = LmdbFlowFileRepository(settings, SystemClock())
+    # All three repositories are opened (and marked as one data directory) as a node
+    # would; FlowFile records are then committed straight into the LMDB repository.
+    repositories = open_repositories(settings, SystemClock())
+    repo = repositories.flowfiles
+    assert isinstance(repo, LmdbFlowFileRepository)
     swapped = 0
     try:
         for start in range(0, flowfiles, batch):
@@ -95,7 +100,7 @@ def build(data_dir: Path, flowfiles: int, content_files: bool) -> tuple[int, int
                 repo.commit(RepositoryUpdate(puts=records))
         repo.sync()
     finally:
-        repo.close()
+        repositories.close()
     if content_files:
         container = settings.content_containers[0]
         per_claim = CLAIM_SIZE // KB

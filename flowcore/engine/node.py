@@ -233,9 +233,10 @@ class Node:
         """Sync the FlowFile repository and release the content claims that waited for it."""
         return self.committer.checkpoint()
 
-    def index_provenance(self) -> int:
+    def index_provenance(self, *, wait: bool = True) -> int:
+        """Index the journaled provenance (see ``ProvenanceRepository.index_pending``)."""
         with self._index_lock:
-            return self.provenance.index_pending()
+            return self.provenance.index_pending(wait=wait)
 
     def export_lineage(self) -> None:
         """Send the OpenLineage runs of newly indexed provenance, when a transport is set."""

@@ -128,7 +128,9 @@ class DeterministicScheduler:
             count, moved = self.run_once()
             triggers += count
             if node.flowfiles.journal_size() >= self._index_batch:
-                node.index_provenance()
+                # The last transaction is stored while the next passes run; it is waited
+                # for by the next indexing, at the latest the one that ends the run.
+                node.index_provenance(wait=False)
                 if not refrozen:  # the first indexing may have imported libraries lazily
                     heap.refreeze()
                     refrozen = True

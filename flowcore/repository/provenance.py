@@ -94,8 +94,15 @@ class ProvenanceRepository(IdentifiedRepository):
         raise NotImplementedError
 
     @abstractmethod
-    def index_pending(self) -> int:
-        """Index journaled events in batches until the journal is empty; returns how many."""
+    def index_pending(self, *, wait: bool = True) -> int:
+        """Index journaled events in batches until the journal is empty; returns how many
+        were stored and trimmed from the journal by this call.
+
+        ``wait=False`` lets the last transaction finish in the background: its events
+        are stored, and trimmed from the journal, by the next call (or ``close``), and
+        counted there. A caller with other work to do (a scheduler between passes) gets
+        on with it meanwhile; a failure of that transaction is raised by the next call.
+        """
 
     @abstractmethod
     def indexed_through(self) -> int:

@@ -67,7 +67,7 @@ class InMemoryProvenanceRepository(ProvenanceRepository):
     def write_identity(self, identity: RepositoryIdentity, *, durable: bool) -> None:
         self.store.identity = identity
 
-    def index_pending(self) -> int:
+    def index_pending(self, *, wait: bool = True) -> int:  # always finishes before returning
         """Store each batch, then trim the journal through it (never the other way round);
         events at or below ``indexed_through`` are never stored twice."""
         indexed = 0

@@ -1,10 +1,12 @@
-"""Turn a batch of provenance events into Arrow tables, one column at a time.
+"""Turn a batch of provenance events into what one DuckDB ``INSERT`` takes: their JSON.
 
-A batch becomes two tables: the event rows and the (uuid, event id) rows of the uuid
-index. Each column is one list comprehension converted by Arrow in C; the attribute
-maps are JSON-encoded by msgspec straight into one Arrow buffer; the uuid rows are
-derived from the parent and child list columns with Arrow compute. Nothing is done row
-by row in SQL: DuckDB receives each table in one ``INSERT ... SELECT``.
+A batch is an Arrow table of two columns: the event id and the event as one JSON text
+(msgspec encodes the whole batch in one call; the texts are cut from that one buffer
+without copying). DuckDB parses the texts itself (``EVENTS_FROM_JSON_SQL`` in
+``schema.py``), on the repository's indexing thread and without the GIL, so the thread
+that indexes spends well under a microsecond per event here, where building every
+column in Python cost several. The uuid index rows are derived in SQL from the rows just
+inserted.
 
 Attribute values longer than ``max_attribute_length`` are truncated here, on write.
 NiFi keeps the whole value and truncates when it reads the event back; truncating on
@@ -16,23 +18,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 
 import msgspec
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from flowcore.model.provenance import ContentRef, ProvenanceEvent
-from repos.duckdb_provenance.schema import EVENTS_ARROW_SCHEMA, UUIDS_ARROW_SCHEMA
+from flowcore.model.provenance import ProvenanceEvent
+from repos.duckdb_provenance.schema import PENDING_ARROW_SCHEMA
 
 
 @dataclass(frozen=True, slots=True)
 class EventBatch:
-    """The Arrow form of a batch of events, ready for one DuckDB transaction."""
+    """A batch of consecutive events as (event id, JSON text) rows, for one transaction."""
 
     events: pa.Table
-    uuids: pa.Table
     min_event_id: int
     max_event_id: int
 
@@ -44,20 +43,9 @@ class EventBatch:
 def split_batch(batch: EventBatch, rows: int) -> tuple[EventBatch, EventBatch]:
     """The first ``rows`` events of a batch (0 < rows < batch.rows), and the rest."""
     events = batch.events
-    cut = events.column("event_id")[rows - 1].as_py()
-    first = pc.less_equal(batch.uuids.column("event_id"), cut)
-    head = EventBatch(
-        events=events.slice(0, rows),
-        uuids=batch.uuids.filter(first),
-        min_event_id=batch.min_event_id,
-        max_event_id=cut,
-    )
-    tail = EventBatch(
-        events=events.slice(rows),
-        uuids=batch.uuids.filter(pc.invert(first)),
-        min_event_id=events.column("event_id")[rows].as_py(),
-        max_event_id=batch.max_event_id,
-    )
+    ids = events.column("event_id")
+    head = EventBatch(events.slice(0, rows), batch.min_event_id, ids[rows - 1].as_py())
+    tail = EventBatch(events.slice(rows), ids[rows].as_py(), batch.max_event_id)
     return head, tail
 
 
@@ -67,7 +55,6 @@ def merge_batches(batches: Sequence[EventBatch]) -> EventBatch:
         return batches[0]
     return EventBatch(
         events=pa.concat_tables([batch.events for batch in batches]),
-        uuids=pa.concat_tables([batch.uuids for batch in batches]),
         min_event_id=batches[0].min_event_id,
         max_event_id=batches[-1].max_event_id,
     )
@@ -87,130 +74,58 @@ def truncate_attributes(
     }
 
 
-def _json_column(maps: Sequence[Mapping[str, str | None]]) -> pa.Array:
-    """The JSON text of each map, as one Arrow string column.
+def _json_lines(items: Sequence[object]) -> tuple[bytes, np.ndarray]:
+    """The JSON text of each item in one buffer, and the offsets of the texts in it.
 
-    msgspec encodes the whole batch as JSON lines in one call; a JSON text never holds a
-    raw newline (it is escaped inside strings), so the newlines are exactly the ends of
-    the texts: they become the offsets, and one slice kernel drops them. 64-bit offsets:
-    one batch's attribute text may exceed 2 GiB in theory.
+    msgspec encodes them as JSON lines in one call; a JSON text never holds a raw newline
+    (it is escaped inside strings), so the newlines are exactly the ends of the texts.
+    Each text keeps its newline (whitespace after a JSON value). 64-bit offsets: one
+    batch's text may exceed 2 GiB in theory.
     """
-    data = _ENCODER.encode_lines(maps)
+    data = _ENCODER.encode_lines(items)
     ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == _NEWLINE)
     offsets = np.zeros(len(ends) + 1, dtype=np.int64)
     offsets[1:] = ends + 1
-    with_newlines = pa.Array.from_buffers(
-        pa.large_string(), len(maps), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return data, offsets
+
+
+def _json_column(items: Sequence[object]) -> pa.Array:
+    """The JSON text of each item, as one Arrow string column (each with its newline)."""
+    data, offsets = _json_lines(items)
+    return pa.Array.from_buffers(
+        pa.large_string(), len(items), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
     )
-    return pc.utf8_slice_codeunits(with_newlines, 0, -1)
 
 
-def _attributes_column(maps: Sequence[Mapping[str, str | None]], max_length: int) -> pa.Array:
-    column = _json_column(maps)
-    # A value longer than the limit makes its JSON text longer than the limit, so the
-    # check on the encoded lengths spares a scan of every value in the batch.
-    longest = pc.max(pc.binary_length(column)).as_py()
-    if longest is None or longest <= max_length:
-        return column
-    lengths = pc.binary_length(column).to_pylist()
-    fixed = list(maps)
-    for index, length in enumerate(lengths):
-        if length > max_length:
-            attributes = maps[index]
-            if any(v is not None and len(v) > max_length for v in attributes.values()):
-                fixed[index] = truncate_attributes(attributes, max_length)
-    return _json_column(fixed)
-
-
-_CONTENT_REF = pa.struct(
-    [
-        ("container", pa.string()),
-        ("section", pa.string()),
-        ("identifier", pa.string()),
-        ("offset", pa.int64()),
-        ("size", pa.int64()),
-        ("checksum", pa.uint64()),
-    ]
-)
-_CONTENT_REF_FIELDS = attrgetter("container", "section", "identifier", "offset", "size", "checksum")
-
-
-def _content_columns(refs: list[ContentRef | None]) -> list[pa.Array]:
-    """The six columns of a content reference, null where the event has none.
-
-    Each reference becomes one tuple (one C call), converted as a struct and split into
-    its fields: one pass over the events instead of five.
-    """
-    count = len(refs)
-    if refs.count(None) == count:
-        return [pa.nulls(count, field.type) for field in _CONTENT_REF]
-    fields = _CONTENT_REF_FIELDS
-    column = pa.array([None if r is None else fields(r) for r in refs], _CONTENT_REF)
-    return list(column.flatten())
-
-
-def _related(
-    lists: pa.Array, event_ids: pa.Array, flowfile_uuids: pa.Array
-) -> tuple[pa.Array, pa.Array]:
-    """The uuids of a list column that differ from their event's own uuid, with event ids."""
-    values = lists.flatten()
-    owners = pc.list_parent_indices(lists)
-    keep = pc.not_equal(values, pc.take(flowfile_uuids, owners))
-    return values.filter(keep), pc.take(event_ids, owners).filter(keep)
-
-
-def _uuid_rows(
-    event_ids: pa.Array, flowfile_uuids: pa.Array, parents: pa.Array, children: pa.Array
-) -> pa.Table:
-    """(uuid, event id) for each event's own uuid and each other parent and child uuid."""
-    parent_uuids, parent_ids = _related(parents, event_ids, flowfile_uuids)
-    child_uuids, child_ids = _related(children, event_ids, flowfile_uuids)
-    return pa.Table.from_arrays(
-        [
-            pa.concat_arrays([flowfile_uuids, parent_uuids, child_uuids]),
-            pa.concat_arrays([event_ids, parent_ids, child_ids]),
-        ],
-        schema=UUIDS_ARROW_SCHEMA,
-    )
+def _truncated(event: ProvenanceEvent, max_length: int) -> ProvenanceEvent:
+    previous, updated = event.previous_attributes, event.updated_attributes
+    if any(v is not None and len(v) > max_length for v in (*previous.values(), *updated.values())):
+        return msgspec.structs.replace(
+            event,
+            previous_attributes=truncate_attributes(previous, max_length),
+            updated_attributes=truncate_attributes(updated, max_length),
+        )
+    return event
 
 
 def build_batch(events: Sequence[ProvenanceEvent], max_attribute_length: int) -> EventBatch:
-    """Arrow tables for ``events`` (which must be non-empty and in event id order)."""
+    """The batch of ``events`` (which must be non-empty and in event id order)."""
     if not events:
         msg = "cannot build an empty batch"
         raise ValueError(msg)
-    event_ids = pa.array([e.event_id for e in events], pa.int64())
-    flowfile_uuids = pa.array([e.flowfile_uuid for e in events], pa.string())
-    parents = pa.array([e.parent_uuids for e in events], pa.list_(pa.string()))
-    children = pa.array([e.child_uuids for e in events], pa.list_(pa.string()))
-    columns: list[pa.Array] = [
-        event_ids,
-        pa.array([e.event_time for e in events], pa.int64()),
-        pa.array([e.event_type for e in events], pa.string()),
-        flowfile_uuids,
-        pa.array([e.component_id for e in events], pa.string()),
-        pa.array([e.component_type for e in events], pa.string()),
-        pa.array([e.entry_date for e in events], pa.int64()),
-        pa.array([e.lineage_start_date for e in events], pa.int64()),
-        pa.array([e.event_duration for e in events], pa.int64()),
-        parents,
-        children,
-        _attributes_column([e.previous_attributes for e in events], max_attribute_length),
-        _attributes_column([e.updated_attributes for e in events], max_attribute_length),
-        *_content_columns([e.previous_content for e in events]),
-        *_content_columns([e.current_content for e in events]),
-        pa.array([e.details for e in events], pa.string()),
-        pa.array([e.relationship for e in events], pa.string()),
-        pa.array([e.transit_uri for e in events], pa.string()),
-        pa.array([e.source_system_flowfile_id for e in events], pa.string()),
-        pa.array([e.alternate_identifier for e in events], pa.string()),
-        pa.array([e.source_queue_id for e in events], pa.string()),
-        pa.array([e.size for e in events], pa.int64()),
-    ]
-    table = pa.Table.from_arrays(columns, schema=EVENTS_ARROW_SCHEMA)
+    texts = _json_column(events)
+    # A value longer than the limit makes its event's text longer than the limit, so the
+    # check on the text lengths spares a scan of every value in the batch.
+    lengths = np.diff(np.frombuffer(texts.buffers()[1], dtype=np.int64)[: len(events) + 1])
+    if int(lengths.max()) > max_attribute_length:
+        fixed = [
+            _truncated(event, max_attribute_length) if length > max_attribute_length else event
+            for event, length in zip(events, lengths.tolist(), strict=True)
+        ]
+        texts = _json_column(fixed)
+    ids = pa.array([event.event_id for event in events], pa.int64())
     return EventBatch(
-        events=table,
-        uuids=_uuid_rows(event_ids, flowfile_uuids, parents, children),
-        min_event_id=pc.min(event_ids).as_py(),
-        max_event_id=pc.max(event_ids).as_py(),
+        events=pa.Table.from_arrays([ids, texts], schema=PENDING_ARROW_SCHEMA),
+        min_event_id=events[0].event_id,
+        max_event_id=events[-1].event_id,
     )

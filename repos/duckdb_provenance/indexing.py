@@ -110,16 +110,36 @@ class IndexRun:
         self._guard = _TransactionGuard()
         self._indexed = 0
 
-    def run(self) -> int:
-        """Index every pending event; returns how many were committed and trimmed."""
+    def run(self, wait: bool = True) -> int:
+        """Index every pending event; returns how many were committed and trimmed.
+
+        ``wait=False``: the last transaction's steps may still be queued on the indexing
+        thread when this returns; ``finish`` settles them (and trims) later.
+        """
         try:
-            self._run()
+            self._run(wait)
         except BaseException:
             self._abort()
             raise
         return self._indexed
 
-    def _run(self) -> None:
+    @property
+    def unsettled(self) -> bool:
+        """Whether steps of this run are still queued (a ``run(wait=False)``)."""
+        return bool(self._steps)
+
+    def finish(self) -> int:
+        """Settle what ``run(wait=False)`` left queued: wait for it, trim after its commit.
+        Returns how many events that committed and trimmed; a failure rolls back."""
+        self._indexed = 0
+        try:
+            self._settle(0)
+        except BaseException:
+            self._abort()
+            raise
+        return self._indexed
+
+    def _run(self, wait: bool) -> None:
         plan, store = self._plan, self._store
         after = store.indexed_through
         events, drained = self._read_after(after)
@@ -168,7 +188,8 @@ class IndexRun:
                 batch = self._build(events) if events else None
             else:
                 batch = None
-        self._settle(0)
+        if wait:
+            self._settle(0)
 
     def _read_after(self, after: int) -> tuple[list[ProvenanceEvent], bool]:
         """The next journaled events above ``after``, and whether the journal is drained."""

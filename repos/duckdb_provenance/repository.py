@@ -1,18 +1,22 @@
 """The provenance repository on DuckDB: batch indexing from the journal, search, lineage.
 
 Events reach DuckDB only through ``index_pending``. Each batch read from the journal
-becomes one Arrow table (plus the uuid index rows) and is inserted in a DuckDB
-transaction that also moves ``provenance_meta.indexed_through``; the journal is trimmed
-only after that commit. A transaction holds one batch, or several consecutive ones when
-a large backlog is pending (see ``indexing.py``). A crash between the commit and the
-trim leaves events in the journal that DuckDB already holds: the trim is redone when the
-repository opens, and an event at or below ``indexed_through`` is never stored again, so
+becomes one Arrow table of JSON texts (``arrow_batch.py``), parsed by DuckDB into the
+event rows (and their uuid index rows) in a DuckDB transaction that also moves
+``provenance_meta.indexed_through``; the journal is trimmed only after that commit. A
+transaction holds one batch, or several consecutive ones when a large backlog is pending
+(see ``indexing.py``). A crash between the commit and the trim leaves events in the
+journal that DuckDB already holds: the trim is redone when the repository opens, and an
+event at or below ``indexed_through`` is never stored again, so
 nothing is lost or stored twice.
 
 Indexing overlaps two stages: while one batch is inserted and committed on the
 repository's indexing thread (DuckDB releases the GIL), the calling thread reads and
 builds the next ones. Reading ahead is safe because the journal is read by id and only
-trimmed through ids that are committed.
+trimmed through ids that are committed. ``index_pending(wait=False)`` returns while the
+last transaction is still being stored: a scheduler between passes gets on with the flow
+while DuckDB inserts and commits (without the GIL); the next call, or any other writer
+(age-off, close), first waits for it and trims the journal after its commit.
 
 Threads: one lock serialises the writers (indexing, age-off, close); readers use cursors
 of their own and never wait for a batch being indexed.
@@ -86,6 +90,7 @@ class DuckDbProvenanceRepository(DuckDbIdentity, ProvenanceRepository):
             max_group_rows=max(1, self.row_group_rows // 2),
         )
         self._indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="provenance-index")
+        self._tail: IndexRun | None = None  # see index_pending(wait=False)
         if self._store.indexed_through >= 0:
             # Finish a trim that a crash after the last commit may have prevented.
             try:
@@ -101,17 +106,43 @@ class DuckDbProvenanceRepository(DuckDbIdentity, ProvenanceRepository):
 
     # -- indexing ------------------------------------------------------------------
 
-    def index_pending(self) -> int:
+    def index_pending(self, *, wait: bool = True) -> int:
         with self._write_lock:
+            indexed = self._finish_tail()
             self._store.ensure_open()
-            return IndexRun(self._store, self._journal, self._indexer, self._plan).run()
+            run = IndexRun(self._store, self._journal, self._indexer, self._plan)
+            indexed += run.run(wait)
+            if run.unsettled:
+                self._tail = run
+            return indexed
+
+    def _finish_tail(self) -> int:
+        """Settle the transaction an ``index_pending(wait=False)`` left in the background
+        (the caller holds the write lock); how many events it stored and trimmed."""
+        tail, self._tail = self._tail, None
+        return 0 if tail is None else tail.finish()
+
+    def _settle_for_reading(self) -> None:
+        """Readers see no transaction half-way: one left in the background by
+        ``index_pending(wait=False)`` is finished first (only a deterministic run leaves
+        one, so what it reads does not depend on the indexing thread's timing). A failure
+        is logged: its events stay journaled and the next ``index_pending`` stores them."""
+        if self._tail is None:
+            return
+        with self._write_lock:
+            try:
+                self._finish_tail()
+            except Exception as error:
+                logger.warning("provenance indexing in progress failed: %s", error)
 
     def indexed_through(self) -> int:
+        self._settle_for_reading()
         return self._store.indexed_through
 
     # -- reading -------------------------------------------------------------------
 
     def search(self, query: ProvenanceQuery) -> list[ProvenanceEvent]:
+        self._settle_for_reading()
         if query.limit <= 0:
             return []
         compiled = compile_search(query)
@@ -120,16 +151,19 @@ class DuckDbProvenanceRepository(DuckDbIdentity, ProvenanceRepository):
         return [event_from_row(row) for row in rows]
 
     def get_event(self, event_id: int) -> ProvenanceEvent | None:
+        self._settle_for_reading()
         row = self._store.fetch_one(
             f"SELECT {SELECT_EVENT_COLUMNS} FROM {EVENTS_TABLE} WHERE event_id = ?", [event_id]
         )
         return None if row is None else event_from_row(row)
 
     def event_count(self) -> int:
+        self._settle_for_reading()
         row = self._store.fetch_one(f"SELECT count(*) FROM {EVENTS_TABLE}")
         return 0 if row is None else int(row[0])
 
     def lineage(self, flowfile_uuid: str) -> LineageGraph:
+        self._settle_for_reading()
         with self._store.reader() as cursor:
 
             def fetch_touching(uuids: Collection[str]) -> list[LineageEvent]:
@@ -142,6 +176,7 @@ class DuckDbProvenanceRepository(DuckDbIdentity, ProvenanceRepository):
 
     def age_off(self, now_ms: int) -> int:
         with self._write_lock:
+            self._finish_tail()
             removed = age_off_by_time(self._store, now_ms - self._max_age_ms)
             removed += age_off_by_size(self._store, self._max_size_bytes)
         if removed:
@@ -151,14 +186,20 @@ class DuckDbProvenanceRepository(DuckDbIdentity, ProvenanceRepository):
     def storage_bytes(self) -> int:
         """Bytes the database uses (after a checkpoint), as size age-off measures them."""
         with self._write_lock:
+            self._finish_tail()
             return self._store.used_bytes()
 
     # -- closing -------------------------------------------------------------------
 
     def close(self) -> None:
         with self._write_lock:
-            self._indexer.shutdown(wait=True)
-            self._store.close()
+            try:
+                self._finish_tail()
+            except Exception as error:  # its events stay journaled: indexed after a restart
+                logger.warning("provenance indexing in progress at close failed: %s", error)
+            finally:
+                self._indexer.shutdown(wait=True)
+                self._store.close()
 
 
 def _events_touching(cursor: duckdb.DuckDBPyConnection, uuids: list[str]) -> list[LineageEvent]:

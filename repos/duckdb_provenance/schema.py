@@ -1,8 +1,8 @@
-"""The DuckDB tables of the provenance store and the Arrow schema that feeds them.
+"""The DuckDB tables of the provenance store and the SQL that fills and reads them.
 
 One list of columns is the single source of truth: the ``CREATE TABLE`` statement, the
-Arrow schema a batch is built with and the ``SELECT`` list rows are decoded from all come
-from it, so they cannot drift apart.
+``from_json`` structure and ``SELECT`` list that turn a batch's JSON texts into rows, and
+the ``SELECT`` list rows are decoded from all come from it, so they cannot drift apart.
 
 Tables:
 
@@ -29,6 +29,7 @@ Tables:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -101,11 +102,6 @@ EVENT_COLUMNS: tuple[Column, ...] = (
     Column("size", "BIGINT NOT NULL", pa.int64()),
 )
 
-# The uuid rows of a batch as built in Arrow; DuckDB turns each uuid into its key.
-UUID_COLUMNS: tuple[Column, ...] = (
-    Column("uuid", "VARCHAR NOT NULL", pa.string()),
-    Column("event_id", "BIGINT NOT NULL", pa.int64()),
-)
 UUID_KEY_COLUMNS: tuple[Column, ...] = (
     Column("uuid_key", "UBIGINT NOT NULL", pa.uint64()),
     Column("event_id", "BIGINT NOT NULL", pa.int64()),
@@ -129,10 +125,6 @@ EVENT_COLUMN_NAMES: tuple[str, ...] = tuple(column.name for column in EVENT_COLU
 
 def arrow_schema(columns: tuple[Column, ...]) -> pa.Schema:
     return pa.schema([pa.field(c.name, c.arrow_type, nullable=c.nullable) for c in columns])
-
-
-EVENTS_ARROW_SCHEMA = arrow_schema(EVENT_COLUMNS)
-UUIDS_ARROW_SCHEMA = arrow_schema(UUID_COLUMNS)
 
 
 def _create_table(name: str, columns: tuple[Column, ...]) -> str:
@@ -161,18 +153,72 @@ CREATE_STATEMENTS: tuple[str, ...] = (
     ),
 )
 
-# Fills the uuid key table from the events table (it must be empty and unindexed).
-REBUILD_UUID_KEYS = f"""INSERT INTO {UUIDS_TABLE}
+
+def _uuid_keys_sql(where: str) -> str:
+    """Fills the uuid key table from the events rows that ``where`` selects."""
+    return f"""INSERT INTO {UUIDS_TABLE}
 SELECT {uuid_key_sql("uuid")}, event_id FROM (
-    SELECT flowfile_uuid AS uuid, event_id FROM {EVENTS_TABLE}
+    SELECT flowfile_uuid AS uuid, event_id FROM {EVENTS_TABLE} {where}
     UNION ALL
     SELECT uuid, event_id FROM (
-        SELECT unnest(parent_uuids) AS uuid, flowfile_uuid, event_id FROM {EVENTS_TABLE}
+        SELECT unnest(parent_uuids) AS uuid, flowfile_uuid, event_id FROM {EVENTS_TABLE} {where}
     ) WHERE uuid <> flowfile_uuid
     UNION ALL
     SELECT uuid, event_id FROM (
-        SELECT unnest(child_uuids) AS uuid, flowfile_uuid, event_id FROM {EVENTS_TABLE}
+        SELECT unnest(child_uuids) AS uuid, flowfile_uuid, event_id FROM {EVENTS_TABLE} {where}
     ) WHERE uuid <> flowfile_uuid
 )"""
+
+
+# Fills the uuid key table from the events table (it must be empty and unindexed).
+REBUILD_UUID_KEYS = _uuid_keys_sql("")
+# The uuid rows of the events with ids from ``?`` to ``?``, just inserted.
+INSERT_UUID_KEYS_BETWEEN = _uuid_keys_sql("WHERE event_id BETWEEN $first AND $last")
+
+# A batch on its way in: each event's id and its JSON text (``arrow_batch.py``); the id
+# in the text is ignored (the journal encodes an event before its id is assigned).
+PENDING_COLUMNS: tuple[Column, ...] = (
+    Column("event_id", "BIGINT NOT NULL", pa.int64()),
+    Column("event", "VARCHAR NOT NULL", pa.large_string()),
+)
+PENDING_ARROW_SCHEMA = arrow_schema(PENDING_COLUMNS)
+
+_ATTRIBUTE_MAPS = ("previous_attributes", "updated_attributes")
+_CONTENT_REFS = ("previous_content", "current_content")
+# The fields of a content reference in its JSON array, in order (``ContentRef``).
+_CONTENT_FIELDS = ("container", "section", "identifier", "offset", "size", "checksum")
+
+
+def _from_json() -> tuple[str, list[str]]:
+    """The ``from_json`` structure of an event's text, and the SELECT list of the event
+    columns taken from it (``j``) and from the pending row's ``event_id``."""
+    structure: dict[str, object] = {}
+    select: list[str] = []
+    for column in EVENT_COLUMNS:
+        name, base = column.name, column.sql_type.removesuffix(" NOT NULL")
+        if name == "event_id":
+            select.append("event_id")
+            continue
+        reference = next((r for r in _CONTENT_REFS if name.startswith(r + "_")), None)
+        if reference is not None:
+            structure[reference] = ["VARCHAR"]  # an array of strings and numbers, or null
+            position = _CONTENT_FIELDS.index(name.removeprefix(reference + "_")) + 1
+            select.append(f"CAST(j.{reference}[{position}] AS {base}) AS {name}")
+        elif name in _ATTRIBUTE_MAPS:
+            structure[name] = "JSON"  # kept as JSON text
+            select.append(f"CAST(j.{name} AS VARCHAR) AS {name}")
+        else:
+            structure[name] = ["VARCHAR"] if base == "VARCHAR[]" else base
+            select.append(f"j.{name} AS {name}")
+    return json.dumps(structure, separators=(",", ":")), select
+
+
+_STRUCTURE, _SELECT_FROM_JSON = _from_json()
+# Inserts the registered Arrow table ``pending_events`` (``PENDING_COLUMNS``) as event
+# rows: DuckDB parses each JSON text into the event's columns.
+INSERT_EVENTS_FROM_JSON = (
+    f"INSERT INTO {EVENTS_TABLE} BY NAME SELECT {', '.join(_SELECT_FROM_JSON)} "
+    f"FROM (SELECT event_id, from_json(event, '{_STRUCTURE}') AS j FROM pending_events)"
+)
 
 SELECT_EVENT_COLUMNS = ", ".join(EVENT_COLUMN_NAMES)

@@ -38,6 +38,8 @@ from repos.duckdb_provenance.schema import (
     CATALOG,
     CREATE_STATEMENTS,
     EVENTS_TABLE,
+    INSERT_EVENTS_FROM_JSON,
+    INSERT_UUID_KEYS_BETWEEN,
     META_TABLE,
     REBUILD_UUID_KEYS,
     SCHEMA_VERSION,
@@ -61,7 +63,6 @@ _WAL_BACKSTOP = "1GB"
 # group then overlaps with the building of the next batches instead of following it.
 _WRITE_BUFFER_ROW_GROUPS = 1
 _PROBE_KEY = uuid_key_sql(repr(UUID_KEY_PROBE_TEXT))
-_SELECT_PENDING_UUID_KEYS = f"SELECT {uuid_key_sql('uuid')}, event_id FROM pending_uuids"
 REPOSITORY = "provenance"
 STORAGE_SETTING = "provenance.max_storage_size"
 # DuckDB errors that come from the file rather than the statement: a file that cannot be
@@ -239,9 +240,11 @@ class ProvenanceStore:
         writer = self._writer
         try:
             writer.register("pending_events", batch.events)
-            writer.register("pending_uuids", batch.uuids)
-            writer.execute(f"INSERT INTO {EVENTS_TABLE} BY NAME SELECT * FROM pending_events")
-            writer.execute(f"INSERT INTO {UUIDS_TABLE} {_SELECT_PENDING_UUID_KEYS}")
+            writer.execute(INSERT_EVENTS_FROM_JSON)
+            writer.execute(
+                INSERT_UUID_KEYS_BETWEEN,
+                {"first": batch.min_event_id, "last": batch.max_event_id},
+            )
         except duckdb.Error as error:
             self._abandon(error)
             raise self._failure(error) from error
@@ -250,7 +253,6 @@ class ProvenanceStore:
             raise
         finally:
             writer.unregister("pending_events")
-            writer.unregister("pending_uuids")
         self._pending_through = batch.max_event_id
         self._pending_rows += batch.events.num_rows
 

@@ -435,8 +435,14 @@ class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
         last = codec.id_key(through_event_id)
 
         def body(txn: Any) -> int:
-            removed = 0
             cursor = txn.cursor(db=self._journal)
+            if cursor.last() and cursor.key() <= last:
+                # Everything journaled is indexed (the usual case): empty the database
+                # in one call, which frees its pages instead of deleting key by key.
+                removed: int = txn.stat(self._journal)["entries"]
+                txn.drop(self._journal, delete=False)
+                return removed
+            removed = 0
             key, delete = cursor.key, cursor.delete
             positioned = cursor.first()
             while positioned and key() <= last:

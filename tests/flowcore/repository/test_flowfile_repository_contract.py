@@ -105,6 +105,20 @@ def test_journal_reads_in_batches_and_trims(repo_factory: RepoFactory) -> None:
     assert [e.event_id for e in repo.read_journal(-1, 10)] == [3, 4]
 
 
+def test_trimming_the_whole_journal_empties_it_and_ids_continue(
+    repo_factory: RepoFactory,
+) -> None:
+    repo = repo_factory()
+    repo.commit(RepositoryUpdate(events=[event(str(i)) for i in range(5)]))
+    assert repo.trim_journal(4) == 5
+    assert repo.journal_size() == 0 and repo.read_journal(-1, 10) == []
+    assert repo.trim_journal(9) == 0
+    repo = reopen(repo, repo_factory)
+    assert list(repo.commit(RepositoryUpdate(events=[event("5")])).event_ids) == [5]
+    assert [e.event_id for e in repo.read_journal(-1, 10)] == [5]
+    assert repo.journal_size() == 1
+
+
 def test_state_is_committed_with_flowfiles(repo_factory: RepoFactory) -> None:
     repo = repo_factory()
     repo.commit(

@@ -7,6 +7,7 @@ thousand events takes the bulk path that a real store takes from 122,880 events 
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import subprocess
 import sys
@@ -251,7 +252,7 @@ def _fields(made: ProvenanceEvent) -> dict[str, Any]:
     return {name: getattr(made, name) for name in made.__struct_fields__}
 
 
-def test_split_and_merge_keep_each_uuid_row_with_its_event(event: Any) -> None:
+def test_split_and_merge_keep_each_event_with_its_id(event: Any) -> None:
     events = [
         ProvenanceEvent(
             **{
@@ -265,11 +266,17 @@ def test_split_and_merge_keep_each_uuid_row_with_its_event(event: Any) -> None:
     head, tail = split_batch(batch, 2)
     assert (head.min_event_id, head.max_event_id, head.rows) == (10, 11, 2)
     assert (tail.min_event_id, tail.max_event_id, tail.rows) == (12, 14, 3)
-    assert set(head.uuids.column("event_id").to_pylist()) == {10, 11}
-    assert set(tail.uuids.column("event_id").to_pylist()) == {12, 13, 14}
+    assert head.events.column("event_id").to_pylist() == [10, 11]
+    assert tail.events.column("event_id").to_pylist() == [12, 13, 14]
+    assert [
+        json.loads(text)["flowfile_uuid"] for text in tail.events.column("event").to_pylist()
+    ] == [
+        "ff-2",
+        "ff-3",
+        "ff-4",
+    ]
     merged = merge_batches([head, tail])
     assert merged.events.to_pylist() == batch.events.to_pylist()
-    assert sorted(merged.uuids.to_pylist(), key=str) == sorted(batch.uuids.to_pylist(), key=str)
     assert (merged.min_event_id, merged.max_event_id) == (10, 14)
 
 
