@@ -33,6 +33,7 @@ from processors.record.api import (
     bounded,
 )
 from processors.record.bulk import BulkRead
+from processors.record.csv_minimal import MinimalQuoting, render
 from processors.record.schema import conform
 
 CSV_MIME_TYPE = "text/csv"
@@ -525,6 +526,9 @@ class _CSVWriter(common.CountingWriter):
         specials = (self._delimiter, '"', "\n", "\r")
         plain = all(not any(c in name for c in specials) for name in schema.names)
         self._header_style = "none" if plain and service.quote_mode != "ALL" else "needed"
+        self._minimal = (
+            MinimalQuoting(delimiter, service.escape) if service.quote_mode == "MINIMAL" else None
+        )
         self._escape_columns = [
             i
             for i, f in enumerate(schema)
@@ -544,23 +548,44 @@ class _CSVWriter(common.CountingWriter):
         )
 
     def _emit(self, records: pa.RecordBatch | pa.Table, header: bool) -> None:
-        mode = self._service.quote_mode
-        styles = {
-            "MINIMAL": ("none", "needed"),
-            "NON_NUMERIC": ("needed",),
-            "ALL": ("all_valid",),
-            "NONE": ("none",),
-        }[mode]
-        for attempt, style in enumerate(styles):
-            out = pa.BufferOutputStream()
-            try:
-                pacsv.write_csv(records, out, self._options(header, style))
-            except pa.ArrowInvalid as exc:
-                if attempt + 1 < len(styles):
-                    continue  # MINIMAL: a value needs quotes, quote this write's strings
-                raise ProcessException(f"cannot write CSV: {exc}") from None
-            self._sink.write(memoryview(out.getvalue()))
+        if self._minimal is not None:
+            self._emit_minimal(records, header)
             return
+        style = {"NON_NUMERIC": "needed", "ALL": "all_valid", "NONE": "none"}[
+            self._service.quote_mode
+        ]
+        out = pa.BufferOutputStream()
+        try:
+            pacsv.write_csv(records, out, self._options(header, style))
+        except pa.ArrowException as exc:
+            raise ProcessException(f"cannot write CSV: {exc}") from None
+        self._sink.write(memoryview(out.getvalue()))
+
+    def _emit_minimal(self, records: pa.RecordBatch | pa.Table, header: bool) -> None:
+        """Quote Mode MINIMAL: only the values that need quotes are quoted (``csv_minimal``),
+        in one pass; the header names by the same rules."""
+        quoting = self._minimal
+        assert quoting is not None
+        if isinstance(records, pa.Table):
+            batches = records.combine_chunks().to_batches()
+        else:
+            batches = [records]
+        service = self._service
+        try:
+            parts = [
+                buffer
+                for batch in batches
+                for buffer in render(
+                    batch, quoting, self._delimiter, service.eol, service.null_string
+                )
+            ]
+        except pa.ArrowException as exc:
+            raise ProcessException(f"cannot write CSV: {exc}") from None
+        if header:
+            names = self._delimiter.join(quoting.text(name) for name in self._schema.names)
+            self._sink.write((names + service.eol).encode())
+        for buffer in parts:
+            self._sink.write(memoryview(buffer))
 
     def write_batch(self, batch: pa.RecordBatch) -> None:
         batch = conform(batch, self._schema)
@@ -590,7 +615,7 @@ class _CSVWriter(common.CountingWriter):
             return
         pending, self._pending, self._pending_rows = self._pending, [], 0
         records = pa.Table.from_batches(pending, schema=self._schema)
-        if self._escape_columns:
+        if self._escape_columns and self._minimal is None:  # MINIMAL escapes as it quotes
             records = self._escaped(records)
         self._emit(records, not self._header_written)
         self._header_written = True

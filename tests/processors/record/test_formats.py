@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from flowcore.errors import ProcessException
 from processors.record import (
     AvroReader,
     AvroRecordSetWriter,
@@ -226,6 +227,71 @@ def test_csv_quote_modes(enable_with: Enable, write_records: Any) -> None:
         enable_with(CSVRecordSetWriter, {"Quote Mode": "NON_NUMERIC"}), table
     )
     assert non_numeric == b'n,s\n1,"a"\n'
+
+
+MINIMAL_CASES = [
+    ("plain", "plain"),
+    ("a b", "a b"),  # an inner space needs no quotes
+    ("x#", "x#"),
+    ("été", "été"),
+    ("", '""'),  # the empty string, unlike null
+    (" lead", '" lead"'),
+    ("trail ", '"trail "'),
+    ("tab\t", '"tab\t"'),
+    ("#hash", '"#hash"'),
+    ("!bang", '"!bang"'),
+    ("a,b", '"a,b"'),
+    ('say "hi"', '"say ""hi"""'),
+    ("two\nlines", '"two\nlines"'),
+    ("cr\rhere", '"cr\rhere"'),
+    ("back\\slash", '"back\\\\slash"'),  # the escape doubled, and quoted
+]
+
+
+@pytest.mark.parametrize(("value", "written"), MINIMAL_CASES)
+def test_csv_minimal_quotes_only_the_values_that_need_it(
+    enable_with: Enable, write_records: Any, value: str, written: str
+) -> None:
+    """NiFi's Commons CSV MINIMAL rules, value by value: a neighbour that needs quotes
+    does not quote the others."""
+    table = pa.table({"n": [1, 2, 3], "s": ["plain", value, None]})
+    data, _ = write_records(enable_with(CSVRecordSetWriter, {}), table)
+    assert data.decode() == f"n,s\n1,plain\n2,{written}\n3,\n"
+
+
+def test_csv_minimal_values_round_trip(
+    enable_with: Enable, read_records: Any, write_records: Any
+) -> None:
+    values = [v for v, _ in MINIMAL_CASES if not v.endswith(" ") and not v.startswith(" ")]
+    table = pa.table({"s": [*values, None], "n": list(range(len(values) + 1))})
+    data, _ = write_records(enable_with(CSVRecordSetWriter, {}), table)
+    reader = enable_with(CSVReader, {**CSV_HEADER, "Trim Fields": "false"})
+    assert read_records(reader, data).column("s").to_pylist() == [*values, None]
+
+
+def test_csv_minimal_other_separator_header_and_numbers(
+    enable_with: Enable, write_records: Any
+) -> None:
+    table = pa.table({"a;b": [1.5, None], "c,d": ["x,y", "x;y"], "#e": [True, False]})
+    writer = enable_with(CSVRecordSetWriter, {"Value Separator": ";", "Null String": "NULL"})
+    data, _ = write_records(writer, table)
+    assert data == b'"a;b";c,d;"#e"\n1.5;x,y;true\nNULL;"x;y";false\n'
+    # a separator that numbers contain quotes them too
+    dotted = enable_with(CSVRecordSetWriter, {"Value Separator": "."})
+    data, _ = write_records(dotted, pa.table({"x": [1.5, 2.0], "y": ["a", "b.c"]}))
+    assert data == b'x.y\n"1.5".a\n2."b.c"\n'
+
+
+def test_csv_minimal_non_ascii_separator(enable_with: Enable, write_records: Any) -> None:
+    writer = enable_with(CSVRecordSetWriter, {"Value Separator": "§"})
+    data, _ = write_records(writer, pa.table({"a": ["x§y", "z"], "b": [1, 2]}))
+    assert data.decode() == 'a§b\n"x§y"§1\nz§2\n'
+
+
+def test_csv_minimal_nested_value_is_a_clear_error(enable_with: Enable, write_records: Any) -> None:
+    table = pa.table({"tags": pa.array([["a"]], pa.list_(pa.string()))})
+    with pytest.raises(ProcessException, match="cannot write CSV"):
+        write_records(enable_with(CSVRecordSetWriter, {}), table)
 
 
 def test_csv_header_only_gives_zero_records_and_schema(
