@@ -59,7 +59,7 @@ class _Part:
 
     __slots__ = ("data", "header", "position", "rows")
 
-    def __init__(self, position: int, header: bytes, data: bytes, rows: int) -> None:
+    def __init__(self, position: int, header: bytes, data: bytes | memoryview, rows: int) -> None:
         self.position = position
         self.header = header
         self.data = data
@@ -75,17 +75,89 @@ def read_bulk(
         result.rest.extend(range(len(contents)))
         return result
     given = service.schema_source.resolve(attributes[0]) if attributes else None
-    by_header: dict[bytes, list[_Part]] = {}
+    by_header: dict[bytes, list[tuple[int, bytes | memoryview]]] = {}
+    quote = (service.parse_options.quote_char or "").encode()
+    header_line = service.header
     for position, content in enumerate(contents):
-        part = _prepare(service, position, content)
-        if part is None:
+        if not content or len(content) > LARGEST:
             result.rest.append(position)
-        else:
-            by_header.setdefault(part.header, []).append(part)
-    for parts in by_header.values():
-        _parse(service, parts, given, result)
+            continue
+        header = b""
+        data: bytes | memoryview = content
+        if header_line:
+            cut = content.find(b"\n")
+            if cut <= 0:
+                result.rest.append(position)
+                continue
+            header = content[: cut + 1]
+            if quote and quote in header:
+                result.rest.append(position)
+                continue
+            data = memoryview(content)[cut + 1 :]
+        if quote and content.count(quote) % 2:  # a quoted value left open
+            result.rest.append(position)
+            continue
+        by_header.setdefault(header, []).append((position, data))
+    for header, items in by_header.items():
+        parts, buffer = _split(service, header, items, contents, result)
+        if parts:
+            _parse(service, parts, given, result, buffer)
     result.rest.sort()
     return result
+
+
+def _split(
+    service: CSVReader,
+    header: bytes,
+    items: list[tuple[int, bytes | memoryview]],
+    contents: Sequence[bytes],
+    result: BulkRead,
+) -> tuple[list[_Part], bytes | None]:
+    """The contents that share ``header`` as parts with their record counts, and the
+    buffer to parse (header line, then every part's data lines).
+
+    The records are counted for all the contents at once: the line feeds outside quoted
+    values (a line feed after an even number of quotes in the buffer, as every content's
+    quotes balance), less the empty lines, per content. Contents with a carriage return
+    or the escape character go through ``_prepare`` one by one."""
+    for index, (position, data) in enumerate(items):
+        if not data or data[-1] != 10:  # the last line without its line feed
+            items[index] = (position, b"".join((data, b"\n")))
+    buffer = b"".join([header, *(data for _, data in items)])
+    lengths = np.fromiter((len(data) for _, data in items), dtype=np.int64, count=len(items))
+    options = service.parse_options
+    escape = (options.escape_char or "").encode()
+    quote = (options.quote_char or "").encode()
+    if b"\r" in buffer or (escape and escape in buffer) or len(quote) > 1:
+        parts = [_prepare(service, position, contents[position]) for position, _ in items]
+        result.rest.extend(p for p, part in zip(items, parts, strict=True) if part is None)
+        return [part for part in parts if part is not None], None
+    rows = _count_rows_of(buffer, len(header), lengths, quote)
+    parts = [
+        _Part(position, header, data, int(count))
+        for (position, data), count in zip(items, rows, strict=True)
+    ]
+    if rows.all():
+        return parts, buffer
+    result.rest.extend(part.position for part in parts if not part.rows)
+    return [part for part in parts if part.rows], None
+
+
+def _count_rows_of(buffer: bytes, skip: int, lengths: Rows, quote: bytes) -> Rows:
+    """Per part (``lengths`` bytes each after the first ``skip``, each ending with a line
+    feed, the quotes of each balanced): its non-empty lines outside quoted values."""
+    body = np.frombuffer(buffer, dtype=np.uint8)[skip:]
+    feeds = np.flatnonzero(body == 10)
+    if quote and quote in buffer:
+        quotes = np.flatnonzero(body == quote[0])
+        feeds = feeds[(np.searchsorted(quotes, feeds) & 1) == 0]
+    line_starts = np.empty_like(feeds)
+    line_starts[:1] = 0
+    line_starts[1:] = feeds[:-1] + 1
+    ends = feeds[feeds != line_starts]
+    below = np.searchsorted(ends, np.cumsum(lengths))
+    counts: Rows = np.diff(below, prepend=0)
+    return counts
 
 
 def _eligible(service: CSVReader, attributes: Sequence[Mapping[str, str]]) -> bool:
@@ -151,9 +223,11 @@ def _parse(
     parts: list[_Part],
     given: tuple[pa.Schema, str] | None,
     result: BulkRead,
+    buffer: bytes | None = None,
 ) -> None:
-    """Parse the parts together; on failure, each half alone (down to one part)."""
-    table = _try_parse(service, parts, given)
+    """Parse the parts together (``buffer``: their header and data, if already joined);
+    on failure, each half alone (down to one part)."""
+    table = _try_parse(service, parts, given, buffer)
     if table is None:
         if len(parts) == 1:
             result.rest.append(parts[0].position)
@@ -181,10 +255,14 @@ def _parse(
 
 
 def _try_parse(
-    service: CSVReader, parts: list[_Part], given: tuple[pa.Schema, str] | None
+    service: CSVReader,
+    parts: list[_Part],
+    given: tuple[pa.Schema, str] | None,
+    buffer: bytes | None = None,
 ) -> pa.Table | None:
     """The parts' records in one table, or None if pyarrow fails or counts otherwise."""
-    buffer = parts[0].header + b"".join(p.data for p in parts)
+    if buffer is None:
+        buffer = b"".join([parts[0].header, *(p.data for p in parts)])
     expected = sum(p.rows for p in parts)
     block = len(buffer) + 1
     if given is not None:
