@@ -39,6 +39,7 @@ from processors.record.schema import conform
 CSV_MIME_TYPE = "text/csv"
 _BLOCK = 1 << 20
 _ROW = re.compile(r"Row #(\d+)")
+_SEPARATORS_KEPT = 16
 PENDING_ROWS = 65_536
 """Records a writer holds before writing them (``flush`` and ``finish`` write earlier)."""
 
@@ -492,6 +493,19 @@ class CSVRecordSetWriter(ControllerService):
         self.quote_mode = common.choice(context, QUOTE_MODE)
         null = context.get_property(NULL_STRING).value
         self.null_string = common.unescape(null) if null is not None else ""
+        self._quoting: dict[str, MinimalQuoting] = {}
+
+    def minimal_quoting(self, delimiter: str) -> MinimalQuoting | None:
+        """Quote Mode MINIMAL's rules for a Value Separator (kept per separator), or None
+        under another Quote Mode."""
+        if self.quote_mode != "MINIMAL":
+            return None
+        quoting = self._quoting.get(delimiter)
+        if quoting is None:
+            if len(self._quoting) >= _SEPARATORS_KEPT:
+                self._quoting.clear()
+            quoting = self._quoting[delimiter] = MinimalQuoting(delimiter, self.escape)
+        return quoting
 
     def writer_schema(self, read_schema: pa.Schema, attributes: Mapping[str, str]) -> pa.Schema:
         given = self.schema_source.resolve(attributes)
@@ -523,18 +537,19 @@ class _CSVWriter(common.CountingWriter):
         self._pending: list[pa.RecordBatch] = []
         self._pending_rows = 0
         self._header_written = not service.include_header
-        specials = (self._delimiter, '"', "\n", "\r")
-        plain = all(not any(c in name for c in specials) for name in schema.names)
-        self._header_style = "none" if plain and service.quote_mode != "ALL" else "needed"
-        self._minimal = (
-            MinimalQuoting(delimiter, service.escape) if service.quote_mode == "MINIMAL" else None
-        )
-        self._escape_columns = [
-            i
-            for i, f in enumerate(schema)
-            if service.escape is not None
-            and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
-        ]
+        self._minimal = service.minimal_quoting(delimiter)
+        self._header_style = "none"
+        self._escape_columns: list[int] = []
+        if self._minimal is None:
+            specials = (self._delimiter, '"', "\n", "\r")
+            plain = all(not any(c in name for c in specials) for name in schema.names)
+            self._header_style = "none" if plain and service.quote_mode != "ALL" else "needed"
+            self._escape_columns = [
+                i
+                for i, f in enumerate(schema)
+                if service.escape is not None
+                and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+            ]
 
     def _options(self, header: bool, style: str) -> pacsv.WriteOptions:
         return pacsv.WriteOptions(
@@ -582,8 +597,7 @@ class _CSVWriter(common.CountingWriter):
         except pa.ArrowException as exc:
             raise ProcessException(f"cannot write CSV: {exc}") from None
         if header:
-            names = self._delimiter.join(quoting.text(name) for name in self._schema.names)
-            self._sink.write((names + service.eol).encode())
+            self._sink.write(quoting.header(self._schema.names, self._delimiter, service.eol))
         for buffer in parts:
             self._sink.write(memoryview(buffer))
 
@@ -615,7 +629,7 @@ class _CSVWriter(common.CountingWriter):
             return
         pending, self._pending, self._pending_rows = self._pending, [], 0
         records = pa.Table.from_batches(pending, schema=self._schema)
-        if self._escape_columns and self._minimal is None:  # MINIMAL escapes as it quotes
+        if self._escape_columns:  # (none with MINIMAL: it doubles the escape as it quotes)
             records = self._escaped(records)
         self._emit(records, not self._header_written)
         self._header_written = True

@@ -14,6 +14,7 @@ the Null String), so nulls survive a round trip.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,6 +23,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 QUOTE = '"'
+SMALL = 512
+"""Values in a write up to which it is rendered in Python: Arrow's kernels cost more in
+calls than they save on a few records (a split or a partition of a FlowFile)."""
+_HEADERS_KEPT = 64
 _TEXT_LIMIT = 1 << 30
 """Bytes of text rendered per kernel call, far below the 2 GiB a string array can hold."""
 
@@ -49,24 +54,37 @@ class MinimalQuoting:
         self._inside = _byte_table(specials)
         self._wide = [c for c in {delimiter, escape or ""} if c and ord(c) >= 128]
         """Non-ASCII specials, matched as substrings."""
-        self._plain_scalars = not any(c.isalnum() or c in _SCALAR_MARKS for c in specials)
+        self.plain_scalars = not any(c.isalnum() or c in _SCALAR_MARKS for c in specials)
         """Whether numbers, Booleans and temporal values never need quotes (their text has
         no special character and never begins or ends with a space)."""
+        inside = "".join(sorted(set(specials)))
+        self._needs = re.compile(f"\\A\\Z|\\A[\\x00-#]|[{re.escape(inside)}]|[\\x00- ]\\Z").search
+        """The rules as one regular expression (for values one by one)."""
+        self._headers: dict[tuple[tuple[str, ...], str, str], bytes] = {}
 
     def text(self, value: str) -> str:
-        """One value (a header name) as written."""
-        if self.needs_quotes(value):
-            return QUOTE + value.replace(QUOTE, QUOTE + QUOTE) + QUOTE
-        return value
+        """One value as written (as ``quoted`` writes it)."""
+        if self._needs(value) is None:
+            return value
+        escape = self._escape
+        if escape and escape != QUOTE:
+            value = value.replace(escape, escape + escape)
+        return QUOTE + value.replace(QUOTE, QUOTE + QUOTE) + QUOTE
+
+    def header(self, names: Sequence[str], delimiter: str, eol: str) -> bytes:
+        """The header line for these column names (made once per schema)."""
+        key = (tuple(names), delimiter, eol)
+        line = self._headers.get(key)
+        if line is None:
+            if len(self._headers) >= _HEADERS_KEPT:
+                self._headers.clear()
+            text = delimiter.join(self.text(name) for name in names) + eol
+            line = self._headers[key] = text.encode()
+        return line
 
     def needs_quotes(self, value: str) -> bool:
         """Whether NiFi's MINIMAL rules quote ``value`` (an empty one: always here)."""
-        if not value:
-            return True
-        head, tail = ord(value[0]), ord(value[-1])
-        if (head < 256 and _LEADING[head]) or (tail < 256 and _TRAILING[tail]):
-            return True
-        return any((ord(c) < 128 and self._inside[ord(c)]) or c in self._wide for c in value)
+        return self._needs(value) is not None
 
     def mask(self, values: pa.Array) -> npt.NDArray[np.bool_]:
         """Per value of a string array: whether it needs quotes (nulls never)."""
@@ -101,7 +119,7 @@ class MinimalQuoting:
         """The values, those that need it quoted: the escape character doubled (so that
         CSVReader with the same escape reads them back), then inner quotes doubled.
         ``scalar``: the text of numbers, Booleans or temporal values."""
-        if scalar and self._plain_scalars:
+        if scalar and self.plain_scalars:
             return values
         needs = self.mask(values)
         if not needs.any():
@@ -150,6 +168,8 @@ def render(
     Raises ``pa.ArrowException`` for a type that has no text form (a list, a struct)."""
     if batch.num_rows == 0 or batch.num_columns == 0:
         return []
+    if batch.num_rows * batch.num_columns <= SMALL:
+        return [pa.py_buffer(_render_small(batch, quoting, delimiter, eol, null_string))]
     estimate = batch.nbytes * 4 + batch.num_rows * (len(eol) + batch.num_columns * 3)
     step = max(1, int(batch.num_rows * min(1.0, _TEXT_LIMIT / max(estimate, 1))))
     out: list[pa.Buffer] = []
@@ -166,6 +186,32 @@ def render(
         out.append(_value_buffer(text))
         out.append(eol_bytes)
     return out
+
+
+def _render_small(
+    batch: pa.RecordBatch,
+    quoting: MinimalQuoting,
+    delimiter: str,
+    eol: str,
+    null_string: str,
+) -> bytes:
+    """``render`` for a few records: the same text (values other than strings and integers
+    through the same Arrow cast), quoted and joined value by value in Python."""
+    text = quoting.text
+    columns: list[list[str]] = []
+    for column in batch.columns:
+        kind = column.type
+        if _is_text(kind) or pa.types.is_integer(kind):
+            values = column.to_pylist()
+        else:
+            values = pc.cast(column, pa.string()).to_pylist()
+        if _is_scalar(kind) and quoting.plain_scalars:
+            columns.append([null_string if v is None else str(v) for v in values])
+        else:
+            columns.append([null_string if v is None else text(str(v)) for v in values])
+    lines = [delimiter.join(row) for row in zip(*columns, strict=True)]
+    lines.append("")
+    return eol.join(lines).encode()
 
 
 def _join(texts: Sequence[pa.Array], delimiter: str, null_string: str) -> pa.Array:

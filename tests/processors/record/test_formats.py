@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -248,15 +249,49 @@ MINIMAL_CASES = [
 ]
 
 
+@pytest.mark.parametrize("copies", [1, 400])  # rendered in Python / by Arrow kernels
 @pytest.mark.parametrize(("value", "written"), MINIMAL_CASES)
 def test_csv_minimal_quotes_only_the_values_that_need_it(
-    enable_with: Enable, write_records: Any, value: str, written: str
+    enable_with: Enable, write_records: Any, value: str, written: str, copies: int
 ) -> None:
     """NiFi's Commons CSV MINIMAL rules, value by value: a neighbour that needs quotes
     does not quote the others."""
-    table = pa.table({"n": [1, 2, 3], "s": ["plain", value, None]})
+    table = pa.table({"n": [1, 2, 3] * copies, "s": ["plain", value, None] * copies})
     data, _ = write_records(enable_with(CSVRecordSetWriter, {}), table)
-    assert data.decode() == f"n,s\n1,plain\n2,{written}\n3,\n"
+    assert data.decode() == "n,s\n" + f"1,plain\n2,{written}\n3,\n" * copies
+
+
+def test_csv_minimal_few_and_many_records_write_the_same(enable_with: Enable) -> None:
+    """A write of a few records (rendered in Python) and of many (Arrow kernels) give the
+    same text for the same values, whatever their types."""
+    rng = random.Random(5)
+    alphabet = ["a", "é", " ", ",", '"', "\\", "\n", "#", "!", "\t", "x"]
+    rows = 300
+    table = pa.table(
+        {
+            "s": [
+                None if rng.random() < 0.1 else "".join(rng.choices(alphabet, k=rng.randrange(4)))
+                for _ in range(rows)
+            ],
+            "i": pa.array([rng.randrange(-99, 99) for _ in range(rows)], pa.int32()),
+            "f": [rng.choice([0.1, 1.0, -2.5e-7, 1e20, None]) for _ in range(rows)],
+            "t": pa.array([rng.randrange(10**9) for _ in range(rows)], pa.timestamp("ms")),
+            "b": [rng.choice([True, False, None]) for _ in range(rows)],
+            "d": pa.array([rng.choice(["x", "y,z"]) for _ in range(rows)]).dictionary_encode(),
+        }
+    )
+    for separator in (",", ";", "."):
+        writer = enable_with(CSVRecordSetWriter, {"Value Separator": separator})
+        whole, one_by_one = io.BytesIO(), io.BytesIO()
+        many = writer.create_writer(table.schema, whole, {})
+        many.write_batch(table.to_batches()[0])
+        many.finish()
+        few = writer.create_writer(table.schema, one_by_one, {})
+        for row in range(rows):
+            few.write_batch(table.slice(row, 1).to_batches()[0])
+            few.flush()
+        few.finish()
+        assert one_by_one.getvalue() == whole.getvalue()
 
 
 def test_csv_minimal_values_round_trip(
