@@ -129,9 +129,14 @@ def _split(
     escape = (options.escape_char or "").encode()
     quote = (options.quote_char or "").encode()
     if b"\r" in buffer or (escape and escape in buffer) or len(quote) > 1:
-        parts = [_prepare(service, position, contents[position]) for position, _ in items]
-        result.rest.extend(p for p, part in zip(items, parts, strict=True) if part is None)
-        return [part for part in parts if part is not None], None
+        prepared: list[_Part] = []
+        for position, _ in items:
+            part = _prepare(service, position, contents[position])
+            if part is None:
+                result.rest.append(position)
+            else:
+                prepared.append(part)
+        return prepared, None
     rows = _count_rows_of(buffer, len(header), lengths, quote)
     parts = [
         _Part(position, header, data, int(count))

@@ -79,6 +79,23 @@ def test_quoted_newlines_count_as_one_record(enable: Enable) -> None:
     assert_as_alone(reader, contents, result)
 
 
+def test_carriage_returns_or_escapes_in_a_poll_leave_only_those_contents_alone(
+    enable: Enable,
+) -> None:
+    reader = enable(CSVReader, **{"Treat First Line as Header": "true"})
+    contents = [
+        b"id,name\n1,a\n",
+        b"id,name\r\n2,b\r\n",
+        b"id,name\n3,c\\,d\n",
+        b"id,name\n4,e\n5,f",
+        b"id,name\n",
+    ]
+    result = bulk(reader, contents)
+    assert result.rest == [1, 2, 4]
+    assert_as_alone(reader, contents, result)
+    assert [result.locate()[i].slices[i][1] for i in (0, 3)] == [1, 2]
+
+
 def test_a_malformed_content_is_left_alone_and_the_others_still_parsed_together(
     enable: Enable,
 ) -> None:
