@@ -168,6 +168,9 @@ class MergeRecord(SessionFactoryProcessor):
         super().__init__()
         self._bins: list[Bin] = []
         self._fingerprints: dict[pa.Schema, str] = {}
+        self._last_schema: tuple[pa.Schema | None, str] = (None, "")
+        """The schema object last binned and its key (compared by identity: cheaper than
+        hashing a schema)."""
         # Read once per trigger: Merge Strategy is Defragment; Correlation Attribute Name.
         self._defragment = False
         self._correlation: str | None = None
@@ -327,6 +330,8 @@ class MergeRecord(SessionFactoryProcessor):
         if defragment:
             return attributes.get(FRAGMENT_ID)
         key = schema_text
+        if key is None and schema is self._last_schema[0]:
+            key = self._last_schema[1]  # a bulk read gives many FlowFiles one schema object
         if key is None:
             # NiFi's key: the schema's text; computed once per distinct schema.
             key = self._fingerprints.get(schema)
@@ -334,6 +339,7 @@ class MergeRecord(SessionFactoryProcessor):
                 if len(self._fingerprints) >= _FINGERPRINT_CACHE:
                     self._fingerprints.clear()
                 key = self._fingerprints[schema] = schema_fingerprint(schema)
+            self._last_schema = (schema, key)
         correlation = self._correlation
         if correlation:
             value = attributes.get(correlation)

@@ -628,6 +628,10 @@ class _CSVWriter(common.CountingWriter):
         if not self._pending:
             return
         pending, self._pending, self._pending_rows = self._pending, [], 0
+        if self._minimal is not None and len(pending) == 1:
+            self._emit(pending[0], not self._header_written)
+            self._header_written = True
+            return
         records = pa.Table.from_batches(pending, schema=self._schema)
         if self._escape_columns:  # (none with MINIMAL: it doubles the escape as it quotes)
             records = self._escaped(records)
