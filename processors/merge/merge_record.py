@@ -287,16 +287,8 @@ class MergeRecord(SessionFactoryProcessor):
 
     @staticmethod
     def _poll(session: ProcessSession) -> list[FlowFile]:
-        """Up to 250 FlowFiles or 250 KB (the first is always taken)."""
-        batch: list[FlowFile] = []
-        size = 0
-        while len(batch) < POLL_COUNT and size < POLL_BYTES:
-            flowfile = session.get()
-            if flowfile is None:
-                break
-            batch.append(flowfile)
-            size += flowfile.size
-        return batch
+        """Up to 250 FlowFiles or 250 KB (the first is always taken), in queue order."""
+        return session.get_batch(POLL_COUNT, max_bytes=POLL_BYTES)
 
     def _complete_expired(self, context: ProcessContext) -> None:
         now = context.now_ms()
