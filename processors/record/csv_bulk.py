@@ -22,10 +22,12 @@ is left to be read alone.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -52,6 +54,11 @@ _NOT_NUMERIC = r"[^0-9+\-.:\stTzZeE]"
 _NOT_TEXT = r"(?i)^\s*[+-]?(true|false|nan|inf|infinity|0x[0-9a-f]*)\s*$"
 """A string value proves a string column when it has a character no number, date, time
 or timestamp has and is neither a Boolean, NaN, infinity nor a hexadecimal integer."""
+_NOT_NUMERIC_RE = re.compile(_NOT_NUMERIC, re.ASCII)
+_NOT_TEXT_RE = re.compile(_NOT_TEXT, re.ASCII)
+_PYTHON_PROOF = 4096
+"""Values up to which the text test runs in Python (compiling Arrow's regular expression
+costs more than testing a few hundred values)."""
 
 
 class _Part:
@@ -94,9 +101,6 @@ def read_bulk(
                 result.rest.append(position)
                 continue
             data = memoryview(content)[cut + 1 :]
-        if quote and content.count(quote) % 2:  # a quoted value left open
-            result.rest.append(position)
-            continue
         by_header.setdefault(header, []).append((position, data))
     for header, items in by_header.items():
         parts, buffer = _split(service, header, items, contents, result)
@@ -137,7 +141,15 @@ def _split(
             else:
                 prepared.append(part)
         return prepared, None
-    rows = _count_rows_of(buffer, len(header), lengths, quote)
+    body = np.frombuffer(buffer, dtype=np.uint8)[len(header) :]
+    quotes = np.flatnonzero(body == quote[0]) if quote and quote in buffer else None
+    if quotes is not None:
+        open_ended = np.diff(np.searchsorted(quotes, np.cumsum(lengths)), prepend=0) % 2 == 1
+        if open_ended.any():  # a quoted value left open: read alone; count the others
+            result.rest.extend(p for (p, _), odd in zip(items, open_ended, strict=True) if odd)
+            kept = [item for item, odd in zip(items, open_ended, strict=True) if not odd]
+            return _split(service, header, kept, contents, result) if kept else ([], None)
+    rows = _count_rows_of(body, lengths, quotes)
     parts = [
         _Part(position, header, data, int(count))
         for (position, data), count in zip(items, rows, strict=True)
@@ -148,13 +160,12 @@ def _split(
     return [part for part in parts if part.rows], None
 
 
-def _count_rows_of(buffer: bytes, skip: int, lengths: Rows, quote: bytes) -> Rows:
-    """Per part (``lengths`` bytes each after the first ``skip``, each ending with a line
-    feed, the quotes of each balanced): its non-empty lines outside quoted values."""
-    body = np.frombuffer(buffer, dtype=np.uint8)[skip:]
+def _count_rows_of(body: npt.NDArray[np.uint8], lengths: Rows, quotes: Rows | None) -> Rows:
+    """Per part (``lengths`` bytes each, each ending with a line feed, the quotes of each
+    balanced; ``quotes``: where the quote characters are): its non-empty lines outside
+    quoted values."""
     feeds = np.flatnonzero(body == 10)
-    if quote and quote in buffer:
-        quotes = np.flatnonzero(body == quote[0])
+    if quotes is not None:
         feeds = feeds[(np.searchsorted(quotes, feeds) & 1) == 0]
     line_starts = np.empty_like(feeds)
     line_starts[:1] = 0
@@ -312,14 +323,36 @@ def _off_grid(values: pa.ChunkedArray | pa.Array, grid: int) -> pa.Array:
     return pa.array(ticks % grid != 0)
 
 
+def _proves_text(values: pa.ChunkedArray | pa.Array) -> Any:
+    """Whether each value is text that no other type accepts. A few values (the samples)
+    are tested in Python, each distinct value once; many by Arrow's regular expressions.
+    (Python's ASCII ``\\s`` also matches a vertical tab, where RE2's does not: the Python
+    test holds for fewer values, never more.)"""
+    if len(values) > _PYTHON_PROOF:
+        return pc.and_(
+            pc.match_substring_regex(values, _NOT_NUMERIC),
+            pc.invert(pc.match_substring_regex(values, _NOT_TEXT)),
+        )
+    verdicts: dict[str, bool] = {}
+    proven: list[bool] = []
+    for value in values.to_pylist():
+        if value is None:
+            proven.append(False)
+            continue
+        verdict = verdicts.get(value)
+        if verdict is None:
+            verdict = verdicts[value] = (
+                _NOT_NUMERIC_RE.search(value) is not None and _NOT_TEXT_RE.search(value) is None
+            )
+        proven.append(verdict)
+    return pa.array(proven, pa.bool_())
+
+
 def _proof(kind: pa.DataType) -> Proof | None:
     """A per-value test whose truth for one value of a part proves that the part alone
     infers ``kind`` (given that it is not all null); None when there is no such test."""
     if pa.types.is_string(kind):
-        return lambda values: pc.and_(
-            pc.match_substring_regex(values, _NOT_NUMERIC),
-            pc.invert(pc.match_substring_regex(values, _NOT_TEXT)),
-        )
+        return _proves_text
     if pa.types.is_int64(kind) or pa.types.is_date32(kind):
         return valid  # nothing earlier in the chain accepts these values
     if pa.types.is_float64(kind):

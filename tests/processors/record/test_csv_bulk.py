@@ -9,6 +9,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from processors.record import csv_bulk
 from processors.record.bulk import BulkRead
 from processors.record.csv_format import CSVReader
 from tests.processors.record.conftest import read_all
@@ -189,3 +190,40 @@ def test_random_contents_are_read_as_alone(enable: Enable) -> None:
         assert_as_alone(reader, contents, result)
         grouped += len(result.locate())
     assert grouped > 20  # the check is not vacuous
+
+
+def test_the_text_proof_in_python_never_holds_where_arrows_does_not() -> None:
+    """Samples are tested in Python, whole columns by Arrow's RE2: the Python test must
+    never prove text that RE2 would not (it may prove less)."""
+    values = [
+        "tea",
+        "12",
+        "x y",
+        "nan",
+        " NaN ",
+        "Infinity",
+        "TRUE",
+        "false",
+        "0x1F",
+        "0xZ",
+        "2024-05-01T10:00:00Z",
+        "12:30",
+        "1e5",
+        "-3.5",
+        "store-01",
+        "\xa0",
+        "1\xa0",
+        "\v",
+        "1\v2",
+        "\u017false",  # a long s, which Python (?i) folds to s
+        "true\n",
+        "é",
+        "",
+        None,
+    ]
+    few = csv_bulk._proves_text(pa.array(values)).to_pylist()
+    copies = csv_bulk._PYTHON_PROOF // len(values) + 1
+    many = csv_bulk._proves_text(pa.array(values * copies)).to_pylist()[: len(values)]
+    for value, small, large in zip(values, few, many, strict=True):
+        assert not small or large, value
+    assert few[0] and not few[1]
