@@ -272,8 +272,12 @@ class MergeRecord(SessionFactoryProcessor):
                 else:
                     self._bin_batch(context, factory, session, readers, writers, batch)
             except BaseException as exc:
-                session.rollback(penalize=repository_fault(exc) is not None)
+                try:
+                    self._settle_all()
+                finally:
+                    session.rollback(penalize=repository_fault(exc) is not None)
                 raise
+            self._settle_all()
             session.commit()
             self._complete_expired(context)
         self._complete_expired(context)
@@ -289,6 +293,11 @@ class MergeRecord(SessionFactoryProcessor):
     def _poll(session: ProcessSession) -> list[FlowFile]:
         """Up to 250 FlowFiles or 250 KB (the first is always taken), in queue order."""
         return session.get_batch(POLL_COUNT, max_bytes=POLL_BYTES)
+
+    def _settle_all(self) -> None:
+        """Every bin's FlowFiles in its own session (before the polling session ends)."""
+        for each in self._bins:
+            each.settle()
 
     def _complete_expired(self, context: ProcessContext) -> None:
         now = context.now_ms()
@@ -447,8 +456,14 @@ class MergeRecord(SessionFactoryProcessor):
         new = target is None
         if target is None:
             target = self._new_bin(context, factory, key, defragment)
-        session.migrate(target.session, [flowfile])
-        if content is not None:
+        if content is None:  # records already read: migrated with others (``settle``)
+            if target.arrivals_from is not session:
+                target.settle()
+                target.arrivals_from = session
+            target.arrivals.append(flowfile)
+        else:
+            target.settle()  # the bin's session keeps the arrival order
+            session.migrate(target.session, [flowfile])
             content.session = target.session
         try:
             self._add(target, writers, schema, batches, flowfile)
@@ -616,6 +631,7 @@ class MergeRecord(SessionFactoryProcessor):
         (as the framework does after a processor error); nothing goes to failure."""
         self._remove(target)
         try:
+            target.settle()
             target.discard_output(remove=False)
         finally:
             target.session.rollback(penalize=True)
@@ -624,6 +640,7 @@ class MergeRecord(SessionFactoryProcessor):
         """Every FlowFile of the bin to failure (with ``merge.failure.reason`` if given);
         the partial output discarded."""
         self._remove(target)
+        target.settle()
         target.discard_output(remove=True)
         for flowfile in target.flowfiles:
             if reason is not None:
@@ -636,6 +653,7 @@ class MergeRecord(SessionFactoryProcessor):
             raise
 
     def _complete(self, context: ProcessContext, target: Bin, reason: str) -> None:
+        target.settle()
         if target.defragment and not target.validate_fragments():
             self._fail(target, FRAGMENTS_INCONSISTENT)
             return
