@@ -27,6 +27,9 @@ SMALL = 512
 """Values in a write up to which it is rendered in Python: Arrow's kernels cost more in
 calls than they save on a few records (a split or a partition of a FlowFile)."""
 _HEADERS_KEPT = 64
+_PARENTS_KEPT = 16
+_PARENT_ROWS = 1 << 16
+"""The longest array cast whole for its slices."""
 _TEXT_LIMIT = 1 << 30
 """Bytes of text rendered per kernel call, far below the 2 GiB a string array can hold."""
 
@@ -45,6 +48,46 @@ _LEADING = np.arange(256) <= ord("#")
 _TRAILING = np.arange(256) <= ord(" ")
 
 
+class SliceTexts:
+    """The text of fixed-width columns, cast once for the whole array that small writes
+    slice (SplitRecord writes ten records at a time from one parsed batch; casting ten
+    values costs Arrow about what casting thousands does).
+
+    A slice shares its parent's buffers, so the parent is rebuilt from them and cast
+    once; its text is kept (a few arrays, by the address of the values buffer, whose
+    reference is kept too, so the address cannot be reused while cached)."""
+
+    def __init__(self) -> None:
+        self._cast: dict[tuple[int, int, pa.DataType], tuple[pa.Buffer, pa.Array]] = {}
+
+    def of(self, column: pa.Array) -> pa.Array:
+        """``column`` cast to text (the same values as ``pc.cast``)."""
+        kind = column.type
+        buffers = column.buffers()
+        width = kind.bit_width if pa.types.is_primitive(kind) else 0
+        if width % 8 or width == 0 or len(buffers) != 2 or buffers[1] is None:
+            return pc.cast(column, pa.string())
+        validity, values = buffers
+        length = values.size // (width // 8)
+        if validity is not None:
+            length = min(length, validity.size * 8)
+        end = column.offset + len(column)
+        if end > length or length > _PARENT_ROWS or length <= len(column):
+            return pc.cast(column, pa.string())
+        key = (values.address, values.size, kind)
+        cached = self._cast.get(key)
+        if cached is None:
+            parent = pa.Array.from_buffers(kind, length, [validity, values])
+            try:
+                text = pc.cast(parent, pa.string())
+            except pa.ArrowException:  # unused bytes past the parent's end, not values
+                return pc.cast(column, pa.string())
+            if len(self._cast) >= _PARENTS_KEPT:
+                self._cast.clear()
+            cached = self._cast[key] = (values, text)
+        return cached[1].slice(column.offset, len(column))
+
+
 class MinimalQuoting:
     """Which values need quotes under Quote Mode MINIMAL, for one delimiter and escape."""
 
@@ -61,6 +104,7 @@ class MinimalQuoting:
         self._needs = re.compile(f"\\A\\Z|\\A[\\x00-#]|[{re.escape(inside)}]|[\\x00- ]\\Z").search
         """The rules as one regular expression (for values one by one)."""
         self._headers: dict[tuple[tuple[str, ...], str, str], bytes] = {}
+        self.texts = SliceTexts()
 
     def text(self, value: str) -> str:
         """One value as written (as ``quoted`` writes it)."""
@@ -204,7 +248,7 @@ def _render_small(
         if _is_text(kind) or pa.types.is_integer(kind):
             values = column.to_pylist()
         else:
-            values = pc.cast(column, pa.string()).to_pylist()
+            values = quoting.texts.of(column).to_pylist()
         if _is_scalar(kind) and quoting.plain_scalars:
             columns.append([null_string if v is None else str(v) for v in values])
         else:

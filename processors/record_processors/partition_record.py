@@ -300,11 +300,16 @@ class PartitionRecord(Processor):
             key_texts = {c: texts_table.column(c).take(first_rows).to_pylist() for c in columns}
             rows = firsts.column(f"{_ROW}_list").combine_chunks()
             single = firsts.num_rows == 1
+            # One take puts every group's rows together (each in its order): a group's
+            # records are then a slice, and the writers see slices of one batch.
+            grouped = batch if single else batch.take(rows.flatten())
+            bounds = rows.offsets.to_pylist()
             for group in range(firsts.num_rows):
                 key = tuple(key_values[c][group] for c in columns)
                 texts = [key_texts[c][group] for c in columns]
                 writer = partition_for(key, texts).writer
-                writer.write_batch(batch if single else batch.take(rows[group].values))
+                start, end = bounds[group] - bounds[0], bounds[group + 1] - bounds[0]
+                writer.write_batch(grouped if single else grouped.slice(start, end - start))
 
     @staticmethod
     def _finish(
