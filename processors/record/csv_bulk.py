@@ -333,19 +333,19 @@ def _proves_text(values: pa.ChunkedArray | pa.Array) -> Any:
             pc.match_substring_regex(values, _NOT_NUMERIC),
             pc.invert(pc.match_substring_regex(values, _NOT_TEXT)),
         )
-    verdicts: dict[str, bool] = {}
-    proven: list[bool] = []
-    for value in values.to_pylist():
-        if value is None:
-            proven.append(False)
-            continue
-        verdict = verdicts.get(value)
-        if verdict is None:
-            verdict = verdicts[value] = (
-                _NOT_NUMERIC_RE.search(value) is not None and _NOT_TEXT_RE.search(value) is None
-            )
-        proven.append(verdict)
-    return pa.array(proven, pa.bool_())
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    encoded = values.dictionary_encode()
+    distinct = encoded.dictionary.to_pylist()
+    if not distinct:
+        return pa.array(np.zeros(len(values), dtype=bool))
+    verdicts = np.array(
+        [_NOT_NUMERIC_RE.search(v) is not None and _NOT_TEXT_RE.search(v) is None for v in distinct]
+    )
+    proven = verdicts[pc.fill_null(encoded.indices, 0).to_numpy(zero_copy_only=False)]
+    if values.null_count:
+        proven &= values.is_valid().to_numpy(zero_copy_only=False)
+    return pa.array(proven)
 
 
 def _proof(kind: pa.DataType) -> Proof | None:
