@@ -241,21 +241,33 @@ def _render_small(
 ) -> bytes:
     """``render`` for a few records: the same text (values other than strings and integers
     through the same Arrow cast), quoted and joined value by value in Python."""
-    text = quoting.text
+    text, needs = quoting.text, quoting.needs_quotes
+    plain_scalars = quoting.plain_scalars
     columns: list[list[str]] = []
     for column in batch.columns:
         kind = column.type
-        if _is_text(kind) or pa.types.is_integer(kind):
-            values = column.to_pylist()
+        native = _NATIVE_TEXT.get(kind.id)
+        if native is None:
+            native = _NATIVE_TEXT[kind.id] = _is_text(kind) or pa.types.is_integer(kind)
+        values = column.to_pylist() if native else quoting.texts.of(column).to_pylist()
+        if column.null_count:
+            if plain_scalars and _is_scalar(kind):
+                quoted = [null_string if v is None else str(v) for v in values]
+            else:
+                quoted = [null_string if v is None else text(str(v)) for v in values]
+        elif plain_scalars and _is_scalar(kind):
+            quoted = list(map(str, values))
         else:
-            values = quoting.texts.of(column).to_pylist()
-        if _is_scalar(kind) and quoting.plain_scalars:
-            columns.append([null_string if v is None else str(v) for v in values])
-        else:
-            columns.append([null_string if v is None else text(str(v)) for v in values])
+            strings = list(map(str, values))
+            quoted = list(map(text, strings)) if any(map(needs, strings)) else strings
+        columns.append(quoted)
     lines = [delimiter.join(row) for row in zip(*columns, strict=True)]
     lines.append("")
     return eol.join(lines).encode()
+
+
+_NATIVE_TEXT: dict[int, bool] = {}
+"""By Arrow type id: whether a column's Python values are its text (strings, integers)."""
 
 
 def _join(texts: Sequence[pa.Array], delimiter: str, null_string: str) -> pa.Array:
