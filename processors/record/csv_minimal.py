@@ -54,11 +54,11 @@ class SliceTexts:
     values costs Arrow about what casting thousands does).
 
     A slice shares its parent's buffers, so the parent is rebuilt from them and cast
-    once; its text is kept (a few arrays, by the address of the values buffer, whose
-    reference is kept too, so the address cannot be reused while cached)."""
+    once; its text is kept (a few arrays, by the addresses of the values and validity
+    buffers, which the kept parent holds, so no address is reused while cached)."""
 
     def __init__(self) -> None:
-        self._cast: dict[tuple[int, int, pa.DataType], tuple[pa.Buffer, pa.Array]] = {}
+        self._cast: dict[tuple[int, int, int, pa.DataType], tuple[pa.Array, pa.Array]] = {}
 
     def of(self, column: pa.Array) -> pa.Array:
         """``column`` cast to text (the same values as ``pc.cast``)."""
@@ -74,7 +74,7 @@ class SliceTexts:
         end = column.offset + len(column)
         if end > length or length > _PARENT_ROWS or length <= len(column):
             return pc.cast(column, pa.string())
-        key = (values.address, values.size, kind)
+        key = (values.address, values.size, 0 if validity is None else validity.address, kind)
         cached = self._cast.get(key)
         if cached is None:
             parent = pa.Array.from_buffers(kind, length, [validity, values])
@@ -84,7 +84,7 @@ class SliceTexts:
                 return pc.cast(column, pa.string())
             if len(self._cast) >= _PARENTS_KEPT:
                 self._cast.clear()
-            cached = self._cast[key] = (values, text)
+            cached = self._cast[key] = (parent, text)
         return cached[1].slice(column.offset, len(column))
 
 

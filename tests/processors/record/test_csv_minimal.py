@@ -32,3 +32,14 @@ def test_a_parent_is_cast_once_for_its_slices() -> None:
     first = texts.of(parent.slice(0, 10))
     second = texts.of(parent.slice(10, 10))
     assert first.buffers()[2].address == second.buffers()[2].address  # one cast's text
+
+
+def test_another_validity_over_the_same_values_is_another_array() -> None:
+    texts = SliceTexts()
+    values = pa.array([1.5, 2.5, 3.5, 4.5] * 4)
+    masked = pc.if_else(pa.array([True, False] * 8), values, None)
+    other = pa.Array.from_buffers(
+        values.type, len(values), [masked.buffers()[0], values.buffers()[1]]
+    )
+    assert texts.of(values.slice(0, 4)).to_pylist() == ["1.5", "2.5", "3.5", "4.5"]
+    assert texts.of(other.slice(0, 4)).to_pylist() == ["1.5", None, "3.5", None]
