@@ -101,14 +101,14 @@ class MinimalQuoting:
         """Whether numbers, Booleans and temporal values never need quotes (their text has
         no special character and never begins or ends with a space)."""
         inside = "".join(sorted(set(specials)))
-        self._needs = re.compile(f"\\A\\Z|\\A[\\x00-#]|[{re.escape(inside)}]|[\\x00- ]\\Z").search
+        self.search = re.compile(f"\\A\\Z|\\A[\\x00-#]|[{re.escape(inside)}]|[\\x00- ]\\Z").search
         """The rules as one regular expression (for values one by one)."""
         self._headers: dict[tuple[tuple[str, ...], str, str], bytes] = {}
         self.texts = SliceTexts()
 
     def text(self, value: str) -> str:
         """One value as written (as ``quoted`` writes it)."""
-        if self._needs(value) is None:
+        if self.search(value) is None:
             return value
         escape = self._escape
         if escape and escape != QUOTE:
@@ -128,7 +128,7 @@ class MinimalQuoting:
 
     def needs_quotes(self, value: str) -> bool:
         """Whether NiFi's MINIMAL rules quote ``value`` (an empty one: always here)."""
-        return self._needs(value) is not None
+        return self.search(value) is not None
 
     def mask(self, values: pa.Array) -> npt.NDArray[np.bool_]:
         """Per value of a string array: whether it needs quotes (nulls never)."""
@@ -241,21 +241,25 @@ def _render_small(
 ) -> bytes:
     """``render`` for a few records: the same text (values other than strings and integers
     through the same Arrow cast), quoted and joined value by value in Python."""
-    text, needs = quoting.text, quoting.needs_quotes
+    text, needs = quoting.text, quoting.search
     plain_scalars = quoting.plain_scalars
     columns: list[list[str]] = []
     for column in batch.columns:
         kind = column.type
-        native = _NATIVE_TEXT.get(kind.id)
-        if native is None:
-            native = _NATIVE_TEXT[kind.id] = _is_text(kind) or pa.types.is_integer(kind)
+        known = _KINDS.get(kind.id)
+        if known is None:
+            known = _KINDS[kind.id] = (
+                _is_text(kind) or pa.types.is_integer(kind),
+                _is_scalar(kind),
+            )
+        native, scalar = known
         values = column.to_pylist() if native else quoting.texts.of(column).to_pylist()
         if column.null_count:
-            if plain_scalars and _is_scalar(kind):
+            if plain_scalars and scalar:
                 quoted = [null_string if v is None else str(v) for v in values]
             else:
                 quoted = [null_string if v is None else text(str(v)) for v in values]
-        elif plain_scalars and _is_scalar(kind):
+        elif plain_scalars and scalar:
             quoted = list(map(str, values))
         else:
             strings = list(map(str, values))
@@ -266,8 +270,9 @@ def _render_small(
     return eol.join(lines).encode()
 
 
-_NATIVE_TEXT: dict[int, bool] = {}
-"""By Arrow type id: whether a column's Python values are its text (strings, integers)."""
+_KINDS: dict[int, tuple[bool, bool]] = {}
+"""By Arrow type id: whether a column's Python values are its text (strings, integers),
+and whether it is a number, Boolean or time (``_is_scalar``)."""
 
 
 def _join(texts: Sequence[pa.Array], delimiter: str, null_string: str) -> pa.Array:
