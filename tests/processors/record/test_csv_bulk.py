@@ -227,3 +227,22 @@ def test_the_text_proof_in_python_never_holds_where_arrows_does_not() -> None:
     for value, small, large in zip(values, few, many, strict=True):
         assert not small or large, value
     assert few[0] and not few[1]
+
+
+def test_an_open_quote_in_the_middle_of_a_poll_leaves_only_that_content_alone(
+    enable: Enable,
+) -> None:
+    """Quotes are paired over the joined contents: a content whose quotes do not balance
+    is taken out first, so the contents after it still pair theirs (and count a quoted
+    line break as one record)."""
+    reader = enable(CSVReader, **{"Treat First Line as Header": "true"})
+    contents = [
+        b'id,note\n1,"a, b"\n',
+        b'id,note\n2,"open\n3,x\n',
+        b'id,note\n4,"two\nlines"\n5,y\n',
+        b'id,note\n6,"say ""hi"""\n',
+    ]
+    result = bulk(reader, contents)
+    assert result.rest == [1]
+    assert [result.locate()[i].slices[i][1] for i in (0, 2, 3)] == [1, 2, 1]
+    assert_as_alone(reader, contents, result)
