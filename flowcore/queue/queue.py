@@ -233,15 +233,22 @@ class FlowFileQueue:
         batch = self.poll_batch(1, now_ms)
         return batch[0] if batch else None
 
-    def poll_batch(self, limit: int, now_ms: int) -> list[QueuedFlowFile]:
-        """Take up to ``limit`` FlowFiles that are not penalized; they count as in flight."""
+    def poll_batch(
+        self, limit: int, now_ms: int, max_bytes: int | None = None
+    ) -> list[QueuedFlowFile]:
+        """Take up to ``limit`` FlowFiles that are not penalized; they count as in flight.
+
+        With ``max_bytes``, FlowFiles are taken in order while the ones taken hold fewer
+        bytes than that (so the first is always taken), as NiFi's size-based filter."""
         with self._lock:
             if self._count == 0 and self._swapped_count == 0:
                 return []
             self._release_expired_penalties(now_ms)
             self._swap_in_if_needed()
             taken: list[QueuedFlowFile]
-            if self._fifo:
+            if max_bytes is not None:
+                taken = self._take_within(limit, max_bytes)
+            elif self._fifo:
                 popleft = self._deque.popleft
                 taken = [popleft() for _ in range(min(limit, len(self._deque)))]
             else:
@@ -257,6 +264,24 @@ class FlowFileQueue:
                 self._in_flight += len(taken)
                 self._in_flight_bytes += size
             return taken
+
+    def _take_within(self, limit: int, max_bytes: int) -> list[QueuedFlowFile]:
+        """Up to ``limit`` FlowFiles in order, while those taken hold under ``max_bytes``."""
+        taken: list[QueuedFlowFile] = []
+        size = 0
+        if self._fifo:
+            deque, append = self._deque, taken.append
+            while deque and len(taken) < limit and size < max_bytes:
+                record = deque.popleft()
+                append(record)
+                size += record.flowfile.size
+        else:
+            heap = self._heap
+            while heap and len(taken) < limit and size < max_bytes:
+                record = heapq.heappop(heap)[2]
+                taken.append(record)
+                size += record.flowfile.size
+        return taken
 
     def _release_expired_penalties(self, now_ms: int) -> None:
         """Penalties over: back in front, in the order they were queued."""

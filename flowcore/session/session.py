@@ -117,8 +117,11 @@ class ProcessSession:
         batch = self.get_batch(1)
         return batch[0] if batch else None
 
-    def get_batch(self, max_results: int) -> list[FlowFile]:
-        """Up to ``max_results`` FlowFiles from the incoming connections, in priority order."""
+    def get_batch(self, max_results: int, max_bytes: int | None = None) -> list[FlowFile]:
+        """Up to ``max_results`` FlowFiles from the incoming connections, in priority order.
+
+        With ``max_bytes``, FlowFiles are taken while those taken hold fewer bytes than
+        that (the first is always taken), as NiFi's size-based FlowFileFilter."""
         self._check_open()
         incoming = self._binding.incoming
         if not incoming or max_results <= 0:
@@ -129,9 +132,14 @@ class ProcessSession:
         start = self._binding.poll_index
         records = self._records
         taken = self._ledger.taken
+        size = 0
         for offset in range(count):
             queue = incoming[(start + offset) % count]
-            for queued in queue.poll_batch(max_results - len(result), now):
+            budget = None if max_bytes is None else max_bytes - size
+            if budget is not None and budget <= 0:
+                self._binding.poll_index = (start + offset) % count
+                break
+            for queued in queue.poll_batch(max_results - len(result), now, budget):
                 record = SessionRecord(
                     original=queued.flowfile,
                     current=queued.flowfile,
@@ -142,6 +150,7 @@ class ProcessSession:
                 records[queued.flowfile.id] = record
                 taken[queued.flowfile.id] = record
                 result.append(queued.flowfile)
+                size += queued.flowfile.size
             if len(result) >= max_results:
                 self._binding.poll_index = (start + offset + 1) % count
                 break

@@ -76,6 +76,18 @@ class Bin:
     parts: list[pa.Table] = field(default_factory=list)
     union: UnionSchema = field(default_factory=UnionSchema)
     input_bytes: int = 0
+    # FlowFiles binned from a polling session and not yet migrated into ``session``
+    # (moved together, in arrival order, by ``settle``).
+    arrivals: list[FlowFile] = field(default_factory=list)
+    arrivals_from: ProcessSession | None = None
+
+    def settle(self) -> None:
+        """Migrate the FlowFiles that arrived from the polling session into the bin's own
+        session (one migration for many FlowFiles)."""
+        arrivals, source = self.arrivals, self.arrivals_from
+        if arrivals and source is not None:
+            self.arrivals, self.arrivals_from = [], None
+            source.migrate(self.session, arrivals)
 
     @property
     def bytes_written(self) -> int:

@@ -168,6 +168,9 @@ class MergeRecord(SessionFactoryProcessor):
         super().__init__()
         self._bins: list[Bin] = []
         self._fingerprints: dict[pa.Schema, str] = {}
+        self._last_schema: tuple[pa.Schema | None, str] = (None, "")
+        """The schema object last binned and its key (compared by identity: cheaper than
+        hashing a schema)."""
         # Read once per trigger: Merge Strategy is Defragment; Correlation Attribute Name.
         self._defragment = False
         self._correlation: str | None = None
@@ -269,8 +272,12 @@ class MergeRecord(SessionFactoryProcessor):
                 else:
                     self._bin_batch(context, factory, session, readers, writers, batch)
             except BaseException as exc:
-                session.rollback(penalize=repository_fault(exc) is not None)
+                try:
+                    self._settle_all()
+                finally:
+                    session.rollback(penalize=repository_fault(exc) is not None)
                 raise
+            self._settle_all()
             session.commit()
             self._complete_expired(context)
         self._complete_expired(context)
@@ -284,16 +291,13 @@ class MergeRecord(SessionFactoryProcessor):
 
     @staticmethod
     def _poll(session: ProcessSession) -> list[FlowFile]:
-        """Up to 250 FlowFiles or 250 KB (the first is always taken)."""
-        batch: list[FlowFile] = []
-        size = 0
-        while len(batch) < POLL_COUNT and size < POLL_BYTES:
-            flowfile = session.get()
-            if flowfile is None:
-                break
-            batch.append(flowfile)
-            size += flowfile.size
-        return batch
+        """Up to 250 FlowFiles or 250 KB (the first is always taken), in queue order."""
+        return session.get_batch(POLL_COUNT, max_bytes=POLL_BYTES)
+
+    def _settle_all(self) -> None:
+        """Every bin's FlowFiles in its own session (before the polling session ends)."""
+        for each in self._bins:
+            each.settle()
 
     def _complete_expired(self, context: ProcessContext) -> None:
         now = context.now_ms()
@@ -327,6 +331,8 @@ class MergeRecord(SessionFactoryProcessor):
         if defragment:
             return attributes.get(FRAGMENT_ID)
         key = schema_text
+        if key is None and schema is self._last_schema[0]:
+            key = self._last_schema[1]  # a bulk read gives many FlowFiles one schema object
         if key is None:
             # NiFi's key: the schema's text; computed once per distinct schema.
             key = self._fingerprints.get(schema)
@@ -334,6 +340,7 @@ class MergeRecord(SessionFactoryProcessor):
                 if len(self._fingerprints) >= _FINGERPRINT_CACHE:
                     self._fingerprints.clear()
                 key = self._fingerprints[schema] = schema_fingerprint(schema)
+            self._last_schema = (schema, key)
         correlation = self._correlation
         if correlation:
             value = attributes.get(correlation)
@@ -449,8 +456,14 @@ class MergeRecord(SessionFactoryProcessor):
         new = target is None
         if target is None:
             target = self._new_bin(context, factory, key, defragment)
-        session.migrate(target.session, [flowfile])
-        if content is not None:
+        if content is None:  # records already read: migrated with others (``settle``)
+            if target.arrivals_from is not session:
+                target.settle()
+                target.arrivals_from = session
+            target.arrivals.append(flowfile)
+        else:
+            target.settle()  # the bin's session keeps the arrival order
+            session.migrate(target.session, [flowfile])
             content.session = target.session
         try:
             self._add(target, writers, schema, batches, flowfile)
@@ -618,6 +631,7 @@ class MergeRecord(SessionFactoryProcessor):
         (as the framework does after a processor error); nothing goes to failure."""
         self._remove(target)
         try:
+            target.settle()
             target.discard_output(remove=False)
         finally:
             target.session.rollback(penalize=True)
@@ -626,6 +640,7 @@ class MergeRecord(SessionFactoryProcessor):
         """Every FlowFile of the bin to failure (with ``merge.failure.reason`` if given);
         the partial output discarded."""
         self._remove(target)
+        target.settle()
         target.discard_output(remove=True)
         for flowfile in target.flowfiles:
             if reason is not None:
@@ -638,6 +653,7 @@ class MergeRecord(SessionFactoryProcessor):
             raise
 
     def _complete(self, context: ProcessContext, target: Bin, reason: str) -> None:
+        target.settle()
         if target.defragment and not target.validate_fragments():
             self._fail(target, FRAGMENTS_INCONSISTENT)
             return

@@ -22,10 +22,12 @@ is left to be read alone.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -52,6 +54,11 @@ _NOT_NUMERIC = r"[^0-9+\-.:\stTzZeE]"
 _NOT_TEXT = r"(?i)^\s*[+-]?(true|false|nan|inf|infinity|0x[0-9a-f]*)\s*$"
 """A string value proves a string column when it has a character no number, date, time
 or timestamp has and is neither a Boolean, NaN, infinity nor a hexadecimal integer."""
+_NOT_NUMERIC_RE = re.compile(_NOT_NUMERIC, re.ASCII)
+_NOT_TEXT_RE = re.compile(_NOT_TEXT, re.ASCII)
+_PYTHON_PROOF = 4096
+"""Values up to which the text test runs in Python (compiling Arrow's regular expression
+costs more than testing a few hundred values)."""
 
 
 class _Part:
@@ -59,7 +66,7 @@ class _Part:
 
     __slots__ = ("data", "header", "position", "rows")
 
-    def __init__(self, position: int, header: bytes, data: bytes, rows: int) -> None:
+    def __init__(self, position: int, header: bytes, data: bytes | memoryview, rows: int) -> None:
         self.position = position
         self.header = header
         self.data = data
@@ -75,17 +82,98 @@ def read_bulk(
         result.rest.extend(range(len(contents)))
         return result
     given = service.schema_source.resolve(attributes[0]) if attributes else None
-    by_header: dict[bytes, list[_Part]] = {}
+    by_header: dict[bytes, list[tuple[int, bytes | memoryview]]] = {}
+    quote = (service.parse_options.quote_char or "").encode()
+    header_line = service.header
     for position, content in enumerate(contents):
-        part = _prepare(service, position, content)
-        if part is None:
+        if not content or len(content) > LARGEST:
             result.rest.append(position)
-        else:
-            by_header.setdefault(part.header, []).append(part)
-    for parts in by_header.values():
-        _parse(service, parts, given, result)
+            continue
+        header = b""
+        data: bytes | memoryview = content
+        if header_line:
+            cut = content.find(b"\n")
+            if cut <= 0:
+                result.rest.append(position)
+                continue
+            header = content[: cut + 1]
+            if quote and quote in header:
+                result.rest.append(position)
+                continue
+            data = memoryview(content)[cut + 1 :]
+        by_header.setdefault(header, []).append((position, data))
+    for header, items in by_header.items():
+        parts, buffer = _split(service, header, items, contents, result)
+        if parts:
+            _parse(service, parts, given, result, buffer)
     result.rest.sort()
     return result
+
+
+def _split(
+    service: CSVReader,
+    header: bytes,
+    items: list[tuple[int, bytes | memoryview]],
+    contents: Sequence[bytes],
+    result: BulkRead,
+) -> tuple[list[_Part], bytes | None]:
+    """The contents that share ``header`` as parts with their record counts, and the
+    buffer to parse (header line, then every part's data lines).
+
+    The records are counted for all the contents at once: the line feeds outside quoted
+    values (a line feed after an even number of quotes in the buffer, as every content's
+    quotes balance), less the empty lines, per content. Contents with a carriage return
+    or the escape character go through ``_prepare`` one by one."""
+    for index, (position, data) in enumerate(items):
+        if not data or data[-1] != 10:  # the last line without its line feed
+            items[index] = (position, b"".join((data, b"\n")))
+    buffer = b"".join([header, *(data for _, data in items)])
+    lengths = np.fromiter((len(data) for _, data in items), dtype=np.int64, count=len(items))
+    options = service.parse_options
+    escape = (options.escape_char or "").encode()
+    quote = (options.quote_char or "").encode()
+    if b"\r" in buffer or (escape and escape in buffer) or len(quote) > 1:
+        prepared: list[_Part] = []
+        for position, _ in items:
+            part = _prepare(service, position, contents[position])
+            if part is None:
+                result.rest.append(position)
+            else:
+                prepared.append(part)
+        return prepared, None
+    body = np.frombuffer(buffer, dtype=np.uint8)[len(header) :]
+    quotes = np.flatnonzero(body == quote[0]) if quote and quote in buffer else None
+    if quotes is not None:
+        open_ended = np.diff(np.searchsorted(quotes, np.cumsum(lengths)), prepend=0) % 2 == 1
+        if open_ended.any():  # a quoted value left open: read alone; count the others
+            result.rest.extend(p for (p, _), odd in zip(items, open_ended, strict=True) if odd)
+            kept = [item for item, odd in zip(items, open_ended, strict=True) if not odd]
+            return _split(service, header, kept, contents, result) if kept else ([], None)
+    rows = _count_rows_of(body, lengths, quotes)
+    parts = [
+        _Part(position, header, data, int(count))
+        for (position, data), count in zip(items, rows, strict=True)
+    ]
+    if rows.all():
+        return parts, buffer
+    result.rest.extend(part.position for part in parts if not part.rows)
+    return [part for part in parts if part.rows], None
+
+
+def _count_rows_of(body: npt.NDArray[np.uint8], lengths: Rows, quotes: Rows | None) -> Rows:
+    """Per part (``lengths`` bytes each, each ending with a line feed, the quotes of each
+    balanced; ``quotes``: where the quote characters are): its non-empty lines outside
+    quoted values."""
+    feeds = np.flatnonzero(body == 10)
+    if quotes is not None:
+        feeds = feeds[(np.searchsorted(quotes, feeds) & 1) == 0]
+    line_starts = np.empty_like(feeds)
+    line_starts[:1] = 0
+    line_starts[1:] = feeds[:-1] + 1
+    ends = feeds[feeds != line_starts]
+    below = np.searchsorted(ends, np.cumsum(lengths))
+    counts: Rows = np.diff(below, prepend=0)
+    return counts
 
 
 def _eligible(service: CSVReader, attributes: Sequence[Mapping[str, str]]) -> bool:
@@ -151,9 +239,11 @@ def _parse(
     parts: list[_Part],
     given: tuple[pa.Schema, str] | None,
     result: BulkRead,
+    buffer: bytes | None = None,
 ) -> None:
-    """Parse the parts together; on failure, each half alone (down to one part)."""
-    table = _try_parse(service, parts, given)
+    """Parse the parts together (``buffer``: their header and data, if already joined);
+    on failure, each half alone (down to one part)."""
+    table = _try_parse(service, parts, given, buffer)
     if table is None:
         if len(parts) == 1:
             result.rest.append(parts[0].position)
@@ -181,10 +271,14 @@ def _parse(
 
 
 def _try_parse(
-    service: CSVReader, parts: list[_Part], given: tuple[pa.Schema, str] | None
+    service: CSVReader,
+    parts: list[_Part],
+    given: tuple[pa.Schema, str] | None,
+    buffer: bytes | None = None,
 ) -> pa.Table | None:
     """The parts' records in one table, or None if pyarrow fails or counts otherwise."""
-    buffer = parts[0].header + b"".join(p.data for p in parts)
+    if buffer is None:
+        buffer = b"".join([parts[0].header, *(p.data for p in parts)])
     expected = sum(p.rows for p in parts)
     block = len(buffer) + 1
     if given is not None:
@@ -229,14 +323,36 @@ def _off_grid(values: pa.ChunkedArray | pa.Array, grid: int) -> pa.Array:
     return pa.array(ticks % grid != 0)
 
 
+def _proves_text(values: pa.ChunkedArray | pa.Array) -> Any:
+    """Whether each value is text that no other type accepts. A few values (the samples)
+    are tested in Python, each distinct value once; many by Arrow's regular expressions.
+    (Python's ASCII ``\\s`` also matches a vertical tab, where RE2's does not: the Python
+    test holds for fewer values, never more.)"""
+    if len(values) > _PYTHON_PROOF:
+        return pc.and_(
+            pc.match_substring_regex(values, _NOT_NUMERIC),
+            pc.invert(pc.match_substring_regex(values, _NOT_TEXT)),
+        )
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    encoded = values.dictionary_encode()
+    distinct = encoded.dictionary.to_pylist()
+    if not distinct:
+        return pa.array(np.zeros(len(values), dtype=bool))
+    verdicts = np.array(
+        [_NOT_NUMERIC_RE.search(v) is not None and _NOT_TEXT_RE.search(v) is None for v in distinct]
+    )
+    proven = verdicts[pc.fill_null(encoded.indices, 0).to_numpy(zero_copy_only=False)]
+    if values.null_count:
+        proven &= values.is_valid().to_numpy(zero_copy_only=False)
+    return pa.array(proven)
+
+
 def _proof(kind: pa.DataType) -> Proof | None:
     """A per-value test whose truth for one value of a part proves that the part alone
     infers ``kind`` (given that it is not all null); None when there is no such test."""
     if pa.types.is_string(kind):
-        return lambda values: pc.and_(
-            pc.match_substring_regex(values, _NOT_NUMERIC),
-            pc.invert(pc.match_substring_regex(values, _NOT_TEXT)),
-        )
+        return _proves_text
     if pa.types.is_int64(kind) or pa.types.is_date32(kind):
         return valid  # nothing earlier in the chain accepts these values
     if pa.types.is_float64(kind):

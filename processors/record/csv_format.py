@@ -33,11 +33,13 @@ from processors.record.api import (
     bounded,
 )
 from processors.record.bulk import BulkRead
+from processors.record.csv_minimal import MinimalQuoting, render
 from processors.record.schema import conform
 
 CSV_MIME_TYPE = "text/csv"
 _BLOCK = 1 << 20
 _ROW = re.compile(r"Row #(\d+)")
+_SEPARATORS_KEPT = 16
 PENDING_ROWS = 65_536
 """Records a writer holds before writing them (``flush`` and ``finish`` write earlier)."""
 
@@ -491,6 +493,19 @@ class CSVRecordSetWriter(ControllerService):
         self.quote_mode = common.choice(context, QUOTE_MODE)
         null = context.get_property(NULL_STRING).value
         self.null_string = common.unescape(null) if null is not None else ""
+        self._quoting: dict[str, MinimalQuoting] = {}
+
+    def minimal_quoting(self, delimiter: str) -> MinimalQuoting | None:
+        """Quote Mode MINIMAL's rules for a Value Separator (kept per separator), or None
+        under another Quote Mode."""
+        if self.quote_mode != "MINIMAL":
+            return None
+        quoting = self._quoting.get(delimiter)
+        if quoting is None:
+            if len(self._quoting) >= _SEPARATORS_KEPT:
+                self._quoting.clear()
+            quoting = self._quoting[delimiter] = MinimalQuoting(delimiter, self.escape)
+        return quoting
 
     def writer_schema(self, read_schema: pa.Schema, attributes: Mapping[str, str]) -> pa.Schema:
         given = self.schema_source.resolve(attributes)
@@ -522,15 +537,19 @@ class _CSVWriter(common.CountingWriter):
         self._pending: list[pa.RecordBatch] = []
         self._pending_rows = 0
         self._header_written = not service.include_header
-        specials = (self._delimiter, '"', "\n", "\r")
-        plain = all(not any(c in name for c in specials) for name in schema.names)
-        self._header_style = "none" if plain and service.quote_mode != "ALL" else "needed"
-        self._escape_columns = [
-            i
-            for i, f in enumerate(schema)
-            if service.escape is not None
-            and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
-        ]
+        self._minimal = service.minimal_quoting(delimiter)
+        self._header_style = "none"
+        self._escape_columns: list[int] = []
+        if self._minimal is None:
+            specials = (self._delimiter, '"', "\n", "\r")
+            plain = all(not any(c in name for c in specials) for name in schema.names)
+            self._header_style = "none" if plain and service.quote_mode != "ALL" else "needed"
+            self._escape_columns = [
+                i
+                for i, f in enumerate(schema)
+                if service.escape is not None
+                and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+            ]
 
     def _options(self, header: bool, style: str) -> pacsv.WriteOptions:
         return pacsv.WriteOptions(
@@ -544,23 +563,43 @@ class _CSVWriter(common.CountingWriter):
         )
 
     def _emit(self, records: pa.RecordBatch | pa.Table, header: bool) -> None:
-        mode = self._service.quote_mode
-        styles = {
-            "MINIMAL": ("none", "needed"),
-            "NON_NUMERIC": ("needed",),
-            "ALL": ("all_valid",),
-            "NONE": ("none",),
-        }[mode]
-        for attempt, style in enumerate(styles):
-            out = pa.BufferOutputStream()
-            try:
-                pacsv.write_csv(records, out, self._options(header, style))
-            except pa.ArrowInvalid as exc:
-                if attempt + 1 < len(styles):
-                    continue  # MINIMAL: a value needs quotes, quote this write's strings
-                raise ProcessException(f"cannot write CSV: {exc}") from None
-            self._sink.write(memoryview(out.getvalue()))
+        if self._minimal is not None:
+            self._emit_minimal(records, header)
             return
+        style = {"NON_NUMERIC": "needed", "ALL": "all_valid", "NONE": "none"}[
+            self._service.quote_mode
+        ]
+        out = pa.BufferOutputStream()
+        try:
+            pacsv.write_csv(records, out, self._options(header, style))
+        except pa.ArrowException as exc:
+            raise ProcessException(f"cannot write CSV: {exc}") from None
+        self._sink.write(memoryview(out.getvalue()))
+
+    def _emit_minimal(self, records: pa.RecordBatch | pa.Table, header: bool) -> None:
+        """Quote Mode MINIMAL: only the values that need quotes are quoted (``csv_minimal``),
+        in one pass; the header names by the same rules."""
+        quoting = self._minimal
+        assert quoting is not None
+        if isinstance(records, pa.Table):
+            batches = records.combine_chunks().to_batches()
+        else:
+            batches = [records]
+        service = self._service
+        try:
+            parts = [
+                buffer
+                for batch in batches
+                for buffer in render(
+                    batch, quoting, self._delimiter, service.eol, service.null_string
+                )
+            ]
+        except pa.ArrowException as exc:
+            raise ProcessException(f"cannot write CSV: {exc}") from None
+        if header:
+            self._sink.write(quoting.header(self._schema.names, self._delimiter, service.eol))
+        for buffer in parts:
+            self._sink.write(memoryview(buffer))
 
     def write_batch(self, batch: pa.RecordBatch) -> None:
         batch = conform(batch, self._schema)
@@ -589,8 +628,12 @@ class _CSVWriter(common.CountingWriter):
         if not self._pending:
             return
         pending, self._pending, self._pending_rows = self._pending, [], 0
+        if self._minimal is not None and len(pending) == 1:
+            self._emit(pending[0], not self._header_written)
+            self._header_written = True
+            return
         records = pa.Table.from_batches(pending, schema=self._schema)
-        if self._escape_columns:
+        if self._escape_columns:  # (none with MINIMAL: it doubles the escape as it quotes)
             records = self._escaped(records)
         self._emit(records, not self._header_written)
         self._header_written = True

@@ -43,6 +43,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -126,6 +127,73 @@ class _RowIndex:
             ones = pa.repeat(pa.scalar(1, pa.int64()), max(size, 2 * len(self._indices)))
             self._indices = pc.subtract(pc.cumulative_sum(ones), 1)
         return self._indices.slice(0, size)
+
+
+@dataclass(slots=True)
+class _Groups:
+    """A batch's records grouped by key, groups in order of first appearance: the rows
+    ``order[bounds[g]:bounds[g + 1]]`` (in their order) have ``keys[g]``."""
+
+    keys: list[tuple[Any, ...]]
+    order: pa.Array
+    bounds: list[int]
+    first_rows: pa.Array
+    single: bool
+
+
+def _groups(keys: list[pa.Array], row_index: _RowIndex) -> _Groups:
+    """Group the records by their key columns (equal when every column is equal; nulls
+    equal one another): by dictionary codes for one plain column, else Arrow's group-by."""
+    if len(keys) == 1 and not pa.types.is_nested(keys[0].type):
+        try:
+            return _groups_by_codes(keys[0])
+        except pa.ArrowNotImplementedError:
+            pass
+    return _groups_by_table(keys, row_index)
+
+
+def _groups_by_codes(keys: pa.Array) -> _Groups:
+    """One key column: its dictionary codes (given in order of first appearance), the rows
+    sorted by code, stably."""
+    encoded = pc.dictionary_encode(keys, null_encoding="encode")
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    values = encoded.dictionary.to_pylist()
+    order = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes, minlength=len(values))
+    bounds = np.concatenate(([0], np.cumsum(counts)))
+    firsts = order[bounds[:-1]]
+    return _Groups(
+        keys=[(value,) for value in values],
+        order=pa.array(order),
+        bounds=bounds.tolist(),
+        first_rows=pa.array(firsts),
+        single=len(values) == 1,
+    )
+
+
+def _groups_by_table(keys: list[pa.Array], row_index: _RowIndex) -> _Groups:
+    """Any key columns: Arrow's group-by, each group's rows as a list."""
+    size = len(keys[0])
+    columns = [f"k{i}" for i in range(len(keys))]
+    table = pa.table({**dict(zip(columns, keys, strict=True)), _ROW: row_index(size)})
+    firsts = (
+        table.append_column(_TEXT_ROW, row_index(size))
+        .group_by(columns, use_threads=False)
+        .aggregate([(_ROW, "list"), (_TEXT_ROW, "min")])
+        .sort_by(f"{_TEXT_ROW}_min")  # groups in order of first appearance
+    )
+    key_values = [firsts.column(c).to_pylist() for c in columns]
+    rows = firsts.column(f"{_ROW}_list").combine_chunks()
+    offsets = rows.offsets.to_pylist()
+    return _Groups(
+        keys=list(zip(*key_values, strict=True)),
+        order=rows.flatten(),
+        bounds=[offset - offsets[0] for offset in offsets],
+        first_rows=firsts.column(f"{_TEXT_ROW}_min"),
+        single=firsts.num_rows == 1,
+    )
 
 
 @processor("PartitionRecord")
@@ -282,29 +350,16 @@ class PartitionRecord(Processor):
         for batch in reader.batches():
             if batch.num_rows == 0:
                 continue
-            keyed = [
-                (f"k{i}", name, *paths[name].partition_keys(batch)) for i, name in enumerate(names)
-            ]
-            table = pa.table(
-                {**{column: keys for column, _, keys, _ in keyed}, _ROW: row_index(batch.num_rows)}
-            )
-            texts_table = pa.table({column: texts for column, _, _, texts in keyed})
-            columns = [column for column, *_ in keyed]
-            firsts = (
-                table.append_column(_TEXT_ROW, row_index(batch.num_rows))
-                .group_by(columns, use_threads=False)
-                .aggregate([(_ROW, "list"), (_TEXT_ROW, "min")])
-            )
-            key_values = {c: firsts.column(c).to_pylist() for c in columns}
-            first_rows = firsts.column(f"{_TEXT_ROW}_min")
-            key_texts = {c: texts_table.column(c).take(first_rows).to_pylist() for c in columns}
-            rows = firsts.column(f"{_ROW}_list").combine_chunks()
-            single = firsts.num_rows == 1
-            for group in range(firsts.num_rows):
-                key = tuple(key_values[c][group] for c in columns)
-                texts = [key_texts[c][group] for c in columns]
+            keyed = [paths[name].partition_keys(batch) for name in names]
+            groups = _groups([keys for keys, _ in keyed], row_index)
+            ordered = batch if groups.single else batch.take(groups.order)
+            bounds = groups.bounds
+            key_texts = [texts.take(groups.first_rows).to_pylist() for _, texts in keyed]
+            for group, key in enumerate(groups.keys):
+                texts = [column[group] for column in key_texts]
                 writer = partition_for(key, texts).writer
-                writer.write_batch(batch if single else batch.take(rows[group].values))
+                start, end = bounds[group], bounds[group + 1]
+                writer.write_batch(ordered if groups.single else ordered.slice(start, end - start))
 
     @staticmethod
     def _finish(

@@ -84,6 +84,27 @@ def test_priority_attribute_numbers_first_then_text_then_missing() -> None:
     assert ids(queue.poll_batch(10, now_ms=0)) == [4, 3, 5, 2, 1]
 
 
+@pytest.mark.parametrize(
+    ("prioritizers", "expected"),
+    [
+        ([], [[0], [1, 2], [3, 4], [5, 6]]),
+        (["NewestFlowFileFirstPrioritizer"], [[6, 5, 4, 3], [2, 1], [0], []]),
+    ],
+)
+def test_a_size_limited_poll_takes_in_order_while_under_the_bytes(
+    prioritizers: list[str], expected: list[list[int]]
+) -> None:
+    """As NiFi's size-based filter: the first is always taken, then more while the ones
+    taken hold fewer bytes than the limit; the count limit still holds."""
+    queue = FlowFileQueue("q", prioritizers=resolve_prioritizers(prioritizers))
+    sizes = [400, 50, 30, 900, 10, 10, 10]
+    put(queue, [record(queue, i, size=s, entry=i) for i, s in enumerate(sizes)], now_ms=0)
+    polls = [(10, 100), (10, 70), (2, 10_000), (10, 10_000)]
+    taken = [ids(queue.poll_batch(n, now_ms=0, max_bytes=b)) for n, b in polls]
+    assert taken == expected
+    assert queue.poll_batch(10, now_ms=0, max_bytes=10_000) == []
+
+
 def test_unknown_prioritizer_is_a_clear_error() -> None:
     with pytest.raises(ConfigurationError, match="unknown prioritizer 'Random'"):
         resolve_prioritizers(["Random"])

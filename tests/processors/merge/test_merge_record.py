@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flowcore.testing import TestRunner
 from flowcore.testing.mock_flowfile import MockFlowFile
+from flowcore.testing.runner import INPUT
 
 TWO = "name,age\nJohn,35\nJane,34\n"  # CSV writer output for it: 25 bytes
 TWO_MORE = "name,age\nJake,3\nJimmy,4\n"
@@ -276,3 +277,26 @@ def test_zero_record_flowfiles_join_but_never_fill_a_bin(runner: TestRunner) -> 
     assert len(out) == 1
     out[0].assert_attribute_equals("record.count", "0")
     out[0].assert_attribute_equals("merge.count", "2")
+
+
+def test_stop_returns_bins_flowfiles_to_the_queue_bin_by_bin_in_arrival_order(
+    runner: TestRunner,
+) -> None:
+    """FlowFiles read together in one poll join their bins' sessions in arrival order, so a
+    stop gives each bin's FlowFiles back in that order."""
+    runner.set_property("Minimum Number of Records", "100")
+    contents = ["a,b\n1,x\n", "b,a\ny,2\n", "a,b\n3,z\n", "b,a\nw,4\n", "a,b\n5,v\n"]
+    for content in contents:
+        runner.enqueue(content)
+    runner.run(1)
+    runner.stop()
+    queue = runner.node.connections[INPUT].queue
+    order = [
+        runner.node.content.read(r.flowfile.claim, r.flowfile.claim_offset, r.flowfile.size)
+        for r in queue.listing()
+        if r.flowfile.claim is not None
+    ]
+    assert sorted(order) == sorted(c.encode() for c in contents)
+    first_bin = [c.encode() for c in contents if c.startswith("a")]
+    second_bin = [c.encode() for c in contents if c.startswith("b")]
+    assert order in (first_bin + second_bin, second_bin + first_bin)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from processors.record import csv_bulk
 from processors.record.bulk import BulkRead
 from processors.record.csv_format import CSVReader
 from tests.processors.record.conftest import read_all
@@ -77,6 +78,23 @@ def test_quoted_newlines_count_as_one_record(enable: Enable) -> None:
     assert result.rest == []
     assert [result.locate()[i].slices[i][1] for i in range(3)] == [2, 1, 1]
     assert_as_alone(reader, contents, result)
+
+
+def test_carriage_returns_or_escapes_in_a_poll_leave_only_those_contents_alone(
+    enable: Enable,
+) -> None:
+    reader = enable(CSVReader, **{"Treat First Line as Header": "true"})
+    contents = [
+        b"id,name\n1,a\n",
+        b"id,name\r\n2,b\r\n",
+        b"id,name\n3,c\\,d\n",
+        b"id,name\n4,e\n5,f",
+        b"id,name\n",
+    ]
+    result = bulk(reader, contents)
+    assert result.rest == [1, 2, 4]
+    assert_as_alone(reader, contents, result)
+    assert [result.locate()[i].slices[i][1] for i in (0, 3)] == [1, 2]
 
 
 def test_a_malformed_content_is_left_alone_and_the_others_still_parsed_together(
@@ -172,3 +190,59 @@ def test_random_contents_are_read_as_alone(enable: Enable) -> None:
         assert_as_alone(reader, contents, result)
         grouped += len(result.locate())
     assert grouped > 20  # the check is not vacuous
+
+
+def test_the_text_proof_in_python_never_holds_where_arrows_does_not() -> None:
+    """Samples are tested in Python, whole columns by Arrow's RE2: the Python test must
+    never prove text that RE2 would not (it may prove less)."""
+    values = [
+        "tea",
+        "12",
+        "x y",
+        "nan",
+        " NaN ",
+        "Infinity",
+        "TRUE",
+        "false",
+        "0x1F",
+        "0xZ",
+        "2024-05-01T10:00:00Z",
+        "12:30",
+        "1e5",
+        "-3.5",
+        "store-01",
+        "\xa0",
+        "1\xa0",
+        "\v",
+        "1\v2",
+        "\u017false",  # a long s, which Python (?i) folds to s
+        "true\n",
+        "é",
+        "",
+        None,
+    ]
+    few = csv_bulk._proves_text(pa.array(values)).to_pylist()
+    copies = csv_bulk._PYTHON_PROOF // len(values) + 1
+    many = csv_bulk._proves_text(pa.array(values * copies)).to_pylist()[: len(values)]
+    for value, small, large in zip(values, few, many, strict=True):
+        assert not small or large, value
+    assert few[0] and not few[1]
+
+
+def test_an_open_quote_in_the_middle_of_a_poll_leaves_only_that_content_alone(
+    enable: Enable,
+) -> None:
+    """Quotes are paired over the joined contents: a content whose quotes do not balance
+    is taken out first, so the contents after it still pair theirs (and count a quoted
+    line break as one record)."""
+    reader = enable(CSVReader, **{"Treat First Line as Header": "true"})
+    contents = [
+        b'id,note\n1,"a, b"\n',
+        b'id,note\n2,"open\n3,x\n',
+        b'id,note\n4,"two\nlines"\n5,y\n',
+        b'id,note\n6,"say ""hi"""\n',
+    ]
+    result = bulk(reader, contents)
+    assert result.rest == [1]
+    assert [result.locate()[i].slices[i][1] for i in (0, 2, 3)] == [1, 2, 1]
+    assert_as_alone(reader, contents, result)

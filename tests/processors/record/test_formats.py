@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -12,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from flowcore.errors import ProcessException
 from processors.record import (
     AvroReader,
     AvroRecordSetWriter,
@@ -226,6 +228,105 @@ def test_csv_quote_modes(enable_with: Enable, write_records: Any) -> None:
         enable_with(CSVRecordSetWriter, {"Quote Mode": "NON_NUMERIC"}), table
     )
     assert non_numeric == b'n,s\n1,"a"\n'
+
+
+MINIMAL_CASES = [
+    ("plain", "plain"),
+    ("a b", "a b"),  # an inner space needs no quotes
+    ("x#", "x#"),
+    ("été", "été"),
+    ("", '""'),  # the empty string, unlike null
+    (" lead", '" lead"'),
+    ("trail ", '"trail "'),
+    ("tab\t", '"tab\t"'),
+    ("#hash", '"#hash"'),
+    ("!bang", '"!bang"'),
+    ("a,b", '"a,b"'),
+    ('say "hi"', '"say ""hi"""'),
+    ("two\nlines", '"two\nlines"'),
+    ("cr\rhere", '"cr\rhere"'),
+    ("back\\slash", '"back\\\\slash"'),  # the escape doubled, and quoted
+]
+
+
+@pytest.mark.parametrize("copies", [1, 400])  # rendered in Python / by Arrow kernels
+@pytest.mark.parametrize(("value", "written"), MINIMAL_CASES)
+def test_csv_minimal_quotes_only_the_values_that_need_it(
+    enable_with: Enable, write_records: Any, value: str, written: str, copies: int
+) -> None:
+    """NiFi's Commons CSV MINIMAL rules, value by value: a neighbour that needs quotes
+    does not quote the others."""
+    table = pa.table({"n": [1, 2, 3] * copies, "s": ["plain", value, None] * copies})
+    data, _ = write_records(enable_with(CSVRecordSetWriter, {}), table)
+    assert data.decode() == "n,s\n" + f"1,plain\n2,{written}\n3,\n" * copies
+
+
+def test_csv_minimal_few_and_many_records_write_the_same(enable_with: Enable) -> None:
+    """A write of a few records (rendered in Python) and of many (Arrow kernels) give the
+    same text for the same values, whatever their types."""
+    rng = random.Random(5)
+    alphabet = ["a", "é", " ", ",", '"', "\\", "\n", "#", "!", "\t", "x"]
+    rows = 300
+    table = pa.table(
+        {
+            "s": [
+                None if rng.random() < 0.1 else "".join(rng.choices(alphabet, k=rng.randrange(4)))
+                for _ in range(rows)
+            ],
+            "i": pa.array([rng.randrange(-99, 99) for _ in range(rows)], pa.int32()),
+            "f": [rng.choice([0.1, 1.0, -2.5e-7, 1e20, None]) for _ in range(rows)],
+            "t": pa.array([rng.randrange(10**9) for _ in range(rows)], pa.timestamp("ms")),
+            "b": [rng.choice([True, False, None]) for _ in range(rows)],
+            "d": pa.array([rng.choice(["x", "y,z"]) for _ in range(rows)]).dictionary_encode(),
+        }
+    )
+    for separator in (",", ";", "."):
+        writer = enable_with(CSVRecordSetWriter, {"Value Separator": separator})
+        whole, one_by_one = io.BytesIO(), io.BytesIO()
+        many = writer.create_writer(table.schema, whole, {})
+        many.write_batch(table.to_batches()[0])
+        many.finish()
+        few = writer.create_writer(table.schema, one_by_one, {})
+        for row in range(rows):
+            few.write_batch(table.slice(row, 1).to_batches()[0])
+            few.flush()
+        few.finish()
+        assert one_by_one.getvalue() == whole.getvalue()
+
+
+def test_csv_minimal_values_round_trip(
+    enable_with: Enable, read_records: Any, write_records: Any
+) -> None:
+    values = [v for v, _ in MINIMAL_CASES if not v.endswith(" ") and not v.startswith(" ")]
+    table = pa.table({"s": [*values, None], "n": list(range(len(values) + 1))})
+    data, _ = write_records(enable_with(CSVRecordSetWriter, {}), table)
+    reader = enable_with(CSVReader, {**CSV_HEADER, "Trim Fields": "false"})
+    assert read_records(reader, data).column("s").to_pylist() == [*values, None]
+
+
+def test_csv_minimal_other_separator_header_and_numbers(
+    enable_with: Enable, write_records: Any
+) -> None:
+    table = pa.table({"a;b": [1.5, None], "c,d": ["x,y", "x;y"], "#e": [True, False]})
+    writer = enable_with(CSVRecordSetWriter, {"Value Separator": ";", "Null String": "NULL"})
+    data, _ = write_records(writer, table)
+    assert data == b'"a;b";c,d;"#e"\n1.5;x,y;true\nNULL;"x;y";false\n'
+    # a separator that numbers contain quotes them too
+    dotted = enable_with(CSVRecordSetWriter, {"Value Separator": "."})
+    data, _ = write_records(dotted, pa.table({"x": [1.5, 2.0], "y": ["a", "b.c"]}))
+    assert data == b'x.y\n"1.5".a\n2."b.c"\n'
+
+
+def test_csv_minimal_non_ascii_separator(enable_with: Enable, write_records: Any) -> None:
+    writer = enable_with(CSVRecordSetWriter, {"Value Separator": "§"})
+    data, _ = write_records(writer, pa.table({"a": ["x§y", "z"], "b": [1, 2]}))
+    assert data.decode() == 'a§b\n"x§y"§1\nz§2\n'
+
+
+def test_csv_minimal_nested_value_is_a_clear_error(enable_with: Enable, write_records: Any) -> None:
+    table = pa.table({"tags": pa.array([["a"]], pa.list_(pa.string()))})
+    with pytest.raises(ProcessException, match="cannot write CSV"):
+        write_records(enable_with(CSVRecordSetWriter, {}), table)
 
 
 def test_csv_header_only_gives_zero_records_and_schema(

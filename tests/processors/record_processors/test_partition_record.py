@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 from collections.abc import Callable
 
+import pyarrow as pa
 import pytest
 
 from flowcore.model import ProvenanceEventType
 from flowcore.testing import TestRunner
+from processors.record_processors.partition_record import (
+    _groups_by_codes,
+    _groups_by_table,
+    _RowIndex,
+)
 from processors.record_processors.record_path import RecordPathError, compile_record_path
 
 RunnerFactory = Callable[..., TestRunner]
@@ -273,3 +280,42 @@ def test_bad_value_after_some_partitions_removes_them(
     types = [e.event_type for e in runner.get_provenance_events()]
     assert ProvenanceEventType.FORK not in types
     assert ProvenanceEventType.CREATE not in types
+
+
+@pytest.mark.parametrize(
+    "kind", [pa.string(), pa.int64(), pa.float64(), pa.bool_(), pa.date32(), pa.large_string()]
+)
+def test_grouping_one_key_by_codes_is_grouping_by_table(kind: pa.DataType) -> None:
+    """The one-column fast path groups exactly as Arrow's group-by: same groups in order of
+    first appearance, same rows in each, same first rows; nulls one group."""
+    rng = random.Random(11)
+    pool = {
+        "string": ["a", "b", "", "c"],
+        "large_string": ["a", "b", "", "c"],
+        "int64": [1, -2, 0, 7],
+        "double": [0.5, -1.0, 0.0, 2.25],
+        "bool": [True, False],
+        "date32[day]": [0, 1, 19_000],
+    }[str(kind)]
+    for size in (1, 2, 17, 300):
+        values = [None if rng.random() < 0.15 else rng.choice(pool) for _ in range(size)]
+        keys = pa.array(values, kind)
+        fast = _groups_by_codes(keys)
+        general = _groups_by_table([keys], _RowIndex())
+        assert fast.keys == general.keys
+        assert fast.bounds == general.bounds
+        assert fast.order.to_pylist() == general.order.to_pylist()
+        assert fast.first_rows.to_pylist() == general.first_rows.to_pylist()
+        assert fast.single == general.single
+
+
+def test_partitions_come_in_the_order_their_first_record_appears(
+    make_runner: RunnerFactory,
+) -> None:
+    runner = make_runner("PartitionRecord", {"storeId": "/storeId"})
+    runner.enqueue("storeId,item\n,a\n1,b\n7,c\n0,d\n-2,e\n1,f\n0,g\n")
+    runner.run()
+    stores = [
+        ff.attributes.get("storeId") for ff in runner.get_flowfiles_for_relationship("success")
+    ]
+    assert stores == [None, "1", "7", "0", "-2"]

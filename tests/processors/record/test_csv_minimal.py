@@ -1,0 +1,45 @@
+"""The CSV writer's text of sliced columns: cast once per parent, the same as a cast."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from processors.record.csv_minimal import SliceTexts
+
+PARENTS = [
+    pa.array([0.5, None, -1.25, 1e20, 3.0, None, 7.125, 0.1] * 5),
+    pa.array([1_714_564_800 + i for i in range(40)], pa.timestamp("s")),
+    pa.array([None if i % 3 else i * 1000 for i in range(40)], pa.timestamp("ms", tz="UTC")),
+    pa.array([19_723 + i % 28 for i in range(40)], pa.date32()),
+    pa.array([i % 2 == 0 for i in range(40)]),  # bit-packed: cast directly
+    pa.array([f"v{i}" for i in range(40)]),  # not fixed width: cast directly
+]
+
+
+@pytest.mark.parametrize("parent", PARENTS, ids=lambda a: str(a.type))
+def test_slices_have_the_text_of_a_cast(parent: pa.Array) -> None:
+    texts = SliceTexts()
+    middle = parent.slice(5, 30)  # a slice of a slice: offsets add up
+    for column in (parent.slice(0, 10), parent.slice(10, 10), middle.slice(3, 7), parent):
+        assert texts.of(column).to_pylist() == pc.cast(column, pa.string()).to_pylist()
+
+
+def test_a_parent_is_cast_once_for_its_slices() -> None:
+    texts = SliceTexts()
+    parent = PARENTS[0]
+    first = texts.of(parent.slice(0, 10))
+    second = texts.of(parent.slice(10, 10))
+    assert first.buffers()[2].address == second.buffers()[2].address  # one cast's text
+
+
+def test_another_validity_over_the_same_values_is_another_array() -> None:
+    texts = SliceTexts()
+    values = pa.array([1.5, 2.5, 3.5, 4.5] * 4)
+    masked = pc.if_else(pa.array([True, False] * 8), values, None)
+    other = pa.Array.from_buffers(
+        values.type, len(values), [masked.buffers()[0], values.buffers()[1]]
+    )
+    assert texts.of(values.slice(0, 4)).to_pylist() == ["1.5", "2.5", "3.5", "4.5"]
+    assert texts.of(other.slice(0, 4)).to_pylist() == ["1.5", None, "3.5", None]
