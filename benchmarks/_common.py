@@ -155,7 +155,7 @@ def event_rows(events: Sequence[ProvenanceEvent]) -> pa.Table:
         connection.execute(CREATE_STATEMENTS[0])  # the events table
         connection.register("pending_events", build_batch(events, 1 << 30).events)
         connection.execute(INSERT_EVENTS_FROM_JSON)
-        table: pa.Table = connection.execute(
+        table: pa.Table = connection.sql(
             f"SELECT * FROM {EVENTS_TABLE} ORDER BY event_id"
         ).to_arrow_table()
     finally:
