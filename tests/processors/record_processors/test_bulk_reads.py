@@ -4,19 +4,18 @@ reading it alone."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 from flowcore.processor import ControllerService
-from flowcore.testing import TestRunner
 from processors.record import csv_bulk
 from processors.record.api import Content, RecordReader, RecordReaderFactory
 from processors.record.bulk import BulkRead
 from processors.record_processors._bulk import POLL_COUNT
 from tests.processors.record_processors.conftest import RunnerFactory
+from tests.processors.record_processors.outcomes import outcome
 
 INPUTS = [
     "id,product\n1,tea\n2,milk\n3,tea\n",
@@ -32,7 +31,6 @@ PROCESSORS: dict[str, tuple[dict[str, str], list[str]]] = {
     "PartitionRecord": ({"product": "/product"}, ["success", "original", "failure"]),
     "SplitRecord": ({"Records Per Split": "1"}, ["splits", "original", "failure"]),
 }
-_IDS = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 class AloneReader(ControllerService):
@@ -48,25 +46,6 @@ class AloneReader(ControllerService):
         return self._inner.create_reader(content, attributes, source)
 
 
-def _outcome(runner: TestRunner, relationships: list[str]) -> dict[str, Any]:
-    """Per relationship, the FlowFiles' contents and attributes, ids masked."""
-    seen: dict[str, Any] = {}
-    for relationship in relationships:
-        flowfiles = runner.get_flowfiles_for_relationship(relationship)
-        seen[relationship] = sorted(
-            (
-                f.text(),
-                sorted(
-                    (k, _IDS.sub("<id>", v))
-                    for k, v in f.attributes.items()
-                    if k not in ("uuid", "filename")
-                ),
-            )
-            for f in flowfiles
-        )
-    return seen
-
-
 def _run(make_runner: RunnerFactory, name: str, bulk: bool) -> dict[str, Any]:
     properties, relationships = PROCESSORS[name]
     runner = make_runner(name, properties)
@@ -79,7 +58,7 @@ def _run(make_runner: RunnerFactory, name: str, bulk: bool) -> dict[str, Any]:
     for content in INPUTS:
         runner.enqueue(content)
     runner.run(len(INPUTS))
-    return _outcome(runner, relationships)
+    return outcome(runner, relationships)
 
 
 @pytest.mark.parametrize("name", sorted(PROCESSORS))

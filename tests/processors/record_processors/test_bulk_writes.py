@@ -5,7 +5,6 @@ of writing it alone."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,11 +12,11 @@ import pyarrow as pa
 import pytest
 
 from flowcore.processor import ControllerService
-from flowcore.testing import TestRunner
 from processors.record.api import BinarySink, RecordSetWriter, RecordSetWriterFactory
 from processors.record.bulk_write import RenderedRecords
 from processors.record.json_format import JsonRecordSetWriter
 from tests.processors.record_processors.conftest import RunnerFactory
+from tests.processors.record_processors.outcomes import outcome
 
 INPUTS = [
     'id,name,price\n1,"é ""quoted"" /",3.0\n2,"two\nlines",0.5\n3,,7\n',
@@ -28,7 +27,6 @@ INPUTS = [
     "name,id,price\n6,rice,0.1\n",  # other column order: a schema of its own
     "id,name,price\n7,\x01ctl\t,1e300\n",
 ]
-_IDS = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 class AloneWriter(ControllerService):
@@ -66,24 +64,7 @@ def _run(
         runner.enqueue(content, attributes)
     runner.run(1)
     assert runner.queue_size == 0  # one trigger took them all
-    return _outcome(runner)
-
-
-def _outcome(runner: TestRunner) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for relationship in ("success", "failure"):
-        seen[relationship] = sorted(
-            (
-                f.text(),
-                sorted(
-                    (k, _IDS.sub("<id>", v))
-                    for k, v in f.attributes.items()
-                    if k not in ("uuid", "filename")
-                ),
-            )
-            for f in runner.get_flowfiles_for_relationship(relationship)
-        )
-    return seen
+    return outcome(runner)
 
 
 @pytest.mark.parametrize(
