@@ -100,3 +100,25 @@ def test_directory_removed_between_triggers_is_created_again(
     runner.assert_all_flowfiles_transferred("success", 3)
     assert sorted(p.name for p in outbox.iterdir()) == ["three.txt"]
     assert (outbox / "three.txt").read_text() == "three"
+
+
+def test_one_trigger_takes_up_to_500_flowfiles(make_runner: RunnerFactory, tmp_path: Path) -> None:
+    runner = make_runner("PutFile", properties={"Directory": str(tmp_path / "out")})
+    for number in range(501):
+        runner.enqueue(b"x", {"filename": f"{number}.txt"})
+    runner.run()
+    assert len(runner.get_flowfiles_for_relationship("success")) == 500
+    assert runner.queue_size == 1
+
+
+def test_one_trigger_takes_up_to_10_mb_of_content(
+    make_runner: RunnerFactory, tmp_path: Path
+) -> None:
+    runner = make_runner("PutFile", properties={"Directory": str(tmp_path / "out")})
+    six_mb = b"x" * (6 * 1024 * 1024)
+    for number in range(3):
+        runner.enqueue(six_mb, {"filename": f"{number}.bin"})
+    runner.run()  # the second FlowFile crosses 10 MB: the batch ends with it
+    assert len(runner.get_flowfiles_for_relationship("success")) == 2
+    assert runner.queue_size == 1
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["0.bin", "1.bin"]
