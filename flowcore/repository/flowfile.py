@@ -86,6 +86,59 @@ class RepositoryUpdate:
         )
 
 
+def unstorable_text(update: RepositoryUpdate) -> str | None:
+    """What in ``update`` is text a repository cannot store, described for a user; None
+    when all of it can be.
+
+    Text is stored as UTF-8, which has no form for a lone surrogate (Python's stand-in for
+    a byte that is not UTF-8, as in a file name read with ``os.listdir``). A repository
+    refuses such an update whole with ``FlowFileHandlingError`` and this description.
+    """
+    for record in update.puts:
+        flowfile = record.flowfile
+        for name, value in flowfile.attributes.items():
+            for text in (name, value):
+                if not _is_unicode(text):
+                    return (
+                        f"attribute {name!r} of FlowFile {flowfile.uuid} holds text that is "
+                        f"not valid Unicode ({text!r}: a lone surrogate, such as a byte "
+                        "of a file name that is not UTF-8)"
+                    )
+    for component, values in update.state.items():
+        for key, value in values.items():
+            if not (_is_unicode(key) and _is_unicode(value)):
+                return f"the state of {component!r} holds text that is not valid Unicode"
+    for event in update.events:
+        if not all(_is_unicode(text) for text in _event_texts(event)):
+            return f"a {event.event_type} provenance event holds text that is not valid Unicode"
+    return None
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _event_texts(event: ProvenanceEvent) -> list[str]:
+    texts = [
+        event.flowfile_uuid,
+        event.component_id,
+        event.component_type,
+        *event.parent_uuids,
+        *event.child_uuids,
+        *(t for t in (event.details, event.transit_uri, event.relationship) if t is not None),
+        *(t for t in (event.alternate_identifier, event.source_queue_id) if t is not None),
+        *(t for t in (event.source_system_flowfile_id,) if t is not None),
+    ]
+    for attributes in (event.previous_attributes, event.updated_attributes):
+        texts.extend(attributes)
+        texts.extend(v for v in attributes.values() if v is not None)
+    return texts
+
+
 MAX_KEYED_STATE_KEY = 400
 """The longest keyed-state key, in bytes (LMDB keys are short; hash longer values)."""
 

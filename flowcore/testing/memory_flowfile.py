@@ -19,7 +19,7 @@ from typing import Literal
 import msgspec
 
 from flowcore.clock import Clock
-from flowcore.errors import RepositoryError
+from flowcore.errors import FlowFileHandlingError, RepositoryError
 from flowcore.model.flowfile import ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent
 from flowcore.repository.flowfile import (
@@ -31,6 +31,7 @@ from flowcore.repository.flowfile import (
     RepositoryUpdate,
     SwapOut,
     SwapSummary,
+    unstorable_text,
 )
 from flowcore.repository.identity import RepositoryIdentity
 from flowcore.settings import EngineSettings
@@ -76,6 +77,10 @@ class InMemoryFlowFileRepository(FlowFileRepository):
 
     def commit(self, update: RepositoryUpdate) -> CommitReceipt:
         """Check the whole update first, then apply it under one lock: all or nothing."""
+        unstorable = unstorable_text(update)
+        if unstorable is not None:  # as the durable repository refuses it
+            msg = f"cannot store the session's changes: {unstorable}"
+            raise FlowFileHandlingError(msg)
         batches = [_batch(swap) for swap in update.swap_outs]
         store = self.store
         with store.lock:

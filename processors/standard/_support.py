@@ -83,6 +83,35 @@ def permissions_string(mode: int) -> str:
     return stat.filemode(mode)[1:]
 
 
+def file_name_text(name: str) -> str:
+    """A file name or path as attribute text: bytes that are not UTF-8 (which Python keeps
+    as lone surrogates) become U+FFFD, as NiFi's JVM decodes them; any other text as is.
+
+    A lone surrogate cannot be stored (attributes are UTF-8 in the FlowFile repository),
+    so without this one such name in a directory failed every commit of the processor."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        except UnicodeEncodeError:  # a surrogate that no undecodable byte made
+            return name.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return name
+
+
+def file_name_key(name: str) -> str:
+    """A file name or path as text that tells every name apart (undecodable bytes as
+    ``\\xNN``), for processor state; ``file_name_text`` would make some names alike."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:
+            return name.encode("utf-8", "surrogatepass").decode("utf-8", "backslashreplace")
+    return name
+
+
 def format_file_date(epoch_ms: int) -> str:
     return datetime.fromtimestamp(epoch_ms / 1000, tz=UTC).strftime(FILE_DATE_FORMAT)
 

@@ -47,7 +47,12 @@ from flowcore.processor import (
     validators,
 )
 from flowcore.session import ProcessSession
-from processors.standard._support import directory_exists, format_file_date, permissions_string
+from processors.standard._support import (
+    directory_exists,
+    file_name_text,
+    format_file_date,
+    permissions_string,
+)
 
 try:  # pragma: no cover - platform dependent
     import grp
@@ -361,9 +366,9 @@ class GetFile(Processor):
             return False
         relative = os.path.relpath(path.parent, spec.root)
         attributes = {
-            "filename": path.name,
-            "path": "./" if relative == "." else relative + "/",
-            "absolute.path": str(path.parent) + "/",
+            "filename": file_name_text(path.name),
+            "path": "./" if relative == "." else file_name_text(relative) + "/",
+            "absolute.path": file_name_text(str(path.parent)) + "/",
             "file.size": str(flowfile.size),
             **_file_attributes(st),
         }

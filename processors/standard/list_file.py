@@ -38,7 +38,12 @@ from flowcore.processor import (
 )
 from flowcore.session import ProcessSession
 from processors.standard import get_file
-from processors.standard._support import directory_exists, format_file_date
+from processors.standard._support import (
+    directory_exists,
+    file_name_key,
+    file_name_text,
+    format_file_date,
+)
 
 TRACK_TIMESTAMPS = "timestamps"
 NO_TRACKING = "none"
@@ -198,7 +203,9 @@ class ListFile(Processor):
         listed = [
             item
             for item in self._list(spec, context.now_ms())
-            if not tracking or item[0] > last or (item[0] == last and str(item[1]) not in seen)
+            if not tracking
+            or item[0] > last
+            or (item[0] == last and file_name_key(str(item[1])) not in seen)
         ]
         if not listed:
             context.yield_processor()
@@ -208,9 +215,9 @@ class ListFile(Processor):
             flowfile = session.create()
             relative = os.path.relpath(path.parent, spec.root)
             attributes = {
-                "filename": path.name,
-                "path": "./" if relative == "." else relative + "/",
-                "absolute.path": str(path.parent) + "/",
+                "filename": file_name_text(path.name),
+                "path": "./" if relative == "." else file_name_text(relative) + "/",
+                "absolute.path": file_name_text(str(path.parent)) + "/",
                 "file.size": str(st.st_size),
                 "file.lastModifiedTime": format_file_date(modified),
             }
@@ -219,7 +226,7 @@ class ListFile(Processor):
             session.transfer(session.put_all_attributes(flowfile, attributes), SUCCESS)
         if tracking:
             newest = max(last, listed[-1][0])
-            paths = [str(p) for m, p, _ in listed if m == newest]
+            paths = [file_name_key(str(p)) for m, p, _ in listed if m == newest]
             if newest == last:
                 paths = sorted(seen) + paths
             new_state = {LISTING_TIMESTAMP: str(newest)}

@@ -33,7 +33,12 @@ from typing import Any, Literal, TypeVar
 import lmdb
 
 from flowcore.clock import Clock
-from flowcore.errors import CommitFailedError, RepositoryError, RepositoryFullError
+from flowcore.errors import (
+    CommitFailedError,
+    FlowFileHandlingError,
+    RepositoryError,
+    RepositoryFullError,
+)
 from flowcore.model.flowfile import ResourceClaim
 from flowcore.model.provenance import ProvenanceEvent
 from flowcore.repository.flowfile import (
@@ -45,6 +50,7 @@ from flowcore.repository.flowfile import (
     RepositoryUpdate,
     SwapOut,
     SwapSummary,
+    unstorable_text,
 )
 from flowcore.settings import EngineSettings
 from flowcore.units import parse_data_size
@@ -175,7 +181,12 @@ class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
 
     def commit(self, update: RepositoryUpdate) -> CommitReceipt:
         """Write one session's changes; concurrent callers share a transaction."""
-        request = self._serialise(update)
+        try:
+            request = self._serialise(update)
+        except UnicodeEncodeError as exc:  # nothing is written: refused whole
+            reason = unstorable_text(update) or f"text that is not valid Unicode: {exc}"
+            msg = f"cannot store the session's changes: {reason}"
+            raise FlowFileHandlingError(msg) from exc
         with self._pending_lock:
             self._pending.append(request)
         with self._write_lock:

@@ -6,6 +6,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
+from flowcore.errors import FlowFileHandlingError
 from flowcore.model import ContentClaim, FlowFile, ProvenanceEvent, ResourceClaim
 from flowcore.repository import FlowFileRepository, QueuedFlowFile, RepositoryUpdate, SwapOut
 from flowcore.repository.flowfile import MAX_KEYED_STATE_KEY
@@ -229,3 +232,22 @@ def test_keyed_state_takes_the_longest_keys_under_any_processor_name(
     repo.commit(RepositoryUpdate(keyed_state={long_name: {longest: None}}))
     assert repo.load_keyed(long_name, [longest]) == {}
     assert repo.load_keyed(other, [longest]) == {longest: b"2"}
+
+
+def test_text_that_is_not_unicode_is_refused_whole_with_its_attribute_named(
+    repo_factory: RepoFactory,
+) -> None:
+    repo = repo_factory()
+    bad = flowfile(2, filename="caf\udce9.txt")  # a Latin-1 byte of a file name
+    with pytest.raises(FlowFileHandlingError, match="attribute 'filename' of FlowFile uuid-2"):
+        repo.commit(
+            RepositoryUpdate(
+                puts=[QueuedFlowFile("q", 0, flowfile(1)), QueuedFlowFile("q", 1, bad)],
+                events=[event("uuid-1")],
+            )
+        )
+    with pytest.raises(FlowFileHandlingError, match="state of 'proc'"):
+        repo.commit(RepositoryUpdate(state={"proc": {"seen": "\udcff"}}))
+    assert repo.journal_size() == 0
+    state = reopen(repo, repo_factory).recover()
+    assert not any(state.queues.values())

@@ -324,3 +324,24 @@ def test_input_directory_from_the_environment(
     runner.assert_valid()
     runner.run()
     assert _names(runner) == ["env.txt"]
+
+
+def test_a_file_name_that_is_not_utf8_is_picked_up_with_nifi_replacement_characters(
+    make_runner: RunnerFactory, inbox: Path
+) -> None:
+    runner = make_runner("GetFile", properties={"Input Directory": str(inbox)})
+    latin1 = os.path.join(os.fsencode(inbox), b"caf\xe9.txt")
+    with open(latin1, "wb") as file:
+        file.write(b"latin-1 name")
+    _write(inbox / "plain.txt", "plain", mtime_ms=_old(runner))
+    os.utime(latin1, ns=(_old(runner) * 1_000_000,) * 2)
+
+    runner.run()
+
+    assert _names(runner) == ["caf\ufffd.txt", "plain.txt"]
+    by_name = {
+        f.get_attribute("filename"): f for f in runner.get_flowfiles_for_relationship("success")
+    }
+    by_name["caf\ufffd.txt"].assert_content_equals("latin-1 name")
+    by_name["caf\ufffd.txt"].assert_attribute_equals("absolute.path", f"{inbox}/")
+    assert os.listdir(inbox) == []  # both read and deleted by their real names

@@ -227,3 +227,22 @@ def test_fetch_file_move_and_conflicts(make_runner: RunnerFactory, tmp_path: Pat
     rename.enqueue("")
     rename.run()
     assert (target / "new-dir" / "a.txt").read_text() == "third"
+
+
+def test_list_file_lists_a_name_that_is_not_utf8_once(
+    make_runner: RunnerFactory, tmp_path: Path
+) -> None:
+    source = tmp_path / "in"
+    _file(source / "plain.txt", "p", 1_000)
+    for name in (b"caf\xe9.txt", b"caf\xe8.txt"):  # alike once decoded as NiFi does
+        latin1 = os.path.join(os.fsencode(source), name)
+        with open(latin1, "wb") as file:
+            file.write(b"x")
+        os.utime(latin1, (1_000, 1_000))
+    runner = make_runner("ListFile", properties={"Input Directory": str(source)})
+
+    runner.run()
+    assert sorted(_names(runner)) == ["caf\ufffd.txt", "caf\ufffd.txt", "plain.txt"]
+    runner.clear_transfer_state()
+    runner.run()  # the state tells the two apart: neither is listed again
+    runner.assert_transfer_count("success", 0)
