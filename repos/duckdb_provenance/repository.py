@@ -7,8 +7,8 @@ event rows (and their uuid index rows) in a DuckDB transaction that also moves
 transaction holds one batch, or several consecutive ones when a large backlog is pending
 (see ``indexing.py``). A crash between the commit and the trim leaves events in the
 journal that DuckDB already holds: the trim is redone when the repository opens, and an
-event at or below ``indexed_through`` is never stored again, so
-nothing is lost or stored twice.
+event at or below ``indexed_through`` is never stored again, so nothing is lost or
+stored twice.
 
 Indexing overlaps two stages: while one batch is inserted and committed on the
 repository's indexing thread (DuckDB releases the GIL), the calling thread reads and
@@ -19,7 +19,8 @@ while DuckDB inserts and commits (without the GIL); the next call, or any other 
 (age-off, close), first waits for it and trims the journal after its commit.
 
 Threads: one lock serialises the writers (indexing, age-off, close); readers use cursors
-of their own and never wait for a batch being indexed.
+of their own and never wait for a batch being indexed, except that a transaction left in
+the background by ``index_pending(wait=False)`` is finished before a read.
 """
 
 from __future__ import annotations
