@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 QUOTE = '"'
 SMALL = 512
@@ -214,6 +215,9 @@ def render(
         return []
     if batch.num_rows * batch.num_columns <= SMALL:
         return [pa.py_buffer(_render_small(batch, quoting, delimiter, eol, null_string))]
+    unquoted = _write_unquoted(batch, quoting, delimiter, eol, null_string)
+    if unquoted is not None:
+        return [unquoted]
     estimate = batch.nbytes * 4 + batch.num_rows * (len(eol) + batch.num_columns * 3)
     step = max(1, int(batch.num_rows * min(1.0, _TEXT_LIMIT / max(estimate, 1))))
     out: list[pa.Buffer] = []
@@ -230,6 +234,46 @@ def render(
         out.append(_value_buffer(text))
         out.append(eol_bytes)
     return out
+
+
+def _write_unquoted(
+    batch: pa.RecordBatch,
+    quoting: MinimalQuoting,
+    delimiter: str,
+    eol: str,
+    null_string: str,
+) -> pa.Buffer | None:
+    """``render`` by pyarrow's own writer when no value of the batch needs quotes (the
+    common case: about 0.2 µs a record against 0.3 for the kernels above); None when
+    some value does, or a column or the separators are not ones it writes the same way.
+
+    pyarrow writes each value as the same cast gives, so with nothing to quote its
+    lines are exactly ``render``'s; an empty string needs quotes (see the module doc)."""
+    if len(delimiter) != 1 or not delimiter.isascii() or eol not in ("\n", "\r\n"):
+        return None
+    scalars_plain = quoting.plain_scalars
+    for column in batch.columns:
+        kind = column.type
+        if _is_text(kind):
+            if quoting.mask(column).any():
+                return None
+        elif not (scalars_plain and _is_scalar(kind)) or pa.types.is_null(kind):
+            return None
+    out = pa.BufferOutputStream()
+    options = pacsv.WriteOptions(
+        include_header=False,
+        batch_size=max(1, batch.num_rows),
+        delimiter=delimiter,
+        eol=eol,
+        null_string=null_string,
+        quoting_style="none",
+    )
+    try:
+        pacsv.write_csv(batch, out, options)
+    except pa.ArrowException:
+        return None  # the kernels above write it, or raise the error for it
+    buffer: pa.Buffer = out.getvalue()
+    return buffer
 
 
 def _render_small(
