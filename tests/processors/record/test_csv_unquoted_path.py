@@ -84,14 +84,18 @@ def test_pyarrows_writer_writes_what_the_kernels_write(
     batch: pa.RecordBatch, delimiter: str, eol: str, null_string: str
 ) -> None:
     quoting = csv_minimal.MinimalQuoting(delimiter, "\\")
-    taken = csv_minimal._write_unquoted(batch, quoting, delimiter, eol, null_string)
-    event(f"pyarrow's writer: {taken is not None}")
+    clean = not any(
+        quoting.mask(column).any() for column in batch.columns if pa.types.is_string(column.type)
+    )
+    event(f"nothing to quote: {clean}")
     assert _render(batch, delimiter, eol, null_string, unquoted=True) == _render(
         batch, delimiter, eol, null_string, unquoted=False
     )
 
 
-def test_a_batch_with_nothing_to_quote_takes_pyarrows_writer() -> None:
+def test_a_batch_with_nothing_to_quote_takes_pyarrows_writer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     batch = pa.RecordBatch.from_pydict(
         {
             "id": list(range(ROWS)),
@@ -99,7 +103,18 @@ def test_a_batch_with_nothing_to_quote_takes_pyarrows_writer() -> None:
             "price": [decimal.Decimal(i) / 4 for i in range(ROWS)],
         }
     )
+    written = csv_minimal._write_unquoted
+    taken: list[bool] = []
+
+    def spy(*args: object) -> object:
+        result = written(*args)  # type: ignore[arg-type]
+        taken.append(result is not None)
+        return result
+
+    monkeypatch.setattr(csv_minimal, "_write_unquoted", spy)
     quoting = csv_minimal.MinimalQuoting(",", "\\")
-    assert csv_minimal._write_unquoted(batch, quoting, ",", "\n", "") is not None
+    clean = b"".join(bytes(p) for p in csv_minimal.render(batch, quoting, ",", "\n", ""))
     with_comma = batch.set_column(1, "name", pa.array(["a, b"] * ROWS))
-    assert csv_minimal._write_unquoted(with_comma, quoting, ",", "\n", "") is None
+    quoted = b"".join(bytes(p) for p in csv_minimal.render(with_comma, quoting, ",", "\n", ""))
+    assert taken == [True]  # the second write never asked pyarrow's writer
+    assert clean.startswith(b"0,store-0,0.00\n") and quoted.startswith(b'0,"a, b",0.00\n')
