@@ -123,19 +123,20 @@ def _is_unicode(text: str) -> bool:
 
 
 def _event_texts(event: ProvenanceEvent) -> list[str]:
-    texts = [
-        event.flowfile_uuid,
-        event.component_id,
-        event.component_type,
-        *event.parent_uuids,
-        *event.child_uuids,
-        *(t for t in (event.details, event.transit_uri, event.relationship) if t is not None),
-        *(t for t in (event.alternate_identifier, event.source_queue_id) if t is not None),
-        *(t for t in (event.source_system_flowfile_id,) if t is not None),
-    ]
+    optional = (
+        event.details,
+        event.transit_uri,
+        event.relationship,
+        event.alternate_identifier,
+        event.source_queue_id,
+        event.source_system_flowfile_id,
+    )
+    texts = [event.flowfile_uuid, event.component_id, event.component_type]
+    texts += event.parent_uuids + event.child_uuids
+    texts += [text for text in optional if text is not None]
     for attributes in (event.previous_attributes, event.updated_attributes):
-        texts.extend(attributes)
-        texts.extend(v for v in attributes.values() if v is not None)
+        texts += attributes
+        texts += [value for value in attributes.values() if value is not None]
     return texts
 
 

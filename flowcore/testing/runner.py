@@ -27,6 +27,7 @@ from flowcore.clock import ManualClock
 from flowcore.engine.node import Node
 from flowcore.engine.processor_node import ProcessorNode, ScheduleConfig
 from flowcore.errors import ContentNotFoundError
+from flowcore.model.flowfile import FlowFile
 from flowcore.model.provenance import ProvenanceEvent
 from flowcore.processor.processor import Processor
 from flowcore.processor.registry import processor_class, service_class
@@ -213,18 +214,17 @@ class TestRunner:
                 continue
             relationship = name.removeprefix("capture.")
             for record in connection.queue.clear_in_memory():
-                flowfile = record.flowfile
-                data, error = b"", None
-                if flowfile.claim is not None and flowfile.size:
-                    try:
-                        data = self.node.content.read(
-                            flowfile.claim, flowfile.claim_offset, flowfile.size
-                        )
-                    except ContentNotFoundError as exc:  # damaged or missing: never wrong bytes
-                        error = str(exc)
-                self._transferred.setdefault(relationship, []).append(
-                    MockFlowFile(flowfile, data, error)
-                )
+                self._transferred.setdefault(relationship, []).append(self._mock(record.flowfile))
+
+    def _mock(self, flowfile: FlowFile) -> MockFlowFile:
+        """The FlowFile with its content read (a damaged or missing one: its error)."""
+        data, error = b"", None
+        if flowfile.claim is not None and flowfile.size:
+            try:
+                data = self.node.content.read(flowfile.claim, flowfile.claim_offset, flowfile.size)
+            except ContentNotFoundError as exc:  # damaged or missing: never wrong bytes
+                error = str(exc)
+        return MockFlowFile(flowfile, data, error)
 
     # -- observation ----------------------------------------------------------------------
 
@@ -252,6 +252,11 @@ class TestRunner:
     @property
     def queue_size(self) -> int:
         return self._input.queue.size
+
+    def queued_flowfiles(self) -> list[MockFlowFile]:
+        """The FlowFiles waiting in the processor's input queue, in queue order, with
+        their content (those swapped out to the FlowFile repository are not listed)."""
+        return [self._mock(record.flowfile) for record in self._input.queue.listing()]
 
     def assert_queue_empty(self) -> None:
         assert self.queue_size == 0, f"the input queue holds {self.queue_size} FlowFiles"

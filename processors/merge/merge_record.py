@@ -130,7 +130,7 @@ from processors.record.api import (
     as_writer_factory,
     source_of,
 )
-from processors.record.bulk import BulkGroup, BulkRecordReaderFactory
+from processors.record.bulk import read_in_bulk
 from processors.record.schema import conform, schema_fingerprint
 
 POLL_COUNT = 250
@@ -359,7 +359,7 @@ class MergeRecord(SessionFactoryProcessor):
     ) -> None:
         """Bin a polled batch in arrival order; the records of the FlowFiles the reader
         service can read in bulk come from one parse, the others are read one by one."""
-        located = self._read_bulk(session, readers, batch)
+        located = read_in_bulk(session, readers, batch)
         for position, flowfile in enumerate(batch):
             group = located.get(position)
             if group is None:
@@ -379,24 +379,6 @@ class MergeRecord(SessionFactoryProcessor):
             )
             if placed is not None:
                 self._after_add(context, *placed)
-
-    @staticmethod
-    def _read_bulk(
-        session: ProcessSession, readers: RecordReaderFactory, batch: list[FlowFile]
-    ) -> dict[int, BulkGroup]:
-        """Where each FlowFile's records are when the service parsed them together; a
-        FlowFile whose content cannot be read here is left to the one-by-one path, which
-        reports it."""
-        if len(batch) < 2 or not isinstance(readers, BulkRecordReaderFactory):
-            return {}
-        contents: list[bytes] = []
-        for flowfile in batch:
-            try:
-                contents.append(session.read(flowfile))
-            except Exception:
-                contents.append(b"")  # read alone again, and failed there
-        bulk = readers.read_bulk(contents, [f.attributes for f in batch])
-        return bulk.locate()
 
     def _bin_flowfile(
         self,

@@ -20,6 +20,10 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from flowcore.model import FlowFile
+from flowcore.session import ProcessSession
+from processors.record.api import RecordReaderFactory
+
 SAMPLE = 8
 """Values per part the type checks look at first."""
 
@@ -69,6 +73,24 @@ class BulkRecordReaderFactory(Protocol):
     def read_bulk(
         self, contents: Sequence[bytes], attributes: Sequence[Mapping[str, str]]
     ) -> BulkRead: ...
+
+
+def read_in_bulk(
+    session: ProcessSession, readers: RecordReaderFactory, flowfiles: Sequence[FlowFile]
+) -> dict[int, BulkGroup]:
+    """Where each polled FlowFile's records are, when the reader service parsed their
+    contents together (position in ``flowfiles`` -> group); empty when it reads one at a
+    time. A FlowFile whose content cannot be read here, or that the service does not
+    vouch for, is absent: it is read alone, which reports its error."""
+    if len(flowfiles) < 2 or not isinstance(readers, BulkRecordReaderFactory):
+        return {}
+    contents: list[bytes] = []
+    for flowfile in flowfiles:
+        try:
+            contents.append(session.read(flowfile))
+        except Exception:
+            contents.append(b"")  # read alone again, and failed there
+    return readers.read_bulk(contents, [f.attributes for f in flowfiles]).locate()
 
 
 def per_part(mask: pa.ChunkedArray | pa.Array, starts: Rows, lengths: Rows) -> Rows:

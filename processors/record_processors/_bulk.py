@@ -28,7 +28,7 @@ from processors.record.api import (
     WriteResult,
     source_of,
 )
-from processors.record.bulk import BulkGroup, BulkRecordReaderFactory
+from processors.record.bulk import read_in_bulk
 from processors.record.bulk_write import BulkRecordSetWriterFactory, RenderedRecords
 
 POLL_COUNT = 100
@@ -86,20 +86,11 @@ class BulkReads:
     ) -> None:
         self._session = session
         self._readers = readers
-        self._located: dict[int, BulkGroup] = {}
         self._rendered: dict[int, list[tuple[pa.Schema, RenderedRecords | None]]] = {}
         self._writers: tuple[object, BulkRecordSetWriterFactory | None] | None = None
         """The writer service last seen and, if it renders in bulk, it as such (checked
         once per trigger, not per FlowFile)."""
-        if len(flowfiles) > 1 and isinstance(readers, BulkRecordReaderFactory):
-            contents: list[bytes] = []
-            for flowfile in flowfiles:
-                try:
-                    contents.append(session.read(flowfile))
-                except Exception:
-                    contents.append(b"")  # read alone again, and failed there
-            bulk = readers.read_bulk(contents, [f.attributes for f in flowfiles])
-            self._located = bulk.locate()
+        self._located = read_in_bulk(session, readers, flowfiles)
 
     def reader(self, position: int, flowfile: FlowFile) -> RecordReader:
         """The reader of the FlowFile polled at ``position``."""

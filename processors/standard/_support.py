@@ -89,26 +89,24 @@ def file_name_text(name: str) -> str:
 
     A lone surrogate cannot be stored (attributes are UTF-8 in the FlowFile repository),
     so without this one such name in a directory failed every commit of the processor."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        try:
-            return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        except UnicodeEncodeError:  # a surrogate that no undecodable byte made
-            return name.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return name
+    return _as_utf8(name, "replace")
 
 
 def file_name_key(name: str) -> str:
     """A file name or path as text that tells every name apart (undecodable bytes as
     ``\\xNN``), for processor state; ``file_name_text`` would make some names alike."""
+    return _as_utf8(name, "backslashreplace")
+
+
+def _as_utf8(name: str, errors: str) -> str:
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
         try:
-            return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-        except UnicodeEncodeError:
-            return name.encode("utf-8", "surrogatepass").decode("utf-8", "backslashreplace")
+            raw = name.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a surrogate that no undecodable byte made
+            raw = name.encode("utf-8", "surrogatepass")
+        return raw.decode("utf-8", errors)
     return name
 
 

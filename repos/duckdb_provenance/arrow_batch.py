@@ -91,9 +91,13 @@ def _json_lines(items: Sequence[object]) -> tuple[bytes, np.ndarray]:
 
 def _json_column(items: Sequence[object]) -> pa.Array:
     """The JSON text of each item, as one Arrow string column (each with its newline)."""
-    data, offsets = _json_lines(items)
+    return _as_column(*_json_lines(items))
+
+
+def _as_column(data: bytes, offsets: np.ndarray) -> pa.Array:
+    count = len(offsets) - 1
     return pa.Array.from_buffers(
-        pa.large_string(), len(items), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        pa.large_string(), count, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
     )
 
 
@@ -113,16 +117,17 @@ def build_batch(events: Sequence[ProvenanceEvent], max_attribute_length: int) ->
     if not events:
         msg = "cannot build an empty batch"
         raise ValueError(msg)
-    texts = _json_column(events)
+    data, offsets = _json_lines(events)
     # A value longer than the limit makes its event's text longer than the limit, so the
     # check on the text lengths spares a scan of every value in the batch.
-    lengths = np.diff(np.frombuffer(texts.buffers()[1], dtype=np.int64)[: len(events) + 1])
+    lengths = np.diff(offsets)
     if int(lengths.max()) > max_attribute_length:
         fixed = [
             _truncated(event, max_attribute_length) if length > max_attribute_length else event
             for event, length in zip(events, lengths.tolist(), strict=True)
         ]
-        texts = _json_column(fixed)
+        data, offsets = _json_lines(fixed)
+    texts = _as_column(data, offsets)
     ids = pa.array([event.event_id for event in events], pa.int64())
     return EventBatch(
         events=pa.Table.from_arrays([ids, texts], schema=PENDING_ARROW_SCHEMA),

@@ -8,20 +8,17 @@ a durable one, the same store for a twin. That is a restart.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 
 from flowcore.clock import ManualClock
-from flowcore.model.provenance import ProvenanceEvent
 from flowcore.repository import (
     ContentRepository,
     FlowFileRepository,
     ProvenanceRepository,
-    RepositoryUpdate,
 )
 from flowcore.repository.registry import load_repository_class
 from flowcore.settings import EngineSettings
@@ -31,6 +28,7 @@ from flowcore.testing.memory_provenance import (
     InMemoryProvenanceRepository,
     MemoryProvenanceStore,
 )
+from tests.flowcore.repository.journal import FlowFileRepositoryJournal
 
 MEMORY = "memory"
 FlowFileFactory = Callable[..., FlowFileRepository]
@@ -90,32 +88,6 @@ def content_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[
         repo.close()
 
 
-class Journal:
-    """The journal of a FlowFile repository, which tests append events to (by commit)."""
-
-    def __init__(self, repository: FlowFileRepository) -> None:
-        self.repository = repository
-
-    def append(self, events: Sequence[ProvenanceEvent]) -> list[ProvenanceEvent]:
-        receipt = self.repository.commit(RepositoryUpdate(events=list(events)))
-        return [
-            msgspec.structs.replace(event, event_id=event_id)
-            for event, event_id in zip(events, receipt.event_ids, strict=True)
-        ]
-
-    def read_journal(self, after_event_id: int, limit: int) -> list[ProvenanceEvent]:
-        return self.repository.read_journal(after_event_id, limit)
-
-    def trim_journal(self, through_event_id: int) -> int:
-        return self.repository.trim_journal(through_event_id)
-
-    def journal_size(self) -> int:
-        return self.repository.journal_size()
-
-    def size(self) -> int:
-        return self.repository.journal_size()
-
-
 # (provenance repository, the FlowFile repository whose journal it indexes)
 PROVENANCE = [("duckdb", "lmdb"), (MEMORY, MEMORY)]
 
@@ -126,7 +98,9 @@ def provenance_kind(request: pytest.FixtureRequest) -> tuple[str, str]:
 
 
 @pytest.fixture
-def journal(provenance_kind: tuple[str, str], tmp_path: Path, closing: Any) -> Journal:
+def journal(
+    provenance_kind: tuple[str, str], tmp_path: Path, closing: Any
+) -> FlowFileRepositoryJournal:
     """An empty journal of the FlowFile repository paired with the provenance one."""
     settings = _settings(tmp_path)
     kind = provenance_kind[1]
@@ -134,7 +108,7 @@ def journal(provenance_kind: tuple[str, str], tmp_path: Path, closing: Any) -> J
         repository: FlowFileRepository = InMemoryFlowFileRepository(settings, ManualClock())
     else:
         repository = load_repository_class(kind)(settings, ManualClock())
-    return Journal(closing(repository))
+    return FlowFileRepositoryJournal(closing(repository))
 
 
 ProvenanceFactory = Callable[..., ProvenanceRepository]
@@ -142,7 +116,10 @@ ProvenanceFactory = Callable[..., ProvenanceRepository]
 
 @pytest.fixture
 def provenance_factory(
-    provenance_kind: tuple[str, str], journal: Journal, tmp_path: Path, clock: ManualClock
+    provenance_kind: tuple[str, str],
+    journal: FlowFileRepositoryJournal,
+    tmp_path: Path,
+    clock: ManualClock,
 ) -> Iterator[ProvenanceFactory]:
     """Open the provenance repository; ``journal`` defaults to the test's journal and
     keyword arguments override ``settings.provenance`` fields. Opening again reopens the

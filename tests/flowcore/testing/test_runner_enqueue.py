@@ -34,3 +34,16 @@ def test_without_a_uuid_each_flowfile_gets_a_fresh_one(runner: TestRunner) -> No
     first, second = runner.enqueue(b"x"), runner.enqueue(b"y")
     assert first.attributes["uuid"] != second.attributes["uuid"]
     assert len(first.attributes["uuid"]) == 36
+
+
+def test_queued_flowfiles_lists_what_waits_with_its_content(tmp_path: Path) -> None:
+    with TestRunner("PutFile", settings=EngineSettings(data_dir=tmp_path)) as runner:
+        runner.set_property("Directory", str(tmp_path / "out"))
+        first = runner.enqueue(b"one", {"filename": "1.txt"})
+        second = runner.enqueue(b"two", {"filename": "2.txt"})
+        assert [(f.uuid, f.content) for f in runner.queued_flowfiles()] == [
+            (first.uuid, b"one"),
+            (second.uuid, b"two"),
+        ]
+        runner.run()
+        assert runner.queued_flowfiles() == []

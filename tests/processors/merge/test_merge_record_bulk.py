@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from flowcore.processor import ControllerService
 from flowcore.testing import TestRunner
 from processors.record import csv_bulk, json_bulk
-from processors.record.api import Content, RecordReader, RecordReaderFactory
 from processors.record.bulk import BulkRead
+from tests.processors.record.alone_reader import AloneReader
 
 INPUTS: list[tuple[str, dict[str, str]]] = [
     ("id,name\n1,ann\n2,bob\n", {"k": "a"}),
@@ -30,19 +29,6 @@ INPUTS: list[tuple[str, dict[str, str]]] = [
 
 
 _NAMED = re.compile(r"FlowFile\[[^\]]*\]")
-
-
-class AloneReader(ControllerService):
-    """The CSV reader without its bulk read: every FlowFile is read alone."""
-
-    def __init__(self, inner: RecordReaderFactory) -> None:
-        super().__init__()
-        self._inner = inner
-
-    def create_reader(
-        self, content: Content, attributes: Mapping[str, str], source: str
-    ) -> RecordReader:
-        return self._inner.create_reader(content, attributes, source)
 
 
 def _runner(bulk: bool, fmt: str = "csv", **properties: str) -> Iterator[TestRunner]:

@@ -25,13 +25,7 @@ def make_runner(writer: str) -> TestRunner:
 
 def queued(runner: TestRunner) -> list[tuple[str, dict[str, str], bytes]]:
     """The input queue's FlowFiles: uuid, attributes, content."""
-    out = []
-    for record in runner._input.queue.listing():
-        flowfile = record.flowfile
-        assert flowfile.claim is not None
-        data = runner.node.content.read(flowfile.claim, flowfile.claim_offset, flowfile.size)
-        out.append((flowfile.attributes["uuid"], dict(flowfile.attributes), data))
-    return sorted(out)
+    return sorted((f.uuid, f.attributes, f.content) for f in runner.queued_flowfiles())
 
 
 def normal_output(writer: str) -> tuple[bytes, str]:

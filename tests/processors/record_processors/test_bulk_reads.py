@@ -4,16 +4,14 @@ reading it alone."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
-from flowcore.processor import ControllerService
 from processors.record import csv_bulk
-from processors.record.api import Content, RecordReader, RecordReaderFactory
 from processors.record.bulk import BulkRead
 from processors.record_processors._bulk import POLL_COUNT
+from tests.processors.record.alone_reader import AloneReader
 from tests.processors.record_processors.conftest import RunnerFactory
 from tests.processors.record_processors.outcomes import outcome
 
@@ -31,19 +29,6 @@ PROCESSORS: dict[str, tuple[dict[str, str], list[str]]] = {
     "PartitionRecord": ({"product": "/product"}, ["success", "original", "failure"]),
     "SplitRecord": ({"Records Per Split": "1"}, ["splits", "original", "failure"]),
 }
-
-
-class AloneReader(ControllerService):
-    """The CSV reader without its bulk read."""
-
-    def __init__(self, inner: RecordReaderFactory) -> None:
-        super().__init__()
-        self._inner = inner
-
-    def create_reader(
-        self, content: Content, attributes: Mapping[str, str], source: str
-    ) -> RecordReader:
-        return self._inner.create_reader(content, attributes, source)
 
 
 def _run(make_runner: RunnerFactory, name: str, bulk: bool) -> dict[str, Any]:

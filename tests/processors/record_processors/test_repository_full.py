@@ -39,13 +39,8 @@ CASES: dict[str, Callable[[RunnerFactory], TestRunner]] = {
 
 
 def queued(runner: TestRunner) -> list[tuple[str, dict[str, str], bytes]]:
-    out = []
-    for record in runner._input.queue.listing():
-        flowfile = record.flowfile
-        assert flowfile.claim is not None
-        data = runner.node.content.read(flowfile.claim, flowfile.claim_offset, flowfile.size)
-        out.append((flowfile.attributes["uuid"], dict(flowfile.attributes), data))
-    return sorted(out)
+    """The input queue's FlowFiles: uuid, attributes, content."""
+    return sorted((f.uuid, f.attributes, f.content) for f in runner.queued_flowfiles())
 
 
 def outputs(runner: TestRunner) -> dict[str, list[tuple[bytes, str | None]]]:

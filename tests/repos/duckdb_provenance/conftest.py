@@ -18,8 +18,9 @@ import pytest
 
 from flowcore.clock import ManualClock
 from flowcore.model.provenance import ProvenanceEvent
-from flowcore.repository import FlowFileRepository, ProvenanceRepository, RepositoryUpdate
+from flowcore.repository import FlowFileRepository, ProvenanceRepository
 from flowcore.repository.registry import load_repository_class
+from tests.flowcore.repository.journal import FlowFileRepositoryJournal
 
 
 class JournalDriver(Protocol):
@@ -72,29 +73,6 @@ class MemoryJournal:
 
     def journal_size(self) -> int:
         return self.size()
-
-
-class FlowFileRepositoryJournal:
-    """The journal of a real FlowFile repository: events go in through ``commit``."""
-
-    def __init__(self, repository: FlowFileRepository) -> None:
-        self.repository = repository
-
-    def append(self, events: Sequence[ProvenanceEvent]) -> list[ProvenanceEvent]:
-        receipt = self.repository.commit(RepositoryUpdate(events=list(events)))
-        return [
-            msgspec.structs.replace(event, event_id=event_id)
-            for event, event_id in zip(events, receipt.event_ids, strict=True)
-        ]
-
-    def read_journal(self, after_event_id: int, limit: int) -> list[ProvenanceEvent]:
-        return self.repository.read_journal(after_event_id, limit)
-
-    def trim_journal(self, through_event_id: int) -> int:
-        return self.repository.trim_journal(through_event_id)
-
-    def size(self) -> int:
-        return self.repository.journal_size()
 
 
 JOURNALS = ["memory", "lmdb"]
