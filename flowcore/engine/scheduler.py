@@ -3,9 +3,13 @@
 The deterministic scheduler triggers runnable processors in flow order on one thread.
 With a ``ManualClock`` time moves only when it advances the clock to the next moment
 something becomes runnable (a penalty ends, a yield ends, a timer fires), so runs are
-repeatable. It indexes provenance between passes once the journal holds an index batch,
-and at the end, so a long run neither grows the journal without bound nor indexes events
-long after the FlowFile repository could still hand them over from memory. The threaded
+repeatable. It indexes provenance once the journal holds an index batch, checked after
+every commit (a processor that works through its whole queue in one trigger, as
+MergeRecord does, has its events indexed while it goes on) and between passes, and at
+the end, so a long run neither grows the journal without bound nor indexes events long
+after the FlowFile repository could still hand them over from memory. The DuckDB part
+of that indexing runs on the repository's indexing thread, on the second core, while
+the flow goes on; every read of provenance waits for it first. The threaded
 scheduler runs each processor on a pool of worker threads, up to its concurrent tasks,
 honouring yields, penalties and back pressure, with a maintenance thread for provenance
 indexing, checkpoints and age-off. Both keep the heap frozen while they run
@@ -14,6 +18,7 @@ indexing, checkpoints and age-off. Both keep the heap frozen while they run
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import Counter
@@ -24,7 +29,10 @@ from flowcore.clock import ManualClock
 from flowcore.engine import heap
 from flowcore.engine.node import Node
 from flowcore.engine.processor_node import ProcessorNode
+from flowcore.session.commit import CommitListener, SessionChanges
 from flowcore.units import parse_time_period
+
+log = logging.getLogger("flowcore.scheduler")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +70,7 @@ class DeterministicScheduler:
     def __init__(self, node: Node) -> None:
         self._node = node
         self._index_batch = node.settings.provenance.index_batch_size
+        self._refrozen = False
 
     def run_once(self) -> tuple[int, bool]:
         """One pass over the processors; returns (triggers, whether FlowFiles moved)."""
@@ -99,12 +108,35 @@ class DeterministicScheduler:
         heap is frozen for the run (see ``heap``).
         """
         heap.freeze()
+        indexing = CommitListener(on_commit=self._index_after_commit)
+        self._node.committer.add_listener(indexing)
         try:
             return self._run_until_idle(
                 max_triggers, advance_clock, max_wait_seconds, on_pass, retry_wait_ms, deadline_ms
             )
         finally:
+            self._node.committer.remove_listener(indexing)
             heap.unfreeze()
+
+    def _index_after_commit(self, _changes: SessionChanges, _seconds: float) -> None:
+        """After a commit inside a trigger: index the journal once it holds a batch. A
+        failure loses nothing (the events stay journaled): it is logged here and met
+        again by the indexing between passes or at the end of the run, which raise."""
+        try:
+            self._index_when_due()
+        except Exception as error:
+            log.warning("provenance indexing after a commit failed: %s", error)
+
+    def _index_when_due(self) -> None:
+        """Index the journal (leaving its last DuckDB transaction to the indexing thread)
+        once it holds an index batch. The last transaction is waited for by the next
+        indexing, at the latest the one that ends the run, or by any read."""
+        node = self._node
+        if node.flowfiles.journal_size() >= self._index_batch:
+            node.index_provenance(wait=False)
+            if not self._refrozen:  # the first indexing may have imported libraries lazily
+                heap.refreeze()
+                self._refrozen = True
 
     def _run_until_idle(
         self,
@@ -120,20 +152,15 @@ class DeterministicScheduler:
         waited = 0.0
         idle_passes = 0
         stalled_since: tuple[int, frozenset[tuple[str, str]]] | None = None
-        stalled = timed_out = refrozen = False
+        stalled = timed_out = False
+        self._refrozen = False
         while triggers < max_triggers:
             if deadline_ms is not None and node.clock.now_ms() >= deadline_ms:
                 timed_out = True
                 break
             count, moved = self.run_once()
             triggers += count
-            if node.flowfiles.journal_size() >= self._index_batch:
-                # The last transaction is stored while the next passes run; it is waited
-                # for by the next indexing, at the latest the one that ends the run.
-                node.index_provenance(wait=False)
-                if not refrozen:  # the first indexing may have imported libraries lazily
-                    heap.refreeze()
-                    refrozen = True
+            self._index_when_due()
             if on_pass is not None:
                 on_pass(triggers)
             if count and moved:

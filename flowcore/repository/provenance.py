@@ -100,8 +100,13 @@ class ProvenanceRepository(IdentifiedRepository):
 
         ``wait=False`` lets the last transaction finish in the background: its events
         are stored, and trimmed from the journal, by the next call (or ``close``), and
-        counted there. A caller with other work to do (a scheduler between passes) gets
+        counted there. A caller with other work to do (a scheduler after a commit) gets
         on with it meanwhile; a failure of that transaction is raised by the next call.
+        Such a call may index less than everything, never waiting for DuckDB in between:
+        one journal batch at a time, and nothing while a transaction is still in the
+        background and less than a batch more is journaled. What it indexes depends only
+        on the journal, never on the indexing thread's timing; a reader sees every event
+        a call has taken.
         """
 
     @abstractmethod

@@ -143,6 +143,10 @@ class SessionCommitter:
     def add_listener(self, listener: CommitListener) -> None:
         self._listeners.append(listener)
 
+    def remove_listener(self, listener: CommitListener) -> None:
+        """Stop calling ``listener`` (one added with ``add_listener``)."""
+        self._listeners.remove(listener)
+
     def commit(self, changes: SessionChanges, now_ms: int) -> CommitReceipt:
         """Make a session's changes durable and visible, in the documented order.
 

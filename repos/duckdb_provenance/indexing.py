@@ -114,7 +114,10 @@ class IndexRun:
         """Index every pending event; returns how many were committed and trimmed.
 
         ``wait=False``: the last transaction's steps may still be queued on the indexing
-        thread when this returns; ``finish`` settles them (and trims) later.
+        thread when this returns; ``finish`` settles them later. Unless the journal holds
+        a bulk backlog, only one transaction (up to a journal batch) is started: the
+        caller is not held up waiting for DuckDB to store one batch before the next, and
+        the rest is indexed by its next call.
         """
         try:
             self._run(wait)
@@ -122,6 +125,11 @@ class IndexRun:
             self._abort()
             raise
         return self._indexed
+
+    @property
+    def rows_in_flight(self) -> int:
+        """Events in this run's queued transactions (stored, not yet trimmed)."""
+        return sum(step.rows for step in self._steps)
 
     @property
     def unsettled(self) -> bool:
@@ -181,6 +189,8 @@ class IndexRun:
             if group:
                 self._submit(store.append, merge_batches(group))
             self._submit(store.commit, trim_through=after, rows=rows)
+            if not wait and not bulk:
+                break  # one transaction in the background; the rest waits for next time
             if carry is not None:
                 batch = carry  # read already: the next transaction starts with it
             elif not drained:

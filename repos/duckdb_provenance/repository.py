@@ -109,6 +109,13 @@ class DuckDbProvenanceRepository(DuckDbIdentity, ProvenanceRepository):
 
     def index_pending(self, *, wait: bool = True) -> int:
         with self._write_lock:
+            tail = self._tail
+            if (
+                not wait
+                and tail is not None
+                and self._journal.journal_size() - tail.rows_in_flight < self._plan.batch_size
+            ):
+                return 0  # less than a batch beyond the transaction still in the background
             indexed = self._finish_tail()
             self._store.ensure_open()
             run = IndexRun(self._store, self._journal, self._indexer, self._plan)

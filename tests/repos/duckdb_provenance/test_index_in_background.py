@@ -81,3 +81,34 @@ def test_a_failed_background_transaction_is_raised_next_and_loses_nothing(
     assert repository.index_pending() == 20
     assert sorted(e.event_id for e in repository.search(ALL)) == list(range(20))
     assert journal.size() == 0
+
+
+def test_a_call_that_does_not_wait_starts_one_batch_and_leaves_the_rest(
+    journal: Any, event: Any, provenance_factory: Any
+) -> None:
+    repository = provenance_factory(index_batch_size=10)
+    creates(journal, event, 35)
+
+    assert repository.index_pending(wait=False) == 0
+
+    assert repository.event_count() == 10  # the reader settles the one transaction
+    assert journal.size() == 25
+    assert repository.index_pending() == 25
+    assert sorted(e.event_id for e in repository.search(ALL)) == list(range(35))
+
+
+def test_a_call_that_does_not_wait_takes_nothing_while_less_than_a_batch_follows(
+    journal: Any, event: Any, provenance_factory: Any
+) -> None:
+    repository = provenance_factory(index_batch_size=10)
+    creates(journal, event, 10)
+    repository.index_pending(wait=False)
+    creates(journal, event, 9, start=10)
+
+    assert repository.index_pending(wait=False) == 0  # nine beyond the ten in flight
+    assert journal.size() == 19  # nothing settled, nothing taken
+    creates(journal, event, 1, start=19)
+    assert repository.index_pending(wait=False) == 10  # a batch more: the first settles
+    assert journal.size() == 10
+    assert repository.indexed_through() == 19  # the reader settles the second
+    assert journal.size() == 0
