@@ -20,6 +20,7 @@ import tempfile
 import threading
 import weakref
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
@@ -97,6 +98,7 @@ class TestRunner:
         )
         self._transferred: dict[str, list[MockFlowFile]] = {}
         self._wired_relationships: tuple[str, ...] = ()
+        self._thread_count = 1
         self._rewire()
         # Tests seldom close a runner (nifi-mock has no close either): the node is closed
         # and a directory the runner made is removed when the runner is collected, or at
@@ -172,19 +174,37 @@ class TestRunner:
     def run(
         self, iterations: int = 1, stop_on_finish: bool = True, initialize: bool = True
     ) -> None:
-        """Trigger the processor ``iterations`` times, as nifi-mock does (even when empty)."""
+        """Trigger the processor ``iterations`` times, as nifi-mock does (even when empty),
+        on as many threads at once as ``set_thread_count`` says."""
         self._rewire()
         if initialize:
             self.assert_valid()
             self._node.start()
             self._node.ensure_scheduled()
         try:
-            for _ in range(iterations):
-                self._node.trigger(self.node.services, raise_errors=True, schedule=False)
+            if self._thread_count == 1:
+                for _ in range(iterations):
+                    self._trigger()
+            else:
+                with ThreadPoolExecutor(self._thread_count, "test-runner") as pool:
+                    triggers = [pool.submit(self._trigger) for _ in range(iterations)]
+                for trigger in triggers:
+                    trigger.result()  # the first failure, once every trigger has ended
         finally:
             self._collect()
             if stop_on_finish:
                 self.stop()
+
+    def set_thread_count(self, count: int) -> None:
+        """Run the iterations of ``run`` on ``count`` threads at once, as nifi-mock's
+        ``setThreadCount`` does (the processor's concurrent tasks)."""
+        if count < 1:
+            msg = f"the thread count must be at least 1, not {count}"
+            raise ValueError(msg)
+        self._thread_count = count
+
+    def _trigger(self) -> None:
+        self._node.trigger(self.node.services, raise_errors=True, schedule=False)
 
     def stop(self) -> None:
         self._node.stop()

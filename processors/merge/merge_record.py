@@ -60,6 +60,7 @@ configuration, its validation and the engine run (with Spark's fallback) in
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, ClassVar
@@ -167,6 +168,9 @@ class MergeRecord(SessionFactoryProcessor):
     def __init__(self) -> None:
         super().__init__()
         self._bins: list[Bin] = []
+        self._one_task = threading.Lock()
+        """Held by the task that is binning: concurrent tasks share the bins, so a second
+        task waits for the first (each one drains the queue) rather than interleave."""
         self._fingerprints: dict[pa.Schema, str] = {}
         self._last_schema: tuple[pa.Schema | None, str] = (None, "")
         """The schema object last binned and its key (compared by identity: cheaper than
@@ -253,6 +257,10 @@ class MergeRecord(SessionFactoryProcessor):
     # -- triggering -----------------------------------------------------------------------
 
     def on_trigger_with_factory(self, context: ProcessContext, factory: SessionFactory) -> None:
+        with self._one_task:
+            self._trigger(context, factory)
+
+    def _trigger(self, context: ProcessContext, factory: SessionFactory) -> None:
         self._defragment = context.get_property(MERGE_STRATEGY).as_str() == DEFRAGMENT
         self._correlation = context.get_property(CORRELATION_ATTRIBUTE).value or None
         readers = as_reader_factory(context.get_property(RECORD_READER).as_controller_service())

@@ -33,6 +33,7 @@ import io
 import os
 import struct
 import tarfile
+import threading
 import time
 import zipfile
 from collections.abc import Iterator, Sequence
@@ -357,6 +358,9 @@ class MergeContent(SessionFactoryProcessor):
     def __init__(self) -> None:
         super().__init__()
         self._bins: list[ContentBin] = []
+        self._one_task = threading.Lock()
+        """Held by the task that is binning: concurrent tasks share the bins, so a second
+        task waits for the first (each one drains the queue) rather than interleave."""
         self._max_age_ms: int | None = None
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
@@ -427,6 +431,10 @@ class MergeContent(SessionFactoryProcessor):
         )
 
     def on_trigger_with_factory(self, context: ProcessContext, factory: SessionFactory) -> None:
+        with self._one_task:
+            self._trigger(context, factory)
+
+    def _trigger(self, context: ProcessContext, factory: SessionFactory) -> None:
         limits = self._limits(context)
         self._max_age_ms = limits.max_age_ms
         session = factory.create_session()

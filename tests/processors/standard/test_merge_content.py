@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import io
+import re
+import sys
 import tarfile
 import zipfile
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -378,3 +381,29 @@ def test_zip_duplicate_entry_name_sends_a_copy_to_failure(make_runner: RunnerFac
     with zipfile.ZipFile(io.BytesIO(merged.content)) as archive:
         assert archive.namelist() == ["same.txt"]
         assert archive.read("same.txt") == b"one"
+
+
+def test_concurrent_tasks_merge_every_flowfile_once(make_runner: RunnerFactory) -> None:
+    """The tasks share the bins; the interpreter switches threads every microsecond so
+    that without a guard they interleave inside the binning (they did: FlowFiles lost
+    from the bins, others merged twice)."""
+    runner = _merge(
+        make_runner, **{"Minimum Number of Entries": "3", "Maximum Number of Entries": "3"}
+    )
+    for n in range(600):
+        runner.enqueue(f"<{n}>")
+    runner.set_thread_count(4)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        runner.run(40)
+    finally:
+        sys.setswitchinterval(interval)
+
+    runner.assert_queue_empty()
+    originals = runner.get_flowfiles_for_relationship("original")
+    assert len({o.uuid for o in originals}) == len(originals) == 600
+    merged = runner.get_flowfiles_for_relationship("merged")
+    assert len(merged) == 200
+    pieces = Counter(re.findall(r"<\d+>", "".join(m.content.decode() for m in merged)))
+    assert pieces == Counter({f"<{n}>": 1 for n in range(600)})
