@@ -24,6 +24,7 @@ Follows NiFi's Wait. Choices made here:
 
 from __future__ import annotations
 
+import threading
 from typing import ClassVar
 
 from flowcore.model import FlowFile
@@ -206,13 +207,21 @@ class Wait(Processor):
     def __init__(self) -> None:
         super().__init__()
         self._penalized: dict[str, int] = {}
+        """Release Signal Identifiers under Wait Penalty Duration, until when (ms)."""
+        self._penalized_lock = threading.Lock()
+        """Guards ``_penalized``: concurrent tasks share it (one forgetting expired
+        penalties while another adds one made the first fail)."""
 
     def on_scheduled(self, context: ProcessContext) -> None:
-        self._penalized = {}
+        with self._penalized_lock:
+            self._penalized.clear()
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
         now = context.now_ms()
-        self._penalized = {k: v for k, v in self._penalized.items() if v > now}
+        with self._penalized_lock:
+            for expired in [k for k, v in self._penalized.items() if v <= now]:
+                del self._penalized[expired]
+            penalized = set(self._penalized)
         buffer = context.get_property(WAIT_BUFFER_COUNT).as_int() or 1
         taken = session.get_batch(max(buffer, 1) * 4)
         if not taken:
@@ -230,7 +239,7 @@ class Wait(Processor):
                 session.transfer(session.penalize(flowfile), REL_FAILURE)
             elif (
                 len(chosen) < buffer
-                and signal_id not in self._penalized
+                and signal_id not in penalized
                 and target in (None, signal_id)
             ):
                 target = signal_id
@@ -308,7 +317,8 @@ class Wait(Processor):
                 else:
                     session.transfer(flowfile, relationship)
         if routed.get(REL_WAIT.name) and penalty:
-            self._penalized[target] = now + penalty
+            with self._penalized_lock:
+                self._penalized[target] = now + penalty
         if signal is not None:
             if completed:
                 _signals.complete(cache, signal)

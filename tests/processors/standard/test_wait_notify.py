@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from flowcore.settings import EngineSettings
@@ -147,3 +148,25 @@ def test_keep_in_upstream_with_wait_penalty(tmp_path: Path) -> None:
     wait.run()
     wait.assert_transfer_count("wait", 0)
     assert wait.queue_size == 1
+
+
+def test_concurrent_tasks_penalize_each_signal_without_failing(tmp_path: Path) -> None:
+    """The tasks share the signals under penalty; the interpreter switches threads every
+    microsecond so that without a guard one task forgets expired penalties while another
+    adds one (it did: "dictionary changed size during iteration")."""
+    wait = _runner(tmp_path, "Wait", **{"Wait Penalty Duration": "1 min"})
+    for n in range(300):
+        wait.enqueue(f"<{n}>", {"releaseSignalAttribute": f"s{n}"})
+    wait.set_thread_count(4)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        while wait.queue_size:
+            wait.run(40)
+    finally:
+        sys.setswitchinterval(interval)
+
+    waiting = wait.get_flowfiles_for_relationship("wait")
+    assert sorted(f.content.decode() for f in waiting) == sorted(f"<{n}>" for n in range(300))
+    assert all(f.is_penalized(wait.clock.now_ms()) for f in waiting)
+    assert len(wait.get_flowfiles_for_relationship("success")) == 0
