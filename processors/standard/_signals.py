@@ -86,11 +86,16 @@ def replace(cache: MapCache, signal: Signal) -> None:
 
 
 def complete(cache: MapCache, signal: Signal) -> None:
+    """Remove the consumed signal; a conflict if it changed since it was read or another
+    task removed it meanwhile (two tasks consuming one signal would both release)."""
     current = cache.fetch(signal.identifier.encode())
-    if current is None or current[0] != signal.revision:
+    if (
+        current is None
+        or current[0] != signal.revision
+        or not cache.remove(signal.identifier.encode())
+    ):
         msg = f"signal {signal.identifier} was changed concurrently"
         raise SignalConflict(msg)
-    cache.remove(signal.identifier.encode())
 
 
 def notify(
