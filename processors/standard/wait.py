@@ -18,8 +18,9 @@ Follows NiFi's Wait. Choices made here:
   passed, and its waiting FlowFiles are penalized: under the deterministic scheduler this
   is what lets the manual clock move (towards a release or the Expiration Duration)
   instead of the ``wait`` loop spinning.
-* The signal is consumed before the session commits (as in NiFi); a concurrent change of
-  the signal rolls the trigger back, so it is tried again.
+* The signal is consumed before the session commits (as in NiFi); a concurrent change or
+  removal of the signal (another task of this Wait, or Notify) rolls the trigger back
+  without penalty and fails it with a ProcessException, so it is tried again.
 """
 
 from __future__ import annotations
@@ -320,10 +321,14 @@ class Wait(Processor):
             with self._penalized_lock:
                 self._penalized[target] = now + penalty
         if signal is not None:
-            if completed:
-                _signals.complete(cache, signal)
-            elif progressed:
-                _signals.replace(cache, signal)
+            try:
+                if completed:
+                    _signals.complete(cache, signal)
+                elif progressed:
+                    _signals.replace(cache, signal)
+            except _signals.SignalConflict:
+                session.rollback()  # as NiFi: back to the queue unpenalized, to try again
+                raise
 
 
 def _copy_signal_attributes(

@@ -212,5 +212,7 @@ def test_concurrent_tasks_completing_one_signal_release_once(tmp_path: Path) -> 
         wait.run(2)
 
     assert len(wait.get_flowfiles_for_relationship("success")) == 1
-    assert wait.queue_size == 7
+    queued = wait.queued_flowfiles()
+    assert len(queued) == 7
+    assert not any(f.is_penalized(wait.clock.now_ms()) for f in queued)
     wait.close()
