@@ -239,9 +239,7 @@ class Wait(Processor):
                 )
                 session.transfer(session.penalize(flowfile), REL_FAILURE)
             elif (
-                len(chosen) < buffer
-                and signal_id not in penalized
-                and target in (None, signal_id)
+                len(chosen) < buffer and signal_id not in penalized and target in (None, signal_id)
             ):
                 target = signal_id
                 chosen.append(flowfile)

@@ -209,8 +209,12 @@ CASES = {
     ),
     "RouteOnAttribute": Case("RouteOnAttribute", _route_on_attribute, 8, _check_route_on_attribute),
     "ReplaceText": Case("ReplaceText", _replace_text, FEW, _check_replace_text),
-    "AttributesToJSON": Case("AttributesToJSON", _attributes_to_json, FEW, _check_attributes_to_json),
-    "EvaluateJsonPath": Case("EvaluateJsonPath", _evaluate_json_path, FEW, _check_evaluate_json_path),
+    "AttributesToJSON": Case(
+        "AttributesToJSON", _attributes_to_json, FEW, _check_attributes_to_json
+    ),
+    "EvaluateJsonPath": Case(
+        "EvaluateJsonPath", _evaluate_json_path, FEW, _check_evaluate_json_path
+    ),
     "DetectDuplicate": Case("DetectDuplicate", _detect_duplicate, FEW, _check_detect_duplicate),
     "LookupRecord, Cache Size": Case("LookupRecord", _lookup_record, FEW, _check_lookup_record),
 }
