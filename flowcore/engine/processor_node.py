@@ -98,6 +98,9 @@ class ProcessorNode:
         self._properties: dict[str, str] = {}
         self._runtime = _Runtime()
         self._lock = threading.Lock()
+        self._scheduling = threading.Lock()
+        """Held while ``on_scheduled`` runs: concurrent first triggers wait for it rather
+        than schedule the processor again, as NiFi runs @OnScheduled once before any task."""
         for key, value in properties.items():
             self.set_property(key, value)
         # Lives as long as the processor (its state and running totals are here); the
@@ -198,9 +201,14 @@ class ProcessorNode:
         self.run_state = RunState.RUNNING
 
     def ensure_scheduled(self) -> None:
-        if not self._runtime.scheduled:
-            self.processor.on_scheduled(self.context())
-            self._runtime.scheduled = True
+        """Call ``on_scheduled`` unless it has run since the last stop (once, whatever
+        the number of tasks starting at the same time)."""
+        if self._runtime.scheduled:
+            return
+        with self._scheduling:
+            if not self._runtime.scheduled:
+                self.processor.on_scheduled(self.context())
+                self._runtime.scheduled = True
 
     def stop(self) -> None:
         """Mark STOPPED and call ``on_stopped`` once running tasks have finished."""

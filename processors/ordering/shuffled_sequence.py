@@ -9,12 +9,15 @@ trigger until all are out. Each FlowFile has the attributes ``group``, ``order``
 
 ``Omit`` lists ``group:order`` pairs that are never emitted, to simulate a FlowFile lost
 upstream (so that EnforceOrder's ``overtook`` path shows). Progress is kept in the
-processor's state (``next``), committed with the FlowFiles it created.
+processor's state (``next``), committed with the FlowFiles it created. With several
+Concurrent Tasks one task emits at a time: each reads the progress the previous one
+committed.
 """
 
 from __future__ import annotations
 
 import random
+import threading
 
 from flowcore.processor import (
     ProcessContext,
@@ -90,6 +93,9 @@ class ShuffledSequence(Processor):
     def __init__(self) -> None:
         super().__init__()
         self._pairs: list[tuple[str, int]] = []
+        self._one_task = threading.Lock()
+        """Held by the task that emits, from reading the progress to committing it:
+        concurrent tasks share the progress, so two must not read the same."""
 
     def on_scheduled(self, context: ProcessContext) -> None:
         omit = {
@@ -103,6 +109,11 @@ class ShuffledSequence(Processor):
         self._pairs = [(g, o) for g, o in pairs if f"{g}:{o}" not in omit]
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
+        with self._one_task:
+            self._emit(context, session)
+            session.commit()
+
+    def _emit(self, context: ProcessContext, session: ProcessSession) -> None:
         state = session.get_state()
         start = int(state.get("next", "0"))
         if start >= len(self._pairs):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -147,7 +148,7 @@ class PythonProcessorAdapter(Processor):
     def __init__(self) -> None:
         super().__init__()
         self.python: Any = None
-        self._state = SessionState()
+        self._state = SessionState(threading.Lock())
         self._api_context: api.ProcessContext | None = None
         if self.python_type is not None:
             self.python = instantiate(self.python_type)
@@ -284,10 +285,12 @@ class PythonProcessorAdapter(Processor):
             self._api_context = self._make_context(context)
             python.setContext(self._api_context)
         self._state.session = session
+        done = False
         try:
             self.trigger(python, context, session)
+            done = True
         finally:
-            self._state.session = None
+            self._state.end(commit=done)
 
     def trigger(self, python: Any, context: ProcessContext, session: ProcessSession) -> None:
         raise NotImplementedError

@@ -104,15 +104,39 @@ class PropertyEngine:
 
 class SessionState(threading.local):
     """Component state through the session of the running trigger (committed with it);
-    per thread, as concurrent tasks each run their own session."""
+    per thread, as concurrent tasks each run their own session.
+
+    A task that touches the state takes the component's state turn (``turn``, one lock
+    shared by the threads) and keeps it until ``end`` has committed its session, so the
+    next task reads what it committed: concurrent tasks never read the same state and
+    both write it (a lost update, or a ``replace`` that succeeds twice)."""
 
     session: ProcessSession | None = None
+    holds_turn: bool = False
+
+    def __init__(self, turn: threading.Lock) -> None:
+        self._turn = turn
 
     def _current(self) -> ProcessSession:
         if self.session is None:
             msg = "state is available while the processor runs (transform or create)"
             raise StateException(msg)
+        if not self.holds_turn:
+            self._turn.acquire()
+            self.holds_turn = True
         return self.session
+
+    def end(self, commit: bool) -> None:
+        """The trigger is over: if it touched the state, commit its session (when
+        ``commit``) before the next task may read the state; forget the session."""
+        try:
+            if self.holds_turn and commit and self.session is not None:
+                self.session.commit()
+        finally:
+            self.session = None
+            if self.holds_turn:
+                self.holds_turn = False
+                self._turn.release()
 
     def get(self) -> dict[str, str]:
         return self._current().get_state()

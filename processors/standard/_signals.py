@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from flowcore.errors import ProcessException
 from processors.standard.map_cache import MapCache
 
 CONSUMED = "consumed"
@@ -19,8 +20,10 @@ _RETRIES = 5
 T = TypeVar("T")
 
 
-class SignalConflict(Exception):
-    """The signal kept changing under us; the caller rolls back and tries later."""
+class SignalConflict(ProcessException):
+    """The signal kept changing under us; the caller rolls back and tries later (a
+    ProcessException, as NiFi's Wait throws: the processor yields for its Yield Duration,
+    not the administrative one, since concurrent tasks meet this in normal running)."""
 
 
 @dataclass(slots=True)
@@ -86,11 +89,16 @@ def replace(cache: MapCache, signal: Signal) -> None:
 
 
 def complete(cache: MapCache, signal: Signal) -> None:
+    """Remove the consumed signal; a conflict if it changed since it was read or another
+    task removed it meanwhile (two tasks consuming one signal would both release)."""
     current = cache.fetch(signal.identifier.encode())
-    if current is None or current[0] != signal.revision:
+    if (
+        current is None
+        or current[0] != signal.revision
+        or not cache.remove(signal.identifier.encode())
+    ):
         msg = f"signal {signal.identifier} was changed concurrently"
         raise SignalConflict(msg)
-    cache.remove(signal.identifier.encode())
 
 
 def notify(

@@ -18,12 +18,14 @@ Follows NiFi's Wait. Choices made here:
   passed, and its waiting FlowFiles are penalized: under the deterministic scheduler this
   is what lets the manual clock move (towards a release or the Expiration Duration)
   instead of the ``wait`` loop spinning.
-* The signal is consumed before the session commits (as in NiFi); a concurrent change of
-  the signal rolls the trigger back, so it is tried again.
+* The signal is consumed before the session commits (as in NiFi); a concurrent change or
+  removal of the signal (another task of this Wait, or Notify) rolls the trigger back
+  without penalty and fails it with a ProcessException, so it is tried again.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import ClassVar
 
 from flowcore.model import FlowFile
@@ -206,13 +208,21 @@ class Wait(Processor):
     def __init__(self) -> None:
         super().__init__()
         self._penalized: dict[str, int] = {}
+        """Release Signal Identifiers under Wait Penalty Duration, until when (ms)."""
+        self._penalized_lock = threading.Lock()
+        """Guards ``_penalized``: concurrent tasks share it (one forgetting expired
+        penalties while another adds one made the first fail)."""
 
     def on_scheduled(self, context: ProcessContext) -> None:
-        self._penalized = {}
+        with self._penalized_lock:
+            self._penalized.clear()
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
         now = context.now_ms()
-        self._penalized = {k: v for k, v in self._penalized.items() if v > now}
+        with self._penalized_lock:
+            for expired in [k for k, v in self._penalized.items() if v <= now]:
+                del self._penalized[expired]
+            penalized = set(self._penalized)
         buffer = context.get_property(WAIT_BUFFER_COUNT).as_int() or 1
         taken = session.get_batch(max(buffer, 1) * 4)
         if not taken:
@@ -229,9 +239,7 @@ class Wait(Processor):
                 )
                 session.transfer(session.penalize(flowfile), REL_FAILURE)
             elif (
-                len(chosen) < buffer
-                and signal_id not in self._penalized
-                and target in (None, signal_id)
+                len(chosen) < buffer and signal_id not in penalized and target in (None, signal_id)
             ):
                 target = signal_id
                 chosen.append(flowfile)
@@ -308,12 +316,17 @@ class Wait(Processor):
                 else:
                     session.transfer(flowfile, relationship)
         if routed.get(REL_WAIT.name) and penalty:
-            self._penalized[target] = now + penalty
+            with self._penalized_lock:
+                self._penalized[target] = now + penalty
         if signal is not None:
-            if completed:
-                _signals.complete(cache, signal)
-            elif progressed:
-                _signals.replace(cache, signal)
+            try:
+                if completed:
+                    _signals.complete(cache, signal)
+                elif progressed:
+                    _signals.replace(cache, signal)
+            except _signals.SignalConflict:
+                session.rollback()  # as NiFi: back to the queue unpenalized, to try again
+                raise
 
 
 def _copy_signal_attributes(

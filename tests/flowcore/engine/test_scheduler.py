@@ -126,6 +126,34 @@ class Source(Processor):
         session.transfer(session.create(), "success")
 
 
+@processor("SchedTestScheduledOnce")
+class ScheduledOnce(Processor):
+    """Counts its ``on_scheduled`` calls; a call waits (boundedly) for a second one to
+    arrive, so that two concurrent first triggers both scheduling it would be seen."""
+
+    relationships: ClassVar[list[Relationship]] = [Relationship("success")]
+    scheduling = Scheduling(input_required=False)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scheduled = 0
+        self.ready = False
+        self.barrier = threading.Barrier(2, timeout=0.3)
+
+    def on_scheduled(self, context: ProcessContext) -> None:
+        self.scheduled += 1
+        self.ready = False
+        try:
+            self.barrier.wait()
+        except threading.BrokenBarrierError:
+            pass
+        self.ready = True
+
+    def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.put_attribute(session.create(), "ready", str(self.ready))
+        session.transfer(flowfile, "success")
+
+
 def open_node(settings: EngineSettings, flow: dict[str, Any], clock: Any) -> Node:
     return Node.from_flow(settings, parse_flow(flow), clock)
 
@@ -744,3 +772,40 @@ def test_deadline_ends_the_run_between_triggers(
     assert summary.timed_out and not summary.idle
     assert clock.now_ms() == start + 25_000
     assert node.processors["work"].runs == 3
+
+
+def test_threaded_scheduler_schedules_a_processor_once_before_its_concurrent_tasks(
+    settings_factory: SettingsFactory, closing: Callable[[Any], Any]
+) -> None:
+    """Two tasks starting at once: one calls ``on_scheduled``, the other waits for it to
+    end (both called it, at once, before: a second call resetting what the first set up
+    while a task already ran, as MergeContent's bins)."""
+    flow = {
+        "flow": {
+            "name": "scheduled-once",
+            "processors": {
+                "src": {
+                    "type": "SchedTestScheduledOnce",
+                    "schedule": {"max_runs": 3, "concurrent_tasks": 2},
+                },
+                "held": {"type": "Funnel", "auto_terminate": ["success"], "run_state": "STOPPED"},
+            },
+            "connections": [
+                {"from": "src", "relationships": ["success"], "to": "held", "name": "out"}
+            ],
+        }
+    }
+    node: Node = closing(open_node(settings_factory(scheduler={"threads": 2}), flow, ManualClock()))
+    src = node.processors["src"]
+    scheduler = ThreadedScheduler(node)
+    scheduler.start()
+    try:
+        assert wait_until(scheduler.is_idle)
+    finally:
+        scheduler.stop()
+
+    processor = src.processor
+    assert isinstance(processor, ScheduledOnce)
+    assert processor.scheduled == 1
+    queue = node.connections["out"].queue
+    assert queue.size == 3

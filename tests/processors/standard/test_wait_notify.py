@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
+import threading
 from pathlib import Path
+
+import pytest
 
 from flowcore.settings import EngineSettings
 from flowcore.testing import TestRunner
+from processors.standard._signals import SignalConflict
+from processors.standard.map_cache import LmdbMapCacheService
 
 
 def _runner(tmp_path: Path, kind: str, **properties: str) -> TestRunner:
@@ -147,3 +154,65 @@ def test_keep_in_upstream_with_wait_penalty(tmp_path: Path) -> None:
     wait.run()
     wait.assert_transfer_count("wait", 0)
     assert wait.queue_size == 1
+
+
+def test_concurrent_tasks_penalize_each_signal_without_failing(tmp_path: Path) -> None:
+    """The tasks share the signals under penalty; the interpreter switches threads every
+    microsecond so that without a guard one task forgets expired penalties while another
+    adds one (it did: "dictionary changed size during iteration")."""
+    wait = _runner(tmp_path, "Wait", **{"Wait Penalty Duration": "1 min"})
+    for n in range(300):
+        wait.enqueue(f"<{n}>", {"releaseSignalAttribute": f"s{n}"})
+    wait.set_thread_count(4)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        while wait.queue_size:
+            wait.run(40)
+    finally:
+        sys.setswitchinterval(interval)
+
+    waiting = wait.get_flowfiles_for_relationship("wait")
+    assert sorted(f.content.decode() for f in waiting) == sorted(f"<{n}>" for n in range(300))
+    assert all(f.is_penalized(wait.clock.now_ms()) for f in waiting)
+    assert len(wait.get_flowfiles_for_relationship("success")) == 0
+
+
+class MeetingRemoves(LmdbMapCacheService):
+    """A map cache whose removals wait (boundedly) for a second one, so that two tasks
+    completing the same signal both check it before either removes it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.meeting = threading.Barrier(2, timeout=5)
+
+    def remove(self, key: bytes) -> bool:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            self.meeting.wait()
+        return super().remove(key)
+
+
+def test_concurrent_tasks_completing_one_signal_release_once(tmp_path: Path) -> None:
+    """Two tasks consume the one signal at once: the second to remove it finds it gone
+    and rolls back (both removed it before, each releasing a FlowFile for one signal)."""
+    notify = _runner(tmp_path, "Notify")
+    notify.enqueue("", {"releaseSignalAttribute": "s"})
+    notify.run()
+    wait = TestRunner("Wait", settings=EngineSettings(data_dir=tmp_path / "waiting"))
+    wait.add_controller_service(
+        "cache", MeetingRemoves(), {"Persistence Directory": str(tmp_path / "cache")}
+    )
+    wait.set_property("Distributed Cache Service", "cache")
+    wait.set_property("Release Signal Identifier", "${releaseSignalAttribute}")
+    for n in range(8):  # each task takes four
+        wait.enqueue(f"<{n}>", {"releaseSignalAttribute": "s"})
+    wait.set_thread_count(2)
+
+    with pytest.raises(SignalConflict, match="signal s was changed concurrently"):
+        wait.run(2)
+
+    assert len(wait.get_flowfiles_for_relationship("success")) == 1
+    queued = wait.queued_flowfiles()
+    assert len(queued) == 7
+    assert not any(f.is_penalized(wait.clock.now_ms()) for f in queued)
+    wait.close()
