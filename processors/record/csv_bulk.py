@@ -56,6 +56,11 @@ _NOT_TEXT = r"(?i)^\s*[+-]?(true|false|nan|inf|infinity|0x[0-9a-f]*)\s*$"
 or timestamp has and is neither a Boolean, NaN, infinity nor a hexadecimal integer."""
 _NOT_NUMERIC_RE = re.compile(_NOT_NUMERIC, re.ASCII)
 _NOT_TEXT_RE = re.compile(_NOT_TEXT, re.ASCII)
+_THREADS_FROM = 64 * 1024
+"""Bytes from which the one block is parsed on pyarrow's threads: its columns are
+converted at once, without the GIL (on the second core, about a quarter off the parse);
+a smaller buffer costs more to hand over than that saves. The types are inferred from
+the one block either way."""
 _PYTHON_PROOF = 4096
 """Values up to which the text test runs in Python (compiling Arrow's regular expression
 costs more than testing a few hundred values)."""
@@ -281,16 +286,19 @@ def _try_parse(
         buffer = b"".join([parts[0].header, *(p.data for p in parts)])
     expected = sum(p.rows for p in parts)
     block = len(buffer) + 1
+    threads = len(buffer) >= _THREADS_FROM
     if given is not None:
         schema = given[0]
         if service.header and not service.ignore_header:
-            read = service._read_options(None, 0, block)
+            read = service._read_options(None, 0, block, threads=threads)
             convert = service._convert_options(schema, schema.names)
         else:
-            read = service._read_options(schema.names, 1 if service.header else 0, block)
+            read = service._read_options(
+                schema.names, 1 if service.header else 0, block, threads=threads
+            )
             convert = service._convert_options(schema, None)
     else:
-        read = service._read_options(None, 0, block)
+        read = service._read_options(None, 0, block, threads=threads)
         convert = service._convert_options(None, None)
     try:
         table = pacsv.read_csv(

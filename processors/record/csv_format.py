@@ -224,10 +224,15 @@ class CSVReader(ControllerService):
         return value if len(value) == 1 else ","
 
     def _read_options(
-        self, column_names: list[str] | None, skip: int, block: int = _BLOCK
+        self,
+        column_names: list[str] | None,
+        skip: int,
+        block: int = _BLOCK,
+        *,
+        threads: bool = False,
     ) -> pacsv.ReadOptions:
         return pacsv.ReadOptions(
-            use_threads=False,
+            use_threads=threads,
             block_size=block,
             skip_rows=skip,
             column_names=column_names,

@@ -246,3 +246,22 @@ def test_an_open_quote_in_the_middle_of_a_poll_leaves_only_that_content_alone(
     assert result.rest == [1]
     assert [result.locate()[i].slices[i][1] for i in (0, 2, 3)] == [1, 2, 1]
     assert_as_alone(reader, contents, result)
+
+
+def test_a_large_poll_parsed_on_pyarrows_threads_reads_as_alone(enable: Enable) -> None:
+    """From ``_THREADS_FROM`` bytes the one block is parsed on pyarrow's threads: the same
+    types and records as alone, whether the parts are alike or their types differ."""
+    reader = enable(CSVReader, **{"Treat First Line as Header": "true"})
+    rng = random.Random(3)
+    kinds = ["int", "number", "bool", "time", "text"]
+
+    def part(column_kinds: dict[str, str]) -> bytes:
+        rows = [",".join(_value(rng, column_kinds[n]) for n in "abc") for _ in range(40)]
+        return ("a,b,c\n" + "\n".join(rows) + "\n").encode()
+
+    alike = [part({"a": "int", "b": "time", "c": "text"}) for _ in range(200)]
+    mixed = [part({"a": rng.choice(kinds), "b": "time", "c": "text"}) for _ in range(200)]
+    for contents in (alike, mixed):
+        assert len(b"".join(contents)) >= csv_bulk._THREADS_FROM
+        assert_as_alone(reader, contents, bulk(reader, contents))
+    assert bulk(reader, alike).rest == []
