@@ -197,10 +197,14 @@ class TestRunner:
 
     def set_thread_count(self, count: int) -> None:
         """Run the iterations of ``run`` on ``count`` threads at once, as nifi-mock's
-        ``setThreadCount`` does (the processor's concurrent tasks)."""
+        ``setThreadCount`` does (the processor's concurrent tasks); as there, a processor
+        triggered serially fails the test (``AssertionError``)."""
         if count < 1:
             msg = f"the thread count must be at least 1, not {count}"
             raise ValueError(msg)
+        if count > 1 and self.processor.scheduling.trigger_serially:
+            msg = "cannot set the thread count higher than 1: the processor is triggered serially"
+            raise AssertionError(msg)
         self._thread_count = count
 
     def _trigger(self) -> None:

@@ -71,3 +71,10 @@ def test_a_failed_trigger_is_raised_after_the_others_have_run() -> None:
 def test_the_thread_count_is_at_least_one() -> None:
     with TestRunner(MeetTwice()) as runner, pytest.raises(ValueError, match="at least 1"):
         runner.set_thread_count(0)
+
+
+def test_a_processor_triggered_serially_refuses_more_threads() -> None:
+    with TestRunner("ControlRate") as runner:
+        runner.set_thread_count(1)
+        with pytest.raises(AssertionError, match="triggered serially"):
+            runner.set_thread_count(2)
