@@ -10,9 +10,8 @@ threads every microsecond so that the tasks interleave.
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,16 +32,6 @@ class Case:
     prepare: Callable[[TestRunner, Path], None]
     runs: int
     check: Check
-
-
-@pytest.fixture
-def switching_often() -> Iterator[None]:
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(interval)
 
 
 def _out(runner: TestRunner, relationship: str) -> list[MockFlowFile]:

@@ -164,6 +164,26 @@ def events(node: Node, event_type: str | None = None) -> list[ProvenanceEvent]:
     return sorted(found, key=lambda e: e.event_id)
 
 
+def two_task_source(processor_type: str, max_runs: int) -> dict[str, Any]:
+    """src (``processor_type``, two concurrent tasks, ``max_runs``) -> held (a stopped
+    Funnel), through the connection ``out``."""
+    return {
+        "flow": {
+            "name": "two-tasks",
+            "processors": {
+                "src": {
+                    "type": processor_type,
+                    "schedule": {"max_runs": max_runs, "concurrent_tasks": 2},
+                },
+                "held": {"type": "Funnel", "auto_terminate": ["success"], "run_state": "STOPPED"},
+            },
+            "connections": [
+                {"from": "src", "relationships": ["success"], "to": "held", "name": "out"}
+            ],
+        }
+    }
+
+
 def through(processor_type: str, **spec: Any) -> dict[str, Any]:
     """in -> work (processor_type) -> held (a stopped Funnel that holds what arrives)."""
     return {
@@ -490,6 +510,16 @@ def test_trigger_can_raise_errors(
 # -- threaded scheduler -----------------------------------------------------------------------
 
 
+def run_threaded_until_idle(node: Node) -> None:
+    """Run the node on a ThreadedScheduler until it is idle, then stop it."""
+    scheduler = ThreadedScheduler(node)
+    scheduler.start()
+    try:
+        assert wait_until(scheduler.is_idle)
+    finally:
+        scheduler.stop()
+
+
 def wait_until(condition: Callable[[], bool], timeout: float = THREAD_TIMEOUT) -> bool:
     """Wait for worker threads to get somewhere; False if they did not in time."""
     pause = threading.Event()
@@ -640,21 +670,7 @@ def test_threaded_scheduler_respects_max_runs_with_concurrent_tasks(
     before running: if the scheduler let a second worker reserve the processor while its
     one allowed run was still starting, both run.
     """
-    flow = {
-        "flow": {
-            "name": "once",
-            "processors": {
-                "src": {
-                    "type": "SchedTestSource",
-                    "schedule": {"max_runs": 1, "concurrent_tasks": 2},
-                },
-                "held": {"type": "Funnel", "auto_terminate": ["success"], "run_state": "STOPPED"},
-            },
-            "connections": [
-                {"from": "src", "relationships": ["success"], "to": "held", "name": "out"}
-            ],
-        }
-    }
+    flow = two_task_source("SchedTestSource", max_runs=1)
     node: Node = closing(open_node(settings_factory(scheduler={"threads": 2}), flow, ManualClock()))
     src = node.processors["src"]
     original = src.trigger
@@ -668,12 +684,7 @@ def test_threaded_scheduler_respects_max_runs_with_concurrent_tasks(
         return original(services, **options)
 
     monkeypatch.setattr(src, "trigger", trigger)
-    scheduler = ThreadedScheduler(node)
-    scheduler.start()
-    try:
-        assert wait_until(scheduler.is_idle)
-    finally:
-        scheduler.stop()
+    run_threaded_until_idle(node)
 
     assert src.runs == 1
     assert node.connections["out"].queue.size == 1
@@ -780,29 +791,10 @@ def test_threaded_scheduler_schedules_a_processor_once_before_its_concurrent_tas
     """Two tasks starting at once: one calls ``on_scheduled``, the other waits for it to
     end (both called it, at once, before: a second call resetting what the first set up
     while a task already ran, as MergeContent's bins)."""
-    flow = {
-        "flow": {
-            "name": "scheduled-once",
-            "processors": {
-                "src": {
-                    "type": "SchedTestScheduledOnce",
-                    "schedule": {"max_runs": 3, "concurrent_tasks": 2},
-                },
-                "held": {"type": "Funnel", "auto_terminate": ["success"], "run_state": "STOPPED"},
-            },
-            "connections": [
-                {"from": "src", "relationships": ["success"], "to": "held", "name": "out"}
-            ],
-        }
-    }
+    flow = two_task_source("SchedTestScheduledOnce", max_runs=3)
     node: Node = closing(open_node(settings_factory(scheduler={"threads": 2}), flow, ManualClock()))
     src = node.processors["src"]
-    scheduler = ThreadedScheduler(node)
-    scheduler.start()
-    try:
-        assert wait_until(scheduler.is_idle)
-    finally:
-        scheduler.stop()
+    run_threaded_until_idle(node)
 
     processor = src.processor
     assert isinstance(processor, ScheduledOnce)

@@ -7,23 +7,9 @@ FlowFiles merged twice, an input queue counted below zero).
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from collections.abc import Iterator
-
-import pytest
 
 from flowcore.testing import TestRunner
-
-
-@pytest.fixture
-def switching_often() -> Iterator[None]:
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(interval)
 
 
 def test_concurrent_tasks_merge_every_flowfile_once(

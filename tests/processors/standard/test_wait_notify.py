@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
 from pathlib import Path
 
@@ -156,7 +155,9 @@ def test_keep_in_upstream_with_wait_penalty(tmp_path: Path) -> None:
     assert wait.queue_size == 1
 
 
-def test_concurrent_tasks_penalize_each_signal_without_failing(tmp_path: Path) -> None:
+def test_concurrent_tasks_penalize_each_signal_without_failing(
+    tmp_path: Path, switching_often: None
+) -> None:
     """The tasks share the signals under penalty; the interpreter switches threads every
     microsecond so that without a guard one task forgets expired penalties while another
     adds one (it did: "dictionary changed size during iteration")."""
@@ -164,13 +165,8 @@ def test_concurrent_tasks_penalize_each_signal_without_failing(tmp_path: Path) -
     for n in range(300):
         wait.enqueue(f"<{n}>", {"releaseSignalAttribute": f"s{n}"})
     wait.set_thread_count(4)
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        while wait.queue_size:
-            wait.run(40)
-    finally:
-        sys.setswitchinterval(interval)
+    while wait.queue_size:
+        wait.run(40)
 
     waiting = wait.get_flowfiles_for_relationship("wait")
     assert sorted(f.content.decode() for f in waiting) == sorted(f"<{n}>" for n in range(300))
