@@ -11,8 +11,9 @@ FlowFile's records alone would give, with the same ``WriteResult``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
+import numpy as np
 import pyarrow as pa
 
 from processors.record.api import BinarySink, WriteResult
@@ -41,3 +42,12 @@ class BulkRecordSetWriterFactory(Protocol):
     def render_bulk(self, schema: pa.Schema, records: pa.RecordBatch) -> RenderedRecords | None:
         """``records`` rendered as written with ``schema`` (the writer schema), or None."""
         ...
+
+
+def row_bounds(rows: pa.Array) -> tuple[np.ndarray[Any, np.dtype[np.int32]], memoryview]:
+    """The offsets (one more than the rows) and the bytes of a string array from
+    a renderer (one row's text each): row ``i`` is ``data[offsets[i]:offsets[i + 1]]``."""
+    buffers = rows.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int32)[rows.offset : rows.offset + len(rows) + 1]
+    data = memoryview(buffers[2]) if buffers[2] is not None else memoryview(b"")
+    return offsets, data

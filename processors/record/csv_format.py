@@ -33,7 +33,8 @@ from processors.record.api import (
     bounded,
 )
 from processors.record.bulk import BulkRead
-from processors.record.csv_minimal import MinimalQuoting, render
+from processors.record.bulk_write import RenderedRecords, row_bounds
+from processors.record.csv_minimal import MinimalQuoting, render, render_rows
 from processors.record.schema import conform
 
 CSV_MIME_TYPE = "text/csv"
@@ -516,6 +517,23 @@ class CSVRecordSetWriter(ControllerService):
         given = self.schema_source.resolve(attributes)
         return given[0] if given is not None else read_schema
 
+    def render_bulk(self, schema: pa.Schema, records: pa.RecordBatch) -> RenderedRecords | None:
+        """The records' lines rendered in one pass (Quote Mode MINIMAL, a fixed Value
+        Separator), or None: each FlowFile is then written alone and fails alone."""
+        quoting = self.minimal_quoting(self.delimiter)
+        if quoting is None or self.separator_expression or not len(schema):
+            return None
+        try:
+            rows = render_rows(
+                conform(records, schema), quoting, self.delimiter, self.eol, self.null_string
+            )
+        except Exception:  # whatever fails here fails again, per FlowFile, with its reason
+            return None
+        if rows is None:
+            return None
+        header = quoting.header(schema.names, self.delimiter, self.eol)
+        return _RenderedCsv(rows, header if self.include_header else b"")
+
     def create_writer(
         self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
     ) -> RecordSetWriter:
@@ -526,6 +544,25 @@ class CSVRecordSetWriter(ControllerService):
             )
             delimiter = value if len(value) == 1 else ","
         return _CSVWriter(self, schema, sink, delimiter)
+
+
+class _RenderedCsv:
+    """Lines rendered by ``CSVRecordSetWriter.render_bulk``; a run of them, after the
+    header line, is an output."""
+
+    def __init__(self, rows: pa.Array, header: bytes) -> None:
+        self._offsets, self._data = row_bounds(rows)
+        self._header = header
+
+    def write(
+        self, start: int, length: int, sink: BinarySink, attributes: Mapping[str, str]
+    ) -> WriteResult:
+        first, last = int(self._offsets[start]), int(self._offsets[start + length])
+        if self._header:
+            sink.write(self._header)
+        if last > first:
+            sink.write(self._data[first:last])
+        return WriteResult(length, CSV_MIME_TYPE)
 
 
 class _CSVWriter(common.CountingWriter):

@@ -233,21 +233,54 @@ def render(
     out: list[pa.Buffer] = []
     eol_bytes = pa.py_buffer(eol.encode())
     for start in range(0, batch.num_rows, step):
-        part = batch.slice(start, step)
-        texts = [
-            quoting.quoted(
-                _as_text(column),
-                scalar=_is_scalar(column.type),
-                needs=None if mask is None else mask[start : start + step],
-            )
-            for column, mask in zip(part.columns, masks, strict=True)
-        ]
-        lines = _join(texts, delimiter, null_string)
+        lines = _lines(batch.slice(start, step), masks, start, quoting, delimiter, null_string)
         listed = pa.ListArray.from_arrays(pa.array([0, len(lines)], pa.int32()), lines)
         text = pc.binary_join(listed, eol)
         out.append(_value_buffer(text))
         out.append(eol_bytes)
     return out
+
+
+def render_rows(
+    batch: pa.RecordBatch,
+    quoting: MinimalQuoting,
+    delimiter: str,
+    eol: str,
+    null_string: str,
+) -> pa.Array | None:
+    """Each record's line with its record separator, as ``render`` writes it (a string
+    array: the lines of any run of records are one slice of its data); None when the
+    text would be too large for one array."""
+    if batch.num_columns == 0:
+        return None
+    estimate = batch.nbytes * 4 + batch.num_rows * (len(eol) + batch.num_columns * 3)
+    if estimate > _TEXT_LIMIT:
+        return None
+    masks = [quoting.mask(c) if _is_text(c.type) else None for c in batch.columns]
+    lines = _lines(batch, masks, 0, quoting, delimiter, null_string)
+    return pc.binary_join_element_wise(lines, "", eol)  # the line, the separator, ""
+
+
+def _lines(
+    part: pa.RecordBatch,
+    masks: Sequence[npt.NDArray[np.bool_] | None],
+    start: int,
+    quoting: MinimalQuoting,
+    delimiter: str,
+    null_string: str,
+) -> pa.Array:
+    """The lines of ``part`` (rows ``start`` on of the batch ``masks`` were found for),
+    each value as text, quoted where its mask says."""
+    step = part.num_rows
+    texts = [
+        quoting.quoted(
+            _as_text(column),
+            scalar=_is_scalar(column.type),
+            needs=None if mask is None else mask[start : start + step],
+        )
+        for column, mask in zip(part.columns, masks, strict=True)
+    ]
+    return _join(texts, delimiter, null_string)
 
 
 def _write_unquoted(

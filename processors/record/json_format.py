@@ -42,8 +42,8 @@ from processors.record.api import (
     bounded,
 )
 from processors.record.bulk import BulkRead
-from processors.record.bulk_write import RenderedRecords
-from processors.record.json_render import member_name, render_rows, row_bounds
+from processors.record.bulk_write import RenderedRecords, row_bounds
+from processors.record.json_render import member_name, render_rows
 from processors.record.schema import arrow_to_avro, conform
 from processors.record.temporal import (
     TemporalFormatError,

@@ -161,12 +161,3 @@ def _render_sparse(
         fragments.append(pc.binary_join_element_wise(name, text, ""))
     body = pc.binary_join_element_wise(*fragments, ",", null_handling="skip").fill_null("")
     return pc.binary_join_element_wise(prefix, body, suffix, "")
-
-
-def row_bounds(rows: pa.Array) -> tuple[np.ndarray[Any, np.dtype[np.int32]], memoryview]:
-    """The offsets (one more than the rows) and the bytes of a string array from
-    ``render_rows``: row ``i`` is ``data[offsets[i]:offsets[i + 1]]``."""
-    buffers = rows.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=np.int32)[rows.offset : rows.offset + len(rows) + 1]
-    data = memoryview(buffers[2]) if buffers[2] is not None else memoryview(b"")
-    return offsets, data

@@ -113,6 +113,19 @@ class BulkReads:
         ``sink`` from its group's records rendered in one pass (done on first use per
         group and schema); None, with nothing written, when they were not read in bulk or
         the writer service cannot render them so."""
+        found = self.rendered(position, writers, schema)
+        if found is None:
+            return None
+        rendered, start, length = found
+        return rendered.write(start, length, sink, attributes)
+
+    def rendered(
+        self, position: int, writers: RecordSetWriterFactory, schema: pa.Schema
+    ) -> tuple[RenderedRecords, int, int] | None:
+        """The records of the FlowFile polled at ``position`` rendered in one pass with
+        its group (done on first use per group and schema), with the first of them and
+        their count; None when they were not read in bulk or the writer service cannot
+        render them so. Any run of them can be written as an output (SplitRecord)."""
         group = self._located.get(position)
         if group is None:
             return None
@@ -130,4 +143,4 @@ class BulkReads:
         if rendered is None:
             return None
         start, length = group.slices[position]
-        return rendered.write(start, length, sink, attributes)
+        return rendered, start, length

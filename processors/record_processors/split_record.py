@@ -49,6 +49,7 @@ from processors.record.api import (
     as_reader_factory,
     as_writer_factory,
 )
+from processors.record.bulk_write import RenderedRecords
 from processors.record_processors._bulk import BulkReads, poll
 from processors.record_processors._common import (
     FRAGMENT_COUNT,
@@ -163,7 +164,16 @@ class SplitRecord(Processor):
         try:
             reader = reads.reader(position, original)
             try:
-                self._split(session, original, reader, writers, max_records, fragment_id, splits)
+                schema = writers.writer_schema(reader.schema, original.attributes)
+                rendered = reads.rendered(position, writers, schema)
+                if rendered is not None:
+                    self._split_rendered(
+                        session, original, rendered, max_records, fragment_id, splits
+                    )
+                else:
+                    self._split(
+                        session, original, reader, writers, max_records, fragment_id, splits
+                    )
             finally:
                 reader.close()
         except RECORD_FAILURES as exc:
@@ -188,6 +198,40 @@ class SplitRecord(Processor):
             len(splits),
             max_records,
         )
+
+    @staticmethod
+    def _split_rendered(
+        session: ProcessSession,
+        original: FlowFile,
+        rendered: tuple[RenderedRecords, int, int],
+        max_records: int,
+        fragment_id: str,
+        splits: list[FlowFile],
+    ) -> None:
+        """``_split`` for records rendered in one pass with their poll: each split's
+        content is a run of the rendered lines (the same bytes as a writer of its own)."""
+        records, first, count = rendered
+        filename = original.attributes.get("filename", "")
+        for index, start in enumerate(range(first, first + count, max_records)):
+            split = session.create(original)
+            splits.append(split)
+            length = min(max_records, first + count - start)
+            results: list[WriteResult] = []
+
+            def write(
+                sink: Any,
+                split: FlowFile = split,
+                start: int = start,
+                length: int = length,
+                results: list[WriteResult] = results,
+            ) -> None:
+                results.append(records.write(start, length, sink, split.attributes))
+
+            split = session.write(split, write)
+            result = results[0]
+            splits[-1] = session.put_all_attributes(
+                split, _split_attributes(result, index, fragment_id, filename)
+            )
 
     @staticmethod
     def _split(
@@ -224,14 +268,20 @@ class SplitRecord(Processor):
             splits[-1] = split
             result = results[0]
             splits[-1] = session.put_all_attributes(
-                split,
-                {
-                    RECORD_COUNT: str(result.record_count),
-                    MIME_TYPE: result.mime_type,
-                    FRAGMENT_INDEX: str(index),
-                    FRAGMENT_ID: fragment_id,
-                    SEGMENT_ORIGINAL_FILENAME: filename,
-                    **result.attributes,
-                },
+                split, _split_attributes(result, index, fragment_id, filename)
             )
             index += 1
+
+
+def _split_attributes(
+    result: WriteResult, index: int, fragment_id: str, filename: str
+) -> dict[str, str]:
+    """The attributes of the split at ``index``, written as ``result`` says."""
+    return {
+        RECORD_COUNT: str(result.record_count),
+        MIME_TYPE: result.mime_type,
+        FRAGMENT_INDEX: str(index),
+        FRAGMENT_ID: fragment_id,
+        SEGMENT_ORIGINAL_FILENAME: filename,
+        **result.attributes,
+    }

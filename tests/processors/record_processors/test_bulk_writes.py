@@ -1,6 +1,6 @@
-"""ConvertRecord writing the records of several FlowFiles read in one parse with one pass
-of the JSON writer: each FlowFile's content, attributes, routing and failure are those
-of writing it alone."""
+"""ConvertRecord and SplitRecord writing the records of several FlowFiles read in one
+parse with one pass of the writer (JSON, CSV): each output's content, attributes, routing
+and failure are those of writing it alone."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from flowcore.processor import ControllerService
 from processors.record.api import BinarySink, RecordSetWriter, RecordSetWriterFactory
 from processors.record.bulk_write import RenderedRecords
+from processors.record.csv_format import CSVRecordSetWriter
 from processors.record.json_format import JsonRecordSetWriter
 from tests.processors.record_processors.conftest import RunnerFactory
 from tests.processors.record_processors.outcomes import outcome
@@ -30,7 +31,7 @@ INPUTS = [
 
 
 class AloneWriter(ControllerService):
-    """The JSON writer without its bulk rendering."""
+    """A writer service without its bulk rendering."""
 
     def __init__(self, inner: RecordSetWriterFactory) -> None:
         super().__init__()
@@ -44,6 +45,29 @@ class AloneWriter(ControllerService):
         self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
     ) -> RecordSetWriter:
         return self._inner.create_writer(schema, sink, attributes)
+
+
+def cuts_of(monkeypatch: pytest.MonkeyPatch, writer_class: type[Any]) -> list[tuple[int, int]]:
+    """The runs (first record, count) written from ``writer_class``'s bulk renderings,
+    as they are written."""
+    cut: list[tuple[int, int]] = []
+    real = writer_class.render_bulk
+
+    def spy(self: Any, schema: pa.Schema, records: Any) -> Any:
+        rendered = real(self, schema, records)
+        if rendered is None:
+            return None
+
+        class Counting:
+            def write(self, start: int, length: int, sink: Any, attributes: Any) -> Any:
+                cut.append((start, length))
+                return rendered.write(start, length, sink, attributes)
+
+        counting: RenderedRecords = Counting()
+        return counting
+
+    monkeypatch.setattr(writer_class, "render_bulk", spy)
+    return cut
 
 
 def _run(
@@ -80,23 +104,7 @@ def _run(
 def test_rendered_together_and_alone_give_the_same_outputs(
     make_runner: RunnerFactory, writer: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cut: list[tuple[int, int]] = []
-    real = JsonRecordSetWriter.render_bulk
-
-    def spy(self: JsonRecordSetWriter, schema: pa.Schema, records: Any) -> Any:
-        rendered = real(self, schema, records)
-        if rendered is None:
-            return None
-
-        class Counting:
-            def write(self, start: int, length: int, sink: Any, attributes: Any) -> Any:
-                cut.append((start, length))
-                return rendered.write(start, length, sink, attributes)
-
-        counting: RenderedRecords = Counting()
-        return counting
-
-    monkeypatch.setattr(JsonRecordSetWriter, "render_bulk", spy)
+    cut = cuts_of(monkeypatch, JsonRecordSetWriter)
     inputs = [(content, {}) for content in INPUTS]
     together = _run(make_runner, writer, True, inputs)
     assert together == _run(make_runner, writer, False, inputs)
@@ -138,3 +146,27 @@ def test_writer_schema_per_flowfile_and_one_that_cannot_be_written(
     [(text, attributes)] = together["failure"]
     assert text == inputs[2][0]
     assert "record.error.message" in dict(attributes)
+
+
+@pytest.mark.parametrize("writer", [{}, {"Include Header Line": "false", "Null String": "-"}])
+def test_splits_cut_from_lines_rendered_together_are_what_writers_alone_write(
+    make_runner: RunnerFactory, writer: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cut = cuts_of(monkeypatch, CSVRecordSetWriter)
+
+    def split(bulk: bool) -> dict[str, Any]:
+        runner = make_runner("SplitRecord", {"Records Per Split": "2"}, writer=writer)
+        if not bulk:
+            csv_writer: Any = runner.add_controller_service("csv", "CSVRecordSetWriter", writer)
+            runner.add_controller_service("alone", AloneWriter(csv_writer))
+            runner.set_property("Record Writer", "alone")
+        for content in INPUTS:
+            runner.enqueue(content)
+        runner.run(1)
+        assert runner.queue_size == 0
+        return outcome(runner, ("splits", "original", "failure"))
+
+    together = split(True)
+    assert together == split(False)
+    assert (0, 2) in cut and (2, 1) in cut  # the first FlowFile's three records: 2 + 1
+    assert len(together["splits"]) == 5
