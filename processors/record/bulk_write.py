@@ -31,6 +31,18 @@ class RenderedRecords(Protocol):
 
 
 @runtime_checkable
+class RenderedRows(RenderedRecords, Protocol):
+    """Rendered records of which any selection, in any order, can be an output."""
+
+    def write_rows(
+        self, rows: pa.Array, sink: BinarySink, attributes: Mapping[str, str]
+    ) -> WriteResult:
+        """Write the records at positions ``rows`` (int64, in that order) as a whole
+        output, as a writer of their own would (PartitionRecord's partitions)."""
+        ...
+
+
+@runtime_checkable
 class BulkRecordSetWriterFactory(Protocol):
     """A writer service that can render many FlowFiles' records in one pass.
 

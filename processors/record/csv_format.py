@@ -551,6 +551,7 @@ class _RenderedCsv:
     header line, is an output."""
 
     def __init__(self, rows: pa.Array, header: bytes) -> None:
+        self._rows = rows
         self._offsets, self._data = row_bounds(rows)
         self._header = header
 
@@ -563,6 +564,17 @@ class _RenderedCsv:
         if last > first:
             sink.write(self._data[first:last])
         return WriteResult(length, CSV_MIME_TYPE)
+
+    def write_rows(
+        self, rows: pa.Array, sink: BinarySink, attributes: Mapping[str, str]
+    ) -> WriteResult:
+        offsets, data = row_bounds(self._rows.take(rows))
+        if self._header:
+            sink.write(self._header)
+        first, last = int(offsets[0]), int(offsets[-1])
+        if last > first:
+            sink.write(data[first:last])
+        return WriteResult(len(rows), CSV_MIME_TYPE)
 
 
 class _CSVWriter(common.CountingWriter):

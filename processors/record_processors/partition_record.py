@@ -64,9 +64,11 @@ from processors.record.api import (
     RecordReader,
     RecordSetWriter,
     RecordSetWriterFactory,
+    WriteResult,
     as_reader_factory,
     as_writer_factory,
 )
+from processors.record.bulk_write import RenderedRecords, RenderedRows
 from processors.record_processors._bulk import BulkReads, poll
 from processors.record_processors._common import (
     FRAGMENT_COUNT,
@@ -113,7 +115,9 @@ class _Partition:
     attributes: dict[str, str]
     content: OpenContent | None
     """The child's content, open for writing until the writer has finished."""
-    writer: RecordSetWriter
+    writer: RecordSetWriter | None
+    written: WriteResult | None = None
+    """The child's content written whole already (cut from its poll's rendering)."""
 
 
 class _RowIndex:
@@ -283,7 +287,12 @@ class PartitionRecord(Processor):
         try:
             reader = reads.reader(position, flowfile)
             try:
-                self._partition(session, flowfile, reader, writers, paths, partitions)
+                schema = writers.writer_schema(reader.schema, flowfile.attributes)
+                found = reads.rendered(position, writers, schema)
+                if found is not None and isinstance(found[0], RenderedRows):
+                    self._partition_rendered(session, flowfile, reader, found, paths, partitions)
+                else:
+                    self._partition(session, flowfile, reader, writers, paths, partitions)
             finally:
                 reader.close()
             children = self._finish(session, flowfile, partitions)
@@ -310,7 +319,8 @@ class PartitionRecord(Processor):
         for partition in partitions.values():
             if partition.content is not None:
                 try:
-                    partition.writer.abort()
+                    if partition.writer is not None:
+                        partition.writer.abort()
                 except RECORD_FAILURES:
                     pass
                 partition.content.abort()
@@ -358,8 +368,51 @@ class PartitionRecord(Processor):
             for group, key in enumerate(groups.keys):
                 texts = [column[group] for column in key_texts]
                 writer = partition_for(key, texts).writer
+                assert writer is not None  # every partition here has a writer
                 start, end = bounds[group], bounds[group + 1]
                 writer.write_batch(ordered if groups.single else ordered.slice(start, end - start))
+
+    @staticmethod
+    def _partition_rendered(
+        session: ProcessSession,
+        flowfile: FlowFile,
+        reader: RecordReader,
+        found: tuple[RenderedRecords, int, int],
+        paths: dict[str, RecordPath],
+        partitions: dict[tuple[Any, ...], _Partition],
+    ) -> None:
+        """``_partition`` for records rendered in one pass with their poll (one batch):
+        each partition's content is its records' lines taken from the rendering, the
+        same bytes as a writer of its own."""
+        rendered, first, _count = found
+        assert isinstance(rendered, RenderedRows)
+        names = list(paths)
+        for batch in reader.batches():
+            if batch.num_rows == 0:
+                continue
+            keyed = [paths[name].partition_keys(batch) for name in names]
+            groups = _groups([keys for keys, _ in keyed], _RowIndex())
+            rows = pc.add(groups.order, pa.scalar(first, pa.int64()))
+            key_texts = [texts.take(groups.first_rows).to_pylist() for _, texts in keyed]
+            for group, key in enumerate(groups.keys):
+                texts = [column[group] for column in key_texts]
+                start, end = groups.bounds[group], groups.bounds[group + 1]
+                child = session.create(flowfile)
+                attributes = {n: t for n, t in zip(names, texts, strict=True) if t is not None}
+                partitions[key] = _Partition(child, attributes, None, None)
+                results: list[WriteResult] = []
+
+                def write(
+                    sink: Any,
+                    child: FlowFile = child,
+                    selected: pa.Array = rows.slice(start, end - start),
+                    results: list[WriteResult] = results,
+                ) -> None:
+                    results.append(rendered.write_rows(selected, sink, child.attributes))
+
+                child = session.write(child, write)
+                partitions[key].child = child
+                partitions[key].written = results[0]
 
     @staticmethod
     def _finish(
@@ -372,11 +425,14 @@ class PartitionRecord(Processor):
         filename = flowfile.attributes.get("filename", "")
         children: list[FlowFile] = []
         for index, partition in enumerate(partitions.values()):
-            result = partition.writer.finish()
-            content = partition.content
-            assert content is not None
-            partition.content = None
-            child = content.close()
+            if partition.written is not None:
+                result, child = partition.written, partition.child
+            else:
+                assert partition.writer is not None and partition.content is not None
+                result = partition.writer.finish()
+                content = partition.content
+                partition.content = None
+                child = content.close()
             partition.child = child
             child = session.put_all_attributes(
                 child,

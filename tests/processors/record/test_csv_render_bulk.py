@@ -1,7 +1,7 @@
-"""CSVRecordSetWriter.render_bulk: any run of records cut from lines rendered together is
-byte for byte what a writer of its own writes (through whichever of its paths: values
-rendered in Python for a few records, pyarrow's writer when nothing needs quotes, the
-kernels otherwise), with the same WriteResult."""
+"""CSVRecordSetWriter.render_bulk: any run or selection of records cut from lines
+rendered together is byte for byte what a writer of its own writes (through whichever of
+its paths: values rendered in Python for a few records, pyarrow's writer when nothing
+needs quotes, the kernels otherwise), with the same WriteResult."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from processors.record.bulk_write import BulkRecordSetWriterFactory
+from processors.record.bulk_write import BulkRecordSetWriterFactory, RenderedRows
 from processors.record.csv_format import CSVRecordSetWriter
 from tests.processors.record.conftest import enable_service, write_all
 
@@ -76,6 +76,13 @@ def test_a_run_cut_from_lines_rendered_together_is_what_a_writer_alone_writes(
         alone, expected = write_all(writers, table.slice(start, length))
         assert sink.getvalue() == alone, (start, length)
         assert result == expected
+    assert isinstance(rendered, RenderedRows)
+    picks = data.draw(st.lists(st.integers(0, rows - 1), max_size=30)) if rows else []
+    sink = io.BytesIO()
+    result = rendered.write_rows(pa.array(picks, pa.int64()), sink, {})
+    alone, expected = write_all(writers, table.take(pa.array(picks, pa.int64())))
+    assert sink.getvalue() == alone, picks
+    assert result == expected
 
 
 def test_render_bulk_declines_what_it_does_not_render_alike() -> None:

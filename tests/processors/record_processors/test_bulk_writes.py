@@ -155,18 +155,68 @@ def test_splits_cut_from_lines_rendered_together_are_what_writers_alone_write(
     cut = cuts_of(monkeypatch, CSVRecordSetWriter)
 
     def split(bulk: bool) -> dict[str, Any]:
-        runner = make_runner("SplitRecord", {"Records Per Split": "2"}, writer=writer)
-        if not bulk:
-            csv_writer: Any = runner.add_controller_service("csv", "CSVRecordSetWriter", writer)
-            runner.add_controller_service("alone", AloneWriter(csv_writer))
-            runner.set_property("Record Writer", "alone")
-        for content in INPUTS:
-            runner.enqueue(content)
-        runner.run(1)
-        assert runner.queue_size == 0
-        return outcome(runner, ("splits", "original", "failure"))
+        properties = {"Records Per Split": "2"}
+        return _run_csv(make_runner, "SplitRecord", properties, writer, bulk, INPUTS, "splits")
 
     together = split(True)
     assert together == split(False)
     assert (0, 2) in cut and (2, 1) in cut  # the first FlowFile's three records: 2 + 1
     assert len(together["splits"]) == 5
+
+
+def test_partitions_taken_from_lines_rendered_together_are_what_writers_alone_write(
+    make_runner: RunnerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taken: list[int] = []
+    real = CSVRecordSetWriter.render_bulk
+
+    def spy(self: CSVRecordSetWriter, schema: pa.Schema, records: Any) -> Any:
+        rendered = real(self, schema, records)
+        if rendered is not None:
+            write_rows = rendered.write_rows
+
+            def counting(rows: Any, sink: Any, attributes: Any) -> Any:
+                taken.append(len(rows))
+                return write_rows(rows, sink, attributes)
+
+            rendered.write_rows = counting
+        return rendered
+
+    monkeypatch.setattr(CSVRecordSetWriter, "render_bulk", spy)
+    inputs = [
+        *INPUTS,
+        "id,name,price\n8,tea,1.5\n9,milk,2.5\n10,tea,3.5\n11,rice,4.5\n12,milk,5.5\n",
+    ]
+
+    def partition(bulk: bool) -> dict[str, Any]:
+        properties = {"name": "/name"}
+        return _run_csv(make_runner, "PartitionRecord", properties, {}, bulk, inputs, "success")
+
+    together = partition(True)
+    assert together == partition(False)
+    assert sorted(taken)[-2:] == [2, 2]  # tea and milk of the last FlowFile
+    texts = [text for text, _ in together["success"]]
+    assert "id,name,price\n8,tea,1.5\n10,tea,3.5\n" in texts
+
+
+def _run_csv(
+    make_runner: RunnerFactory,
+    type_name: str,
+    properties: dict[str, str],
+    writer: dict[str, str],
+    bulk: bool,
+    inputs: list[str],
+    outputs: str,
+) -> dict[str, Any]:
+    """One trigger of ``type_name`` writing CSV, with the writer's bulk rendering or
+    without it (``AloneWriter``); what went to ``outputs``, original and failure."""
+    runner = make_runner(type_name, properties, writer=writer)
+    if not bulk:
+        csv_writer: Any = runner.add_controller_service("csv", "CSVRecordSetWriter", writer)
+        runner.add_controller_service("alone", AloneWriter(csv_writer))
+        runner.set_property("Record Writer", "alone")
+    for content in inputs:
+        runner.enqueue(content)
+    runner.run(1)
+    assert runner.queue_size == 0
+    return outcome(runner, (outputs, "original", "failure"))
