@@ -43,7 +43,7 @@ import pyarrow.csv as pacsv
 import processors.record
 import processors.record_processors  # noqa: F401 - registers the processors
 from benchmarks._common import gc_frozen, result_line
-from benchmarks.bench_merge_record import GOAL, TMPFS, make_inputs, one_buffer
+from benchmarks.bench_merge_record import GOAL, TMPFS, make_inputs, one_buffer, run_pyarrow
 from flowcore.clock import ManualClock
 from flowcore.engine import DeterministicScheduler, EnqueueItem, Node
 from flowcore.flow import parse_flow
@@ -156,12 +156,6 @@ def _parse(buffer: bytes) -> pa.Table:
     return pacsv.read_csv(io.BytesIO(buffer))
 
 
-def limit_one_buffer(buffer: bytes) -> int:
-    """Parse once, write every record once (the outputs' bytes less their header lines):
-    what no engine can beat, however it cuts the outputs."""
-    return len(_csv(_parse(buffer)))
-
-
 def limit_partition(buffer: bytes, per_flowfile: int) -> int:
     """Parse once; per input FlowFile, one CSV content per product."""
     table = _parse(buffer)
@@ -226,12 +220,12 @@ def bench(args: argparse.Namespace, name: str, root: Path) -> None:
             }
         elif name == "partition":
             runs = {
-                "pyarrow one buffer": lambda: limit_one_buffer(buffer),
+                "pyarrow one buffer": lambda: run_pyarrow(buffer, "csv"),
                 "pyarrow per output": lambda: limit_partition(buffer, args.per_flowfile),
             }
         else:
             runs = {
-                "pyarrow one buffer": lambda: limit_one_buffer(buffer),
+                "pyarrow one buffer": lambda: run_pyarrow(buffer, "csv"),
                 "pyarrow per output": lambda: limit_split(buffer, args.per_flowfile),
             }
         limits = best_limit(args.rounds, runs)

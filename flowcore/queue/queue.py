@@ -18,7 +18,7 @@ import itertools
 import operator
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence, Sized
 from dataclasses import dataclass, field
 
 from flowcore.queue.prioritizers import Prioritizer, first_in_first_out
@@ -269,18 +269,14 @@ class FlowFileQueue:
         """Up to ``limit`` FlowFiles in order, while those taken hold under ``max_bytes``."""
         taken: list[QueuedFlowFile] = []
         size = 0
-        if self._fifo:
-            deque, append = self._deque, taken.append
-            while deque and len(taken) < limit and size < max_bytes:
-                record = deque.popleft()
-                append(record)
-                size += record.flowfile.size
-        else:
-            heap = self._heap
-            while heap and len(taken) < limit and size < max_bytes:
-                record = heapq.heappop(heap)[2]
-                taken.append(record)
-                size += record.flowfile.size
+        waiting: Sized = self._deque if self._fifo else self._heap
+        pop: Callable[[], QueuedFlowFile] = (
+            self._deque.popleft if self._fifo else lambda: heapq.heappop(self._heap)[2]
+        )
+        while waiting and len(taken) < limit and size < max_bytes:
+            record = pop()
+            taken.append(record)
+            size += record.flowfile.size
         return taken
 
     def _release_expired_penalties(self, now_ms: int) -> None:

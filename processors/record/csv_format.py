@@ -558,23 +558,23 @@ class _RenderedCsv:
     def write(
         self, start: int, length: int, sink: BinarySink, attributes: Mapping[str, str]
     ) -> WriteResult:
-        first, last = int(self._offsets[start]), int(self._offsets[start + length])
-        if self._header:
-            sink.write(self._header)
-        if last > first:
-            sink.write(self._data[first:last])
+        offsets, data = self._offsets, self._data
+        self._put(data[int(offsets[start]) : int(offsets[start + length])], sink)
         return WriteResult(length, CSV_MIME_TYPE)
 
     def write_rows(
         self, rows: pa.Array, sink: BinarySink, attributes: Mapping[str, str]
     ) -> WriteResult:
         offsets, data = row_bounds(self._rows.take(rows))
+        self._put(data[int(offsets[0]) : int(offsets[-1])], sink)
+        return WriteResult(len(rows), CSV_MIME_TYPE)
+
+    def _put(self, lines: memoryview, sink: BinarySink) -> None:
+        """An output: the header line (if any), then ``lines``."""
         if self._header:
             sink.write(self._header)
-        first, last = int(offsets[0]), int(offsets[-1])
-        if last > first:
-            sink.write(data[first:last])
-        return WriteResult(len(rows), CSV_MIME_TYPE)
+        if lines:
+            sink.write(lines)
 
 
 class _CSVWriter(common.CountingWriter):

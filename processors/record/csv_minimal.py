@@ -223,12 +223,12 @@ def render(
         return []
     if batch.num_rows * batch.num_columns <= SMALL:
         return [pa.py_buffer(_render_small(batch, quoting, delimiter, eol, null_string))]
-    masks = [quoting.mask(c) if _is_text(c.type) else None for c in batch.columns]
+    masks = _masks(batch, quoting)
     if not any(mask is not None and mask.any() for mask in masks):
         unquoted = _write_unquoted(batch, quoting, delimiter, eol, null_string)
         if unquoted is not None:
             return [unquoted]
-    estimate = batch.nbytes * 4 + batch.num_rows * (len(eol) + batch.num_columns * 3)
+    estimate = _text_estimate(batch, eol)
     step = max(1, int(batch.num_rows * min(1.0, _TEXT_LIMIT / max(estimate, 1))))
     out: list[pa.Buffer] = []
     eol_bytes = pa.py_buffer(eol.encode())
@@ -251,14 +251,21 @@ def render_rows(
     """Each record's line with its record separator, as ``render`` writes it (a string
     array: the lines of any run of records are one slice of its data); None when the
     text would be too large for one array."""
-    if batch.num_columns == 0:
+    if batch.num_columns == 0 or _text_estimate(batch, eol) > _TEXT_LIMIT:
         return None
-    estimate = batch.nbytes * 4 + batch.num_rows * (len(eol) + batch.num_columns * 3)
-    if estimate > _TEXT_LIMIT:
-        return None
-    masks = [quoting.mask(c) if _is_text(c.type) else None for c in batch.columns]
-    lines = _lines(batch, masks, 0, quoting, delimiter, null_string)
+    lines = _lines(batch, _masks(batch, quoting), 0, quoting, delimiter, null_string)
     return pc.binary_join_element_wise(lines, "", eol)  # the line, the separator, ""
+
+
+def _masks(batch: pa.RecordBatch, quoting: MinimalQuoting) -> list[npt.NDArray[np.bool_] | None]:
+    """Per column, which values need quotes (None for a column that is not text)."""
+    return [quoting.mask(c) if _is_text(c.type) else None for c in batch.columns]
+
+
+def _text_estimate(batch: pa.RecordBatch, eol: str) -> int:
+    """The size of the batch's text, as estimated to keep one text array under
+    ``_TEXT_LIMIT``."""
+    return int(batch.nbytes * 4 + batch.num_rows * (len(eol) + batch.num_columns * 3))
 
 
 def _lines(

@@ -145,6 +145,22 @@ class _Groups:
     single: bool
 
 
+def _keyed_groups(
+    batch: pa.RecordBatch, paths: dict[str, RecordPath], row_index: _RowIndex
+) -> tuple[_Groups, list[dict[str, str]]]:
+    """The batch's records grouped by the values of the RecordPaths, and per group its
+    attributes: each RecordPath's name and value (as text), when it has one."""
+    names = list(paths)
+    keyed = [paths[name].partition_keys(batch) for name in names]
+    groups = _groups([keys for keys, _ in keyed], row_index)
+    key_texts = [texts.take(groups.first_rows).to_pylist() for _, texts in keyed]
+    attributes = [
+        {name: text for name, text in zip(names, texts, strict=True) if text is not None}
+        for texts in zip(*key_texts, strict=True)
+    ]
+    return groups, attributes
+
+
 def _groups(keys: list[pa.Array], row_index: _RowIndex) -> _Groups:
     """Group the records by their key columns (equal when every column is equal; nulls
     equal one another): by dictionary codes for one plain column, else Arrow's group-by."""
@@ -292,7 +308,7 @@ class PartitionRecord(Processor):
                 if found is not None and isinstance(found[0], RenderedRows):
                     self._partition_rendered(session, flowfile, reader, found, paths, partitions)
                 else:
-                    self._partition(session, flowfile, reader, writers, paths, partitions)
+                    self._partition(session, flowfile, reader, writers, schema, paths, partitions)
             finally:
                 reader.close()
             children = self._finish(session, flowfile, partitions)
@@ -334,19 +350,18 @@ class PartitionRecord(Processor):
         flowfile: FlowFile,
         reader: RecordReader,
         writers: RecordSetWriterFactory,
+        schema: pa.Schema,
         paths: dict[str, RecordPath],
         partitions: dict[tuple[Any, ...], _Partition],
     ) -> None:
-        schema = writers.writer_schema(reader.schema, flowfile.attributes)
-        names = list(paths)
+        """Each partition written by a writer of its own (``schema``: the writer schema)."""
         row_index = _RowIndex()
 
-        def partition_for(key: tuple[Any, ...], texts: list[str | None]) -> _Partition:
+        def partition_for(key: tuple[Any, ...], attributes: dict[str, str]) -> _Partition:
             found = partitions.get(key)
             if found is None:
                 child = session.create(flowfile)
                 content = session.open_write(child)
-                attributes = {n: t for n, t in zip(names, texts, strict=True) if t is not None}
                 try:
                     writer = writers.create_writer(schema, content, child.attributes)
                 except BaseException:
@@ -360,14 +375,11 @@ class PartitionRecord(Processor):
         for batch in reader.batches():
             if batch.num_rows == 0:
                 continue
-            keyed = [paths[name].partition_keys(batch) for name in names]
-            groups = _groups([keys for keys, _ in keyed], row_index)
+            groups, attributes = _keyed_groups(batch, paths, row_index)
             ordered = batch if groups.single else batch.take(groups.order)
             bounds = groups.bounds
-            key_texts = [texts.take(groups.first_rows).to_pylist() for _, texts in keyed]
             for group, key in enumerate(groups.keys):
-                texts = [column[group] for column in key_texts]
-                writer = partition_for(key, texts).writer
+                writer = partition_for(key, attributes[group]).writer
                 assert writer is not None  # every partition here has a writer
                 start, end = bounds[group], bounds[group + 1]
                 writer.write_batch(ordered if groups.single else ordered.slice(start, end - start))
@@ -386,33 +398,28 @@ class PartitionRecord(Processor):
         same bytes as a writer of its own."""
         rendered, first, _count = found
         assert isinstance(rendered, RenderedRows)
-        names = list(paths)
-        for batch in reader.batches():
-            if batch.num_rows == 0:
-                continue
-            keyed = [paths[name].partition_keys(batch) for name in names]
-            groups = _groups([keys for keys, _ in keyed], _RowIndex())
-            rows = pc.add(groups.order, pa.scalar(first, pa.int64()))
-            key_texts = [texts.take(groups.first_rows).to_pylist() for _, texts in keyed]
-            for group, key in enumerate(groups.keys):
-                texts = [column[group] for column in key_texts]
-                start, end = groups.bounds[group], groups.bounds[group + 1]
-                child = session.create(flowfile)
-                attributes = {n: t for n, t in zip(names, texts, strict=True) if t is not None}
-                partitions[key] = _Partition(child, attributes, None, None)
-                results: list[WriteResult] = []
+        batches = [batch for batch in reader.batches() if batch.num_rows]
+        if not batches:
+            return
+        [batch] = batches  # records read in bulk come as one batch
+        groups, attributes = _keyed_groups(batch, paths, _RowIndex())
+        rows = pc.add(groups.order, pa.scalar(first, pa.int64()))
+        for group, key in enumerate(groups.keys):
+            start, end = groups.bounds[group], groups.bounds[group + 1]
+            child = session.create(flowfile)
+            partitions[key] = _Partition(child, attributes[group], None, None)
+            results: list[WriteResult] = []
 
-                def write(
-                    sink: Any,
-                    child: FlowFile = child,
-                    selected: pa.Array = rows.slice(start, end - start),
-                    results: list[WriteResult] = results,
-                ) -> None:
-                    results.append(rendered.write_rows(selected, sink, child.attributes))
+            def write(
+                sink: Any,
+                child: FlowFile = child,
+                selected: pa.Array = rows.slice(start, end - start),
+                results: list[WriteResult] = results,
+            ) -> None:
+                results.append(rendered.write_rows(selected, sink, child.attributes))
 
-                child = session.write(child, write)
-                partitions[key].child = child
-                partitions[key].written = results[0]
+            partitions[key].child = session.write(child, write)
+            partitions[key].written = results[0]
 
     @staticmethod
     def _finish(

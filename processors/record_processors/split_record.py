@@ -172,7 +172,14 @@ class SplitRecord(Processor):
                     )
                 else:
                     self._split(
-                        session, original, reader, writers, max_records, fragment_id, splits
+                        session,
+                        original,
+                        reader,
+                        writers,
+                        schema,
+                        max_records,
+                        fragment_id,
+                        splits,
                     )
             finally:
                 reader.close()
@@ -239,11 +246,12 @@ class SplitRecord(Processor):
         original: FlowFile,
         reader: RecordReader,
         writers: RecordSetWriterFactory,
+        schema: pa.Schema,
         max_records: int,
         fragment_id: str,
         splits: list[FlowFile],
     ) -> None:
-        schema = writers.writer_schema(reader.schema, original.attributes)
+        """Each split written by a writer of its own (``schema``: the writer schema)."""
         records = _PushBack(reader.batches())
         filename = original.attributes.get("filename", "")
         index = 0
