@@ -175,6 +175,42 @@ def promote_nulls(schema: pa.Schema) -> pa.Schema:
     )
 
 
+def _is_temporal(kind: pa.DataType) -> bool:
+    return pa.types.is_temporal(kind) and not (
+        pa.types.is_duration(kind) or pa.types.is_interval(kind)
+    )
+
+
+def _text_for_temporal(kind: pa.DataType) -> pa.DataType:
+    if _is_temporal(kind):
+        return pa.string()
+    if pa.types.is_struct(kind):
+        return pa.struct(
+            [
+                kind.field(i).with_type(_text_for_temporal(kind.field(i).type))
+                for i in range(kind.num_fields)
+            ]
+        )
+    if pa.types.is_list(kind):
+        return pa.list_(kind.value_field.with_type(_text_for_temporal(kind.value_type)))
+    if pa.types.is_large_list(kind):
+        return pa.large_list(kind.value_field.with_type(_text_for_temporal(kind.value_type)))
+    return kind
+
+
+def temporal_as_text(schema: pa.Schema) -> pa.Schema | None:
+    """``schema`` with every date, time and timestamp (at any depth) made a string, or
+    None when it has none.
+
+    pyarrow infers them from text that looks like one; NiFi's readers infer them only
+    with a Date, Time or Timestamp Format set, so with an inferred schema such text is
+    read as the text it is (``2024-05-02`` stays ``2024-05-02``)."""
+    mapped = [field.with_type(_text_for_temporal(field.type)) for field in schema]
+    if all(a.type.equals(b.type) for a, b in zip(schema, mapped, strict=True)):
+        return None
+    return pa.schema(mapped, metadata=schema.metadata)
+
+
 def rows_to_batches(
     rows: Iterator[dict[str, object]], schema: pa.Schema, size: int
 ) -> Iterator[pa.RecordBatch]:

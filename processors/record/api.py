@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import pyarrow as pa
 
 from flowcore.errors import ConfigurationError, ProcessException
+from processors.record.serialized import sliced
 
 if TYPE_CHECKING:
     from flowcore.model import FlowFile
@@ -315,7 +316,7 @@ def bounded(batches: Iterable[pa.RecordBatch], max_rows: int) -> Iterator[pa.Rec
                 yield batch
             continue
         for start in range(0, rows, max_rows):
-            yield batch.slice(start, max_rows)
+            yield sliced(batch, start, max_rows)
 
 
 def copy_records(reader: RecordReader, writer: RecordSetWriter) -> int:

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 from flowcore.model import FlowFile
 from flowcore.session import ProcessSession
 from processors.record.api import RecordReaderFactory
+from processors.record.serialized import sliced
 
 SAMPLE = 8
 """Values per part the type checks look at first."""
@@ -47,7 +48,7 @@ class BulkGroup:
     def batch(self, position: int) -> pa.RecordBatch:
         """The records of the input at ``position`` (a zero-copy slice)."""
         start, length = self.slices[position]
-        return self.records.slice(start, length)
+        return sliced(self.records, start, length)
 
 
 @dataclass(slots=True)

@@ -11,12 +11,13 @@ FlowFile costs a few calls and ends up alone.
 With an inferred schema, every FlowFile must get the schema it would infer alone
 (MergeRecord bins by it). pyarrow infers a column's type as the first of null, int64,
 bool, double, date, time, timestamp[s], timestamp[ns], string that accepts all its
-values; a FlowFile's own type can only be earlier in that chain than the type inferred
-over all contents. For each column this module checks, per FlowFile and vectorized, a
-sufficient condition for its type to be the same (for example a double column: one of
-its values is not a whole number; a string column: one value that no other type accepts;
-any column: not all null, which alone would be a string). A FlowFile that fails a check
-is left to be read alone.
+values, and the reader reads the dates, times and timestamps as strings
+(``CSVReader.read_inferred``); a FlowFile's own type can only be earlier in that chain
+than the type inferred over all contents. For each column this module checks, per
+FlowFile and vectorized, a sufficient condition for its type to be the same (for example
+a double column: one of its values is not a whole number; a string column: one value
+that is not a number; any column: not all null, which alone would be a string). A
+FlowFile that fails a check is left to be read alone.
 """
 
 from __future__ import annotations
@@ -50,11 +51,12 @@ LARGEST = 1 << 20
 """Contents larger than this are read alone (the streaming reader infers from its first
 1 MB block only, which a bulk parse could not reproduce)."""
 
-_NOT_NUMERIC = r"[^0-9+\-.:\stTzZeE]"
+_NUMBER = r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$"
 _NOT_TEXT = r"(?i)^\s*[+-]?(true|false|nan|inf|infinity|0x[0-9a-f]*)\s*$"
-"""A string value proves a string column when it has a character no number, date, time
-or timestamp has and is neither a Boolean, NaN, infinity nor a hexadecimal integer."""
-_NOT_NUMERIC_RE = re.compile(_NOT_NUMERIC, re.ASCII)
+"""A string value proves a string column when it is not a number (nor a Boolean, NaN,
+infinity or a hexadecimal integer): alone, its column would be text too (dates, times
+and timestamps are read as text with an inferred schema)."""
+_NUMBER_RE = re.compile(_NUMBER, re.ASCII)
 _NOT_TEXT_RE = re.compile(_NOT_TEXT, re.ASCII)
 _THREADS_FROM = 64 * 1024
 """Bytes from which the one block is parsed on pyarrow's threads: its columns are
@@ -299,7 +301,11 @@ def _try_parse(
             convert = service._convert_options(schema, None)
     else:
         read = service._read_options(None, 0, block, threads=threads)
-        convert = service._convert_options(None, None)
+        try:
+            table = service.read_inferred(buffer, read, service.parse_options, service.text_columns)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+            return None
+        return table if table.num_rows == expected else None
     try:
         table = pacsv.read_csv(
             io.BytesIO(buffer),
@@ -325,21 +331,17 @@ def _finish(table: pa.Table, schema: pa.Schema, trim: bool) -> pa.RecordBatch:
     return conform(batch, schema)
 
 
-def _off_grid(values: pa.ChunkedArray | pa.Array, grid: int) -> pa.Array:
-    """Whether each value (as int64 ticks) is not a multiple of ``grid``; nulls are."""
-    ticks = pc.fill_null(pc.cast(values, pa.int64()), 0).to_numpy(zero_copy_only=False)
-    return pa.array(ticks % grid != 0)
-
-
 def _proves_text(values: pa.ChunkedArray | pa.Array) -> Any:
     """Whether each value is text that no other type accepts. A few values (the samples)
     are tested in Python, each distinct value once; many by Arrow's regular expressions.
-    (Python's ASCII ``\\s`` also matches a vertical tab, where RE2's does not: the Python
-    test holds for fewer values, never more.)"""
+    (Python's ASCII ``\\s`` also matches a vertical tab, where RE2's does not: either way
+    a number is a number to pyarrow only without one.)"""
     if len(values) > _PYTHON_PROOF:
-        return pc.and_(
-            pc.match_substring_regex(values, _NOT_NUMERIC),
-            pc.invert(pc.match_substring_regex(values, _NOT_TEXT)),
+        return pc.invert(
+            pc.or_(
+                pc.match_substring_regex(values, _NUMBER),
+                pc.match_substring_regex(values, _NOT_TEXT),
+            )
         )
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
@@ -348,7 +350,7 @@ def _proves_text(values: pa.ChunkedArray | pa.Array) -> Any:
     if not distinct:
         return pa.array(np.zeros(len(values), dtype=bool))
     verdicts = np.array(
-        [_NOT_NUMERIC_RE.search(v) is not None and _NOT_TEXT_RE.search(v) is None for v in distinct]
+        [_NUMBER_RE.search(v) is None and _NOT_TEXT_RE.search(v) is None for v in distinct]
     )
     proven = verdicts[pc.fill_null(encoded.indices, 0).to_numpy(zero_copy_only=False)]
     if values.null_count:
@@ -361,7 +363,7 @@ def _proof(kind: pa.DataType) -> Proof | None:
     infers ``kind`` (given that it is not all null); None when there is no such test."""
     if pa.types.is_string(kind):
         return _proves_text
-    if pa.types.is_int64(kind) or pa.types.is_date32(kind):
+    if pa.types.is_int64(kind):
         return valid  # nothing earlier in the chain accepts these values
     if pa.types.is_float64(kind):
         # Not a whole number, or too large for int64 even after rounding: a double.
@@ -369,10 +371,4 @@ def _proof(kind: pa.DataType) -> Proof | None:
             pc.not_equal(values, pc.floor(values)),
             pc.invert(pc.less(pc.abs(values), 1.9e19)),
         )
-    if pa.types.is_timestamp(kind) and kind.unit == "ns":
-        return lambda values: _off_grid(values, 10**9)  # a fraction of a second
-    if pa.types.is_timestamp(kind) and kind.unit == "s":
-        if kind.tz is not None:
-            return valid
-        return lambda values: _off_grid(values, 86_400)  # not all dates (a date column)
-    return None  # bool ("1" or "true"?), time and the rest: read alone
+    return None  # bool ("1" or "true"?) and the rest: read alone

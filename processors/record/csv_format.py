@@ -187,6 +187,9 @@ class CSVReader(ControllerService):
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
         self.schema_source = common.schema_source(context, READER_STRATEGY)
+        self.text_columns: dict[str, pa.DataType] = {}
+        """Columns whose text looked like dates or times in an earlier bulk parse: given
+        as strings from the first parse of the next (``read_inferred``)."""
         self.header = context.get_property(FIRST_LINE_IS_HEADER).as_bool()
         self.ignore_header = context.get_property(IGNORE_CSV_HEADER).as_bool()
         self._context = context
@@ -242,7 +245,7 @@ class CSVReader(ControllerService):
         )
 
     def _convert_options(
-        self, types: pa.Schema | None, include: list[str] | None
+        self, types: pa.Schema | dict[str, pa.DataType] | None, include: list[str] | None
     ) -> pacsv.ConvertOptions:
         return pacsv.ConvertOptions(
             column_types=types,
@@ -252,6 +255,37 @@ class CSVReader(ControllerService):
             include_columns=include,
             include_missing_columns=include is not None,
         )
+
+    def read_inferred(
+        self,
+        data: bytes,
+        read: pacsv.ReadOptions,
+        parse_options: pacsv.ParseOptions,
+        text_columns: dict[str, pa.DataType] | None = None,
+    ) -> pa.Table:
+        """``data`` parsed with the column types inferred, dates, times and timestamps
+        read as text (``common.temporal_as_text``): parsed again with those columns given
+        as strings when a parse found any. ``text_columns`` (names known to hold such
+        text, updated here) are given as strings from the first parse."""
+        known = dict(text_columns or {})
+        while True:
+            table = pacsv.read_csv(
+                io.BytesIO(data),
+                read_options=read,
+                parse_options=parse_options,
+                convert_options=self._convert_options(known or None, None),
+            )
+            text = common.temporal_as_text(table.schema)
+            if text is None:
+                return table
+            found = {
+                field.name: field.type
+                for field, was in zip(text, table.schema, strict=True)
+                if not field.type.equals(was.type)
+            }
+            if text_columns is not None:
+                text_columns.update(found)
+            known.update(found)
 
     def read_bulk(
         self, contents: Sequence[bytes], attributes: Sequence[Mapping[str, str]]
@@ -349,11 +383,8 @@ class CSVReader(ControllerService):
             cut = head.rfind(b"\n")
             head = head[: cut + 1] if cut > 0 else head
         try:
-            table = pacsv.read_csv(
-                io.BytesIO(head),
-                read_options=self._read_options(None, 0, max(len(head) + 1, 4096)),
-                parse_options=parse_options,
-                convert_options=self._convert_options(None, None),
+            table = self.read_inferred(
+                head, self._read_options(None, 0, max(len(head) + 1, 4096)), parse_options
             )
         except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as exc:
             if complete:

@@ -11,11 +11,10 @@ the others, which are searched for blank lines and two objects on a line.
 Each FlowFile must get the schema it would infer alone. pyarrow orders the fields by first
 appearance, so a FlowFile is only taken when its first line has every field, in the order
 of the whole; and a field all null in a FlowFile may be absent from it, so every field
-must have a value in it. Types: an integer, Boolean or timestamp column is the same for
-every FlowFile with a value in it; a double column for one with a value that is not a
-whole number (``5`` alone would be an integer); a string column for one with a value that
-cannot be a timestamp (not starting with a date); anything else (nested, null) is read
-alone.
+must have a value in it. Types: an integer, Boolean or string column is the same for
+every FlowFile with a value in it (text that looks like a date or a time is read as
+text, as alone); a double column for one with a value that is not a whole number (``5``
+alone would be an integer); anything else (nested, null) is read alone.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pajson
 
+from processors.record._common import temporal_as_text
 from processors.record.bulk import (
     BulkGroup,
     BulkRead,
@@ -39,6 +40,8 @@ from processors.record.bulk import (
     same_inference,
     valid,
 )
+from processors.record.json_serialized import JSON_MIME_TYPE, line_texts
+from processors.record.serialized import SerializedForms, attach
 
 if TYPE_CHECKING:
     from processors.record.json_format import JsonTreeReader
@@ -49,7 +52,6 @@ LARGEST = 1 << 20
 _SAME_LINE = re.compile(rb"\}[ \t]*\{")
 _BLANK_LINE = re.compile(rb"\n[ \t]*\n")
 _NEWLINE, _OPEN, _CLOSE = ord("\n"), ord("{"), ord("}")
-_DATE_START = r"^\s*[0-9]{4}-"
 
 
 class _Part:
@@ -156,8 +158,8 @@ def _count_lines(part: _Part) -> None:
 
 def _parse(parts: list[_Part], result: BulkRead) -> None:
     """Parse the parts together; on failure, each half alone (down to one part)."""
-    table = _try_parse(parts)
-    if table is None:
+    parsed = _try_parse(parts)
+    if parsed is None:
         if len(parts) == 1:
             result.rest.append(parts[0].position)
             return
@@ -165,11 +167,13 @@ def _parse(parts: list[_Part], result: BulkRead) -> None:
         _parse(parts[:middle], result)
         _parse(parts[middle:], result)
         return
+    table, buffer = parsed
     lengths: Rows = np.array([p.rows for p in parts], dtype=np.int64)
     starts: Rows = np.concatenate((np.zeros(1, np.int64), np.cumsum(lengths)[:-1]))
     same = same_inference(table, starts, lengths, _proof, nulls_alike=False)
     names = table.schema.names
     batch = table.combine_chunks().to_batches()[0]
+    attach(batch, SerializedForms(JSON_MIME_TYPE, partial(_lines_of, buffer)))
     group = BulkGroup(table.schema, None, batch)
     for index, part in enumerate(parts):
         if same[index] and part.fields == names:
@@ -180,28 +184,36 @@ def _parse(parts: list[_Part], result: BulkRead) -> None:
         result.groups.append(group)
 
 
-def _try_parse(parts: list[_Part]) -> pa.Table | None:
-    """The parts' records in one table, or None if pyarrow fails or counts otherwise."""
+def _lines_of(buffer: bytes) -> pa.Array | None:
+    """Each record's line: its serialized form (the parse counted one record a line)."""
+    found = line_texts(buffer, one_per_line=True)
+    return None if found is None else found.texts
+
+
+def _try_parse(parts: list[_Part]) -> tuple[pa.Table, bytes] | None:
+    """The parts' records in one table, and the bytes parsed; None if pyarrow fails or
+    counts otherwise."""
     buffer = b"".join(p.data for p in parts)
+    read = pajson.ReadOptions(use_threads=False, block_size=len(buffer) + 1)
     try:
-        table = pajson.read_json(
-            io.BytesIO(buffer),
-            read_options=pajson.ReadOptions(use_threads=False, block_size=len(buffer) + 1),
-        )
+        table = pajson.read_json(io.BytesIO(buffer), read_options=read)
+        text = temporal_as_text(table.schema)
+        if text is not None:  # dates and times stay text, as reading alone (NiFi) has them
+            table = pajson.read_json(
+                io.BytesIO(buffer),
+                read_options=read,
+                parse_options=pajson.ParseOptions(explicit_schema=text),
+            )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    return table if table.num_rows == sum(p.rows for p in parts) else None
+    return (table, buffer) if table.num_rows == sum(p.rows for p in parts) else None
 
 
 def _proof(kind: pa.DataType) -> Proof | None:
     """A per-value test whose truth for one value of a part proves that the part alone
     infers ``kind``."""
-    if pa.types.is_int64(kind) or pa.types.is_boolean(kind):
-        return valid
-    if pa.types.is_timestamp(kind) and kind.unit == "s" and kind.tz is None:
-        return valid  # every string of the part is a timestamp
+    if pa.types.is_int64(kind) or pa.types.is_boolean(kind) or pa.types.is_string(kind):
+        return valid  # a JSON text is a string, dates and times too (read as text)
     if pa.types.is_float64(kind):
         return lambda values: pc.not_equal(values, pc.floor(values))
-    if pa.types.is_string(kind):
-        return lambda values: pc.invert(pc.match_substring_regex(values, _DATE_START))
     return None

@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from flowcore.errors import ConfigurationError
@@ -44,7 +45,9 @@ from processors.record.api import (
 from processors.record.bulk import BulkRead
 from processors.record.bulk_write import RenderedRecords, row_bounds
 from processors.record.json_render import member_name, render_rows
+from processors.record.json_serialized import JSON_MIME_TYPE, line_texts, with_serialized_forms
 from processors.record.schema import arrow_to_avro, conform
+from processors.record.serialized import SerializedForms, attach, combined
 from processors.record.temporal import (
     TemporalFormatError,
     arrow_reads_json,
@@ -53,7 +56,6 @@ from processors.record.temporal import (
     needs_conversion,
 )
 
-JSON_MIME_TYPE = "application/json"
 _EXACT_NUMBERS = msgspec.json.Decoder(float_hook=decimal.Decimal)
 """Decodes JSON keeping each number's exact text (pretty printing)."""
 _LINES = msgspec.json.Decoder()
@@ -248,8 +250,9 @@ class JsonTreeReader(ControllerService):
         for index, row in enumerate(rows):
             if not isinstance(row, dict):
                 raise MalformedRecordError(source, f"record {index}", "a line is not an object")
+        forms = _encoded(rows)
         rows = self._converted(rows, given[0], source)
-        return _ListReader(rows, given[0], given[1], self.batch_rows, source)
+        return _ListReader(rows, given[0], given[1], self.batch_rows, source, forms)
 
     def _array(
         self, stream: ChunkInput, given: tuple[pa.Schema, str] | None, source: str
@@ -267,17 +270,18 @@ class JsonTreeReader(ControllerService):
                 raise MalformedRecordError(
                     source, f"record {index}", "a JSON array element is not an object"
                 )
+        forms = _encoded(rows)
         if given is not None:
             if exact:
                 rows = self._converted(rows, given[0], source)
-            return _ListReader(rows, given[0], given[1], self.batch_rows, source)
+            return _ListReader(rows, given[0], given[1], self.batch_rows, source, forms)
         try:
             schema = (
                 common.promote_nulls(pa.Table.from_pylist(rows).schema) if rows else pa.schema([])
             )
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise MalformedRecordError(source, "schema inference", str(exc)) from None
-        return _ListReader(rows, schema, None, self.batch_rows, source)
+        return _ListReader(rows, schema, None, self.batch_rows, source, forms)
 
     def _lines(
         self, stream: ChunkInput, given: tuple[pa.Schema, str] | None, source: str
@@ -298,8 +302,10 @@ class JsonTreeReader(ControllerService):
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
                 raise _error(exc, source, 0, 0) from None
             schema = common.promote_nulls(inferred)
+            schema = common.temporal_as_text(schema) or schema  # NiFi infers text here
             options = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
-        lines = ChunkInput(_chain(stream, b"\n"))
+        recorded = _RecordedLines(_chain(stream, b"\n"))
+        lines = ChunkInput(recorded)
         try:
             reader = pajson.open_json(
                 lines,
@@ -308,13 +314,48 @@ class JsonTreeReader(ControllerService):
             )
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise _error(exc, source, 0, 0) from None
-        return _LinesReader(reader, schema, text, source, lines, self.batch_rows)
+        return _LinesReader(reader, schema, text, source, lines, self.batch_rows, recorded)
 
 
 def _chain(stream: ChunkInput, tail: bytes) -> Iterator[bytes]:
     while chunk := stream.read(_BLOCK):
         yield chunk
     yield tail
+
+
+def _encoded(rows: list[dict[str, Any]]) -> list[bytes]:
+    """Each decoded record's JSON text (its serialized form), before any conversion."""
+    encode = msgspec.json.encode
+    return [encode(row) for row in rows]
+
+
+class _RecordedLines:
+    """The chunks of a JSON-lines content on their way to the parser, kept until the
+    lines of the records parsed from them are taken (``take``): each record's line is
+    its serialized form. Once the lines do not line up with the records (a line that is
+    not one object), no later record gets one."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self._chunks = chunks
+        self._held = b""
+        self._lost = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._chunks:
+            if not self._lost:
+                self._held += chunk
+            yield chunk
+
+    def take(self, count: int) -> pa.Array | None:
+        """The lines of the next ``count`` records, or None if they are not known."""
+        if self._lost:
+            return None
+        found = line_texts(self._held, count)
+        if found is None:
+            self._lost, self._held = True, b""
+            return None
+        self._held = self._held[found.used :]
+        return found.texts
 
 
 class _ListReader:
@@ -325,12 +366,14 @@ class _ListReader:
         text: str | None,
         batch_rows: int,
         source: str = "",
+        forms: list[bytes] | None = None,
     ) -> None:
         self._rows = rows
         self._schema = schema
         self._text = text
         self._size = batch_rows
         self._source = source
+        self._forms = forms
 
     @property
     def schema(self) -> pa.Schema:
@@ -342,15 +385,21 @@ class _ListReader:
 
     def batches(self) -> Iterator[pa.RecordBatch]:
         rows, self._rows = self._rows, []
+        forms, self._forms = self._forms, None
         for start in range(0, len(rows), self._size):
             try:
-                yield pa.RecordBatch.from_pylist(rows[start : start + self._size], self._schema)
+                batch = pa.RecordBatch.from_pylist(rows[start : start + self._size], self._schema)
             except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
                 position = f"records {start} to {min(len(rows), start + self._size) - 1}"
                 raise MalformedRecordError(self._source, position, str(exc)) from None
+            if forms is not None:
+                texts = pa.array(forms[start : start + self._size], pa.binary())
+                attach(batch, SerializedForms(JSON_MIME_TYPE, texts.cast(pa.string())))
+            yield batch
 
     def close(self) -> None:
         self._rows = []
+        self._forms = None
 
 
 class _LinesReader:
@@ -362,8 +411,10 @@ class _LinesReader:
         source: str,
         stream: ChunkInput,
         batch_rows: int,
+        lines: _RecordedLines,
     ) -> None:
         self._reader: pajson.JSONStreamingReader | None = reader
+        self._lines = lines
         self._schema = schema
         self._text = text
         self._source = source
@@ -391,7 +442,11 @@ class _LinesReader:
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
                 raise _error(exc, self._source, records, self._stream.offset) from None
             records += batch.num_rows
-            yield batch if batch.schema.equals(self._schema) else conform(batch, self._schema)
+            batch = batch if batch.schema.equals(self._schema) else conform(batch, self._schema)
+            texts = self._lines.take(batch.num_rows)
+            if texts is not None:
+                attach(batch, SerializedForms(JSON_MIME_TYPE, texts))
+            yield batch
 
     def close(self) -> None:
         if self._reader is not None:
@@ -472,16 +527,38 @@ class JsonRecordSetWriter(ControllerService):
         if self.pretty and not self.one_line:
             return None
         try:
-            rows = render_rows(
-                conform(records, schema),
+            batch = conform(records, schema)
+            rows = record_texts(
+                batch,
+                schema,
                 [member_name(name) for name in schema.names],
-                "{" if self.one_line else ",{",
-                "}\n" if self.one_line else "}",
+                self.one_line,
                 self.suppress_nulls,
+                combined([batch], JSON_MIME_TYPE),
             )
         except Exception:  # whatever fails here fails again, per FlowFile, with its reason
             return None
         return _RenderedJson(self, schema, rows)
+
+
+def record_texts(
+    batch: pa.RecordBatch,
+    schema: pa.Schema,
+    keys: Sequence[str],
+    one_line: bool,
+    suppress_nulls: bool,
+    forms: pa.Array | None,
+) -> pa.Array:
+    """Each record's text as written: ``{...}`` and a newline (one line per object) or
+    ``,{...}`` (in an array); a record with a serialized form (``forms``) written from it,
+    as NiFi does when the batch's schema is the writer's (``json_serialized``)."""
+    prefix, suffix = ("{", "}\n") if one_line else (",{", "}")
+    if forms is None or not batch.schema.equals(schema):
+        return render_rows(batch, keys, prefix, suffix, suppress_nulls)
+    bodies = with_serialized_forms(
+        render_rows(batch, keys, "{", "}", suppress_nulls), forms, schema
+    )
+    return pc.binary_join_element_wise(prefix[:-1], bodies, suffix[1:], "")
 
 
 class _RenderedJson:
@@ -544,27 +621,23 @@ class _JsonWriter(common.CountingWriter):
         if not self._pending:
             return
         pending, self._pending, self._pending_rows = self._pending, [], 0
+        forms = combined(pending, JSON_MIME_TYPE)
         if len(pending) == 1:
             batch = pending[0]
         else:
             batch = pa.Table.from_batches(pending, schema=self._schema).combine_chunks()
             batch = batch.to_batches()[0]
-        self._write_rows(batch)
+        self._write_rows(batch, forms)
 
-    def _write_rows(self, batch: pa.RecordBatch) -> None:
-        offsets, data = row_bounds(self._rows(batch))
+    def _write_rows(self, batch: pa.RecordBatch, forms: pa.Array | None) -> None:
+        rows = record_texts(batch, self._schema, self._keys, self._one_line, self._suppress, forms)
+        offsets, data = row_bounds(rows)
         text = data[int(offsets[0]) : int(offsets[-1])]
         if not self._one_line and not self._started:
             self._sink.write(b"[")
             text = text[1:]
         self._started = True
         self._sink.write(text)
-
-    def _rows(self, batch: pa.RecordBatch) -> pa.Array:
-        """Each record's text: ``{...}`` and a newline, or ``,{...}`` in an array."""
-        if self._one_line:
-            return render_rows(conform(batch, self._schema), self._keys, "{", "}\n", self._suppress)
-        return render_rows(conform(batch, self._schema), self._keys, ",{", "}", self._suppress)
 
     def finish(self) -> WriteResult:
         self.flush()

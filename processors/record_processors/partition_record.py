@@ -69,6 +69,7 @@ from processors.record.api import (
     as_writer_factory,
 )
 from processors.record.bulk_write import RenderedRecords, RenderedRows
+from processors.record.serialized import sliced, taken
 from processors.record_processors._bulk import BulkReads, poll
 from processors.record_processors._common import (
     FRAGMENT_COUNT,
@@ -376,13 +377,15 @@ class PartitionRecord(Processor):
             if batch.num_rows == 0:
                 continue
             groups, attributes = _keyed_groups(batch, paths, row_index)
-            ordered = batch if groups.single else batch.take(groups.order)
+            ordered = batch if groups.single else taken(batch, groups.order)
             bounds = groups.bounds
             for group, key in enumerate(groups.keys):
                 writer = partition_for(key, attributes[group]).writer
                 assert writer is not None  # every partition here has a writer
                 start, end = bounds[group], bounds[group + 1]
-                writer.write_batch(ordered if groups.single else ordered.slice(start, end - start))
+                writer.write_batch(
+                    ordered if groups.single else sliced(ordered, start, end - start)
+                )
 
     @staticmethod
     def _partition_rendered(

@@ -50,6 +50,7 @@ from processors.record.api import (
     as_writer_factory,
 )
 from processors.record.bulk_write import RenderedRecords
+from processors.record.serialized import sliced
 from processors.record_processors._bulk import BulkReads, poll
 from processors.record_processors._common import (
     FRAGMENT_COUNT,
@@ -116,8 +117,8 @@ class _PushBack:
                 left -= batch.num_rows
                 yield batch
             else:
-                self._current = batch.slice(left)
-                yield batch.slice(0, left)
+                self._current = sliced(batch, left)
+                yield sliced(batch, 0, left)
                 left = 0
 
 

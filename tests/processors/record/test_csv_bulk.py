@@ -115,15 +115,17 @@ def test_a_content_that_would_infer_another_type_alone_is_left_alone(enable: Ena
         b"a,b,c,d\n1,x,2024-05-01T10:00:00,1.5\n",
         b"a,b,c,d\n2,7,2024-05-02T11:00:00,2.5\n",  # b alone: int64
         b"a,b,c,d\n,y,2024-05-03T12:00:00,3.5\n",  # a alone: all null, a string column
-        b"a,b,c,d\n4,z,2024-05-04,4.5\n",  # c alone: a date
+        b"a,b,c,d\n4,z,2024-05-04,4.5\n",  # c alone: a date, read as text too
         b"a,b,c,d\n5,w,2024-05-05T09:00:00,5\n",  # d alone: int64
-        b"a,b,c,d\n6,v,2024-05-06T08:00:00,6.25\n",
+        b"a,b,c,d\n6,v,12:30:00,6.25\n",  # c alone: a time, read as text too
     ]
     result = bulk(reader, contents)
-    assert result.rest == [1, 2, 3, 4]
+    assert result.rest == [1, 2, 4]
     assert_as_alone(reader, contents, result)
     group = result.locate()[0]
-    assert group.schema.types == [pa.int64(), pa.string(), pa.timestamp("s"), pa.float64()]
+    assert group.schema.types == [pa.int64(), pa.string(), pa.string(), pa.float64()]
+    texts = [group.batch(i).column(2)[0].as_py() for i in (0, 3, 5)]
+    assert texts == ["2024-05-01T10:00:00", "2024-05-04", "12:30:00"]  # as written
 
 
 def test_without_header_with_a_given_schema_and_under_settings_it_cannot_honour(

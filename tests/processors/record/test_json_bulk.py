@@ -77,10 +77,10 @@ def test_field_order_missing_fields_and_types_that_differ_alone(enable: Enable) 
         b'{"id": 8, "name": "h", "price": 8.5, "at": "2024-05-08T10:00:00"}\n{"id": "x"}\n',
     ]
     result = bulk(reader, contents)
-    assert result.rest == [1, 2, 3, 4, 5, 7]
+    assert result.rest == [1, 2, 3, 4, 7]  # "2024-05-06" is text alone too
     assert_as_alone(reader, contents, result)
     group = result.locate()[0]
-    assert group.schema.types == [pa.int64(), pa.string(), pa.float64(), pa.timestamp("s")]
+    assert group.schema.types == [pa.int64(), pa.string(), pa.float64(), pa.string()]
 
 
 def test_given_schema_is_read_alone(enable: Enable) -> None:

@@ -1,0 +1,68 @@
+"""With an inferred schema, text that looks like a date, time or timestamp stays text.
+
+NiFi's readers infer a date, time or timestamp only when a Date, Time or Timestamp Format
+is set (they are not offered for inference here), so ``2024-05-02`` passes through a
+record processor as ``2024-05-02``, not ``2024-05-02 00:00:00``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from flowcore.testing import TestRunner
+
+RunnerFactory = Callable[..., TestRunner]
+CSV = "id,at,day,clock\n1,2024-05-01T12:00:00,2024-05-01,12:30:00\n2,2024-05-02,2024-05-02,08:00\n"
+
+
+def test_csv_through_convert_record_keeps_its_text(make_runner: RunnerFactory) -> None:
+    runner = make_runner("ConvertRecord")
+    runner.enqueue(CSV)
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert out.text() == CSV
+
+
+def test_csv_to_json_writes_the_text_as_strings(make_runner: RunnerFactory) -> None:
+    runner = make_runner("ConvertRecord", writer_type="JsonRecordSetWriter")
+    runner.enqueue(CSV)
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert out.text() == (
+        '[{"id":1,"at":"2024-05-01T12:00:00","day":"2024-05-01","clock":"12:30:00"},'
+        '{"id":2,"at":"2024-05-02","day":"2024-05-02","clock":"08:00"}]'
+    )
+
+
+@pytest.mark.parametrize("reader_type", ["CSVReader", "JsonTreeReader"])
+def test_many_flowfiles_read_together_keep_their_text(
+    make_runner: RunnerFactory, reader_type: str
+) -> None:
+    # ConvertRecord reads a poll of small FlowFiles in one parse (the bulk path).
+    runner = make_runner("ConvertRecord", reader_type=reader_type)
+    for day in range(1, 9):
+        if reader_type == "CSVReader":
+            runner.enqueue(f"id,at\n{day},2024-05-0{day}T10:00:00\n{day + 10},2024-05-0{day}\n")
+        else:
+            runner.enqueue(
+                f'{{"id":{day},"at":"2024-05-0{day}T10:00:00"}}\n'
+                f'{{"id":{day + 10},"at":"2024-05-0{day}"}}\n'
+            )
+    runner.run()
+    outputs = [f.text() for f in runner.get_flowfiles_for_relationship("success")]
+    assert outputs == [
+        f"id,at\n{day},2024-05-0{day}T10:00:00\n{day + 10},2024-05-0{day}\n" for day in range(1, 9)
+    ]
+
+
+def test_a_large_csv_streams_with_its_text(make_runner: RunnerFactory) -> None:
+    # Over 1 MB: the types come from the first block, the rest streams with them.
+    rows = [f"{i},2024-05-{1 + i % 28:02d}T10:{i % 60:02d}:00,x{i}" for i in range(60_000)]
+    content = "id,at,name\n" + "\n".join(rows) + "\n"
+    runner = make_runner("ConvertRecord")
+    runner.enqueue(content)
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert out.text() == content
