@@ -336,7 +336,5 @@ def _render_sparse(
         fragments.append(pc.binary_join_element_wise("," + name, text, ""))
     # Each present member with a comma before it, the first comma then cut off (Arrow's
     # "skip" null handling loses the records whose members are all null).
-    body = pc.binary_join_element_wise(
-        *fragments, "", null_handling="replace", null_replacement=""
-    )
+    body = pc.binary_join_element_wise(*fragments, "", null_handling="replace", null_replacement="")
     return pc.binary_join_element_wise(prefix, pc.utf8_slice_codeunits(body, 1), suffix, "")
