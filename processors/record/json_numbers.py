@@ -20,8 +20,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-_WHOLE = "^-?[0-9]+$"
-"""A number's text without a fraction or exponent: Java writes ``.0`` after it."""
 _EXACT = decimal.Context(prec=1100)
 """Enough digits for any double's exact value and the differences between them."""
 
@@ -110,7 +108,6 @@ def float_text(column: pa.Array, scientific: bool) -> NumberText:
     common = pc.or_(
         pc.and_(pc.greater_equal(magnitude, 1e-3), pc.less(magnitude, 1e7)), zero
     ).fill_null(True)
-    common = pc.and_(common, pc.invert(pc.match_substring(text, "e").fill_null(False)))
     if not scientific and pc.any(zero).as_py():
         text = pc.if_else(zero, "0", text)  # -0.0 is 0.0 as a BigDecimal
     if not pc.all(common).as_py():
@@ -118,7 +115,8 @@ def float_text(column: pa.Array, scientific: bool) -> NumberText:
         values = column.filter(outside).to_pylist()
         texts = [java_text(v, single, scientific) for v in values]
         text = pc.replace_with_mask(text, outside, pa.array(texts, pa.string()))
-    whole = pc.and_(common, pc.match_substring_regex(text, _WHOLE)).fill_null(False)
+    # In the common range Arrow writes a whole number as its digits alone.
+    whole = pc.and_(common, pc.equal(column, pc.floor(column))).fill_null(False)
     if not pc.any(whole).as_py():
         return NumberText(text, None)
     positions = np.flatnonzero(whole.to_numpy(zero_copy_only=False))

@@ -34,7 +34,7 @@ _ESCAPES = {
 }
 _LONG = "^[+-]?[0-9]+$"
 _MILLIS_PER_DAY = 86_400_000
-_UNITS_PER_MILLI = {"s": 0.001, "ms": 1, "us": 1_000, "ns": 1_000_000}
+_UNITS_PER_MILLI = {"ms": 1, "us": 1_000, "ns": 1_000_000}
 
 AUTO = "AUTO"
 FORMATTED_STRING = "FORMATTED_STRING"
@@ -130,8 +130,12 @@ def _millis(column: pa.Array) -> tuple[pa.Array, pa.Array]:
         millis = column.view(pa.int64())
     else:
         raw = column.view(pa.int32() if types.is_time32(t) else pa.int64()).cast(pa.int64())
-        per = _UNITS_PER_MILLI[t.unit]
-        millis = pc.multiply(raw, 1000) if t.unit == "s" else _floor_divide(raw, int(per))
+        if t.unit == "s":
+            millis = pc.multiply(raw, 1000)
+        elif t.unit == "ms":
+            millis = raw
+        else:
+            millis = _floor_divide(raw, _UNITS_PER_MILLI[t.unit])
         if types.is_timestamp(t):
             return millis, raw.view(pa.timestamp(t.unit))
     return millis, millis.view(pa.timestamp("ms"))

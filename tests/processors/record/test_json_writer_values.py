@@ -17,6 +17,7 @@ import pytest
 from flowcore.errors import ConfigurationError, ProcessException
 from flowcore.testing import TestRunner
 from processors.record.json_format import JsonRecordSetWriter
+from processors.record.json_numbers import java_text
 from tests.processors.record.conftest import enable_service, write_all
 
 SCIENTIFIC = {"Allow Scientific Notation": "true"}
@@ -300,3 +301,19 @@ def test_nested_records_suppress_their_null_members() -> None:
     text = write_all(_writer({}), table)[0].decode()
     assert json.loads(text)[1] == {"o": None, "l": []}
     assert json.loads(text)[0] == {"o": {"a": None, "b": None}, "l": [None]}
+
+
+def test_doubles_in_the_plain_range_keep_arrows_digits() -> None:
+    """The plain range (0.001 <= |v| < 10^7) is written from Arrow's cast, which must
+    give plain digits there: the edges and values with many digits or zeros."""
+    values = [0.001, 0.0010000000000000002, 0.0012345678901234567, 1000000.0, 5000000.0]
+    values += [9999999.999999998, 1234567.8901234567, 0.1 + 0.2, 100.0, 0.5]
+    for kind in (pa.float64(), pa.float32()):
+        table = pa.table({"d": pa.array(values, kind)})
+        rows = write_all(_writer(LINES), table)[0].decode().split("\n")[:-1]
+        expected = [
+            f'{{"d":{java_text(float(v), kind == pa.float32(), False)}}}'
+            for v in table.column("d").to_pylist()
+        ]
+        assert rows == expected
+        assert all("E" not in row and "e" not in row for row in rows)
