@@ -62,7 +62,7 @@ def _named(field: Callable[[pa.Array], pa.Array], names: Sequence[str], base: in
 def _nanos_of_second(moments: pa.Array) -> pa.Array:
     unit = moments.type.unit
     per = _UNITS_PER_SECOND[unit]
-    values = moments.view(pa.int64()).to_numpy(zero_copy_only=False)
+    values = moments.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
     nanos = np.mod(values, per) * (1_000_000_000 // per)
     return pa.array(nanos, pa.int64(), mask=moments.is_null().to_numpy(zero_copy_only=False))
 
@@ -113,14 +113,16 @@ def _field(token: str) -> Field | str | None:
         return _ZONES[token]
     if letter in "yu":
         return _number(_two_digit_year, 2) if count == 2 else _number(pc.year, count)
+    if letter in "MLE" and count > 4:
+        return None  # narrow names
     if letter in "ML":
-        if count >= 4:
+        if count == 4:
             return _named(pc.month, _MONTHS, 1)
         if count == 3:
             return _named(pc.month, [m[:3] for m in _MONTHS], 1)
         return _number(pc.month, count)
     if letter == "E":
-        names = _DAYS if count >= 4 else [d[:3] for d in _DAYS]
+        names = _DAYS if count == 4 else [d[:3] for d in _DAYS]
         return _named(pc.day_of_week, names, 0)
     if letter == "a" and count == 1:
         return _am_pm
