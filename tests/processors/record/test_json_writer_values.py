@@ -317,3 +317,9 @@ def test_doubles_in_the_plain_range_keep_arrows_digits() -> None:
         ]
         assert rows == expected
         assert all("E" not in row and "e" not in row for row in rows)
+
+
+def test_a_record_of_nulls_only_is_an_empty_object_when_nulls_are_suppressed() -> None:
+    table = pa.table({"a": pa.array([None, 1], pa.int64()), "b": pa.array([None, "x"])})
+    text = write_all(_writer({"Suppress Null Values": "Always Suppress"}), table)[0].decode()
+    assert text == '[{},{"a":1,"b":"x"}]'
