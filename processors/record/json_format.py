@@ -8,7 +8,6 @@ field; ``render_bulk`` renders many FlowFiles' records at once, each output cut 
 
 from __future__ import annotations
 
-import decimal
 import io
 import json
 import re
@@ -20,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pajson
 
-from flowcore.errors import ConfigurationError
+from flowcore.errors import ConfigurationError, ProcessException
 from flowcore.processor import (
     AllowableValue,
     ControllerService,
@@ -44,7 +43,17 @@ from processors.record.api import (
 )
 from processors.record.bulk import BulkRead
 from processors.record.bulk_write import RenderedRecords, row_bounds
-from processors.record.json_render import member_name, render_rows
+from processors.record.json_numbers import NotWritableError
+from processors.record.json_render import (
+    AUTO,
+    EPOCH_MILLISECONDS,
+    EPOCH_SECONDS,
+    FORMATTED_STRING,
+    JsonOptions,
+    json_string,
+    member_name,
+    render_rows,
+)
 from processors.record.json_serialized import JSON_MIME_TYPE, line_texts, with_serialized_forms
 from processors.record.schema import arrow_to_avro, conform
 from processors.record.serialized import SerializedForms, attach, combined
@@ -55,8 +64,14 @@ from processors.record.temporal import (
     java_to_strptime,
     needs_conversion,
 )
+from processors.record.temporal_text import JavaPattern
 
-_EXACT_NUMBERS = msgspec.json.Decoder(float_hook=decimal.Decimal)
+
+class _Number(str):
+    """A JSON number's text as written (pretty printing keeps it)."""
+
+
+_EXACT_NUMBERS = msgspec.json.Decoder(float_hook=_Number)
 """Decodes JSON keeping each number's exact text (pretty printing)."""
 _LINES = msgspec.json.Decoder()
 _BLOCK = 1 << 20
@@ -129,6 +144,49 @@ SCHEMA_WRITE_STRATEGY = PropertyDescriptor(
     default=NO_SCHEMA.value,
     required=True,
     allowable_values=[NO_SCHEMA, AVRO_SCHEMA_ATTRIBUTE],
+)
+ALLOW_SCIENTIFIC_NOTATION = PropertyDescriptor(
+    name="Allow Scientific Notation",
+    display_name="Allow Scientific Notation",
+    description="Specifies whether or not scientific notation should be used when writing numbers",
+    default="false",
+    required=True,
+    allowable_values=["true", "false"],
+)
+TIMESTAMP_AUTO = AllowableValue(
+    AUTO,
+    "Automatic",
+    "Uses the configured Timestamp Format when present, otherwise writes epoch milliseconds",
+)
+TIMESTAMP_FORMATTED = AllowableValue(
+    FORMATTED_STRING,
+    "Formatted String",
+    "Writes timestamps as strings using the configured Timestamp Format",
+)
+TIMESTAMP_EPOCH_MILLIS = AllowableValue(
+    EPOCH_MILLISECONDS,
+    "Epoch Milliseconds",
+    "Writes timestamps as integer JSON numbers containing milliseconds since the Unix epoch",
+)
+TIMESTAMP_EPOCH_SECONDS = AllowableValue(
+    EPOCH_SECONDS,
+    "Epoch Seconds",
+    "Writes timestamps as decimal JSON numbers containing seconds since the Unix epoch with "
+    "millisecond precision",
+)
+TIMESTAMP_REPRESENTATION = PropertyDescriptor(
+    name="Timestamp Representation",
+    display_name="Timestamp Representation",
+    description="Specifies how Timestamp logical fields are represented in JSON. Date and "
+    "Time logical fields are not affected.",
+    default=AUTO,
+    required=True,
+    allowable_values=[
+        TIMESTAMP_AUTO,
+        TIMESTAMP_FORMATTED,
+        TIMESTAMP_EPOCH_MILLIS,
+        TIMESTAMP_EPOCH_SECONDS,
+    ],
 )
 NEVER_SUPPRESS = AllowableValue("never-suppress", "Never Suppress", "Fields with null are written")
 ALWAYS_SUPPRESS = AllowableValue(
@@ -462,18 +520,24 @@ class JsonRecordSetWriter(ControllerService):
         WRITER_STRATEGY,
         common.SCHEMA_TEXT,
         SCHEMA_WRITE_STRATEGY,
+        DATE_FORMAT,
+        TIME_FORMAT,
+        TIMESTAMP_FORMAT,
         PRETTY_PRINT_JSON,
-        OUTPUT_GROUPING,
         SUPPRESS_NULLS,
+        ALLOW_SCIENTIFIC_NOTATION,
+        OUTPUT_GROUPING,
+        TIMESTAMP_REPRESENTATION,
     )
 
     mime_type = JSON_MIME_TYPE
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        problems: list[ValidationResult] = []
         pretty = context.get_property(PRETTY_PRINT_JSON).as_str() == "true"
         grouping = context.get_property(OUTPUT_GROUPING).as_str()
         if pretty and grouping in (OUTPUT_ONELINE.value, OUTPUT_ONELINE.display_name):
-            return [
+            problems.append(
                 ValidationResult(
                     "Pretty Print",
                     False,
@@ -481,8 +545,26 @@ class JsonRecordSetWriter(ControllerService):
                     "Pretty Print JSON must be false when 'Output Grouping' is set to "
                     "'One Line Per Object'",
                 )
-            ]
-        return []
+            )
+        representation = context.get_property(TIMESTAMP_REPRESENTATION).as_str()
+        if (
+            representation
+            in (
+                TIMESTAMP_FORMATTED.value,
+                TIMESTAMP_FORMATTED.display_name,
+            )
+            and not context.get_property(TIMESTAMP_FORMAT).value
+        ):
+            problems.append(
+                ValidationResult(
+                    TIMESTAMP_REPRESENTATION.label,
+                    False,
+                    TIMESTAMP_FORMATTED.display_name,
+                    "Timestamp Format must be configured when Timestamp Representation is "
+                    "set to Formatted String",
+                )
+            )
+        return problems
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
@@ -495,6 +577,21 @@ class JsonRecordSetWriter(ControllerService):
         self.pretty = context.get_property(PRETTY_PRINT_JSON).as_str() == "true"
         self.write_schema = (
             common.choice(context, SCHEMA_WRITE_STRATEGY) == AVRO_SCHEMA_ATTRIBUTE.value
+        )
+        patterns: dict[str, JavaPattern | None] = {}
+        for descriptor in (DATE_FORMAT, TIME_FORMAT, TIMESTAMP_FORMAT):
+            pattern = context.get_property(descriptor).value
+            try:
+                patterns[descriptor.name] = JavaPattern.compile(pattern) if pattern else None
+            except TemporalFormatError as exc:
+                msg = f"'{descriptor.label}' validated against '{pattern}' is invalid because {exc}"
+                raise ConfigurationError(msg) from None
+        self.options = JsonOptions(
+            scientific=context.get_property(ALLOW_SCIENTIFIC_NOTATION).as_str() == "true",
+            date_format=patterns[DATE_FORMAT.name],
+            time_format=patterns[TIME_FORMAT.name],
+            timestamp_format=patterns[TIMESTAMP_FORMAT.name],
+            timestamp_representation=common.choice(context, TIMESTAMP_REPRESENTATION),
         )
 
     def writer_schema(self, read_schema: pa.Schema, attributes: Mapping[str, str]) -> pa.Schema:
@@ -518,8 +615,8 @@ class JsonRecordSetWriter(ControllerService):
     ) -> RecordSetWriter:
         extra = self.output_attributes(schema, attributes)
         if self.pretty and not self.one_line:
-            return _PrettyJsonWriter(schema, sink, self.suppress_nulls, extra)
-        return _JsonWriter(schema, sink, self.one_line, self.suppress_nulls, extra)
+            return _PrettyJsonWriter(schema, sink, self.suppress_nulls, self.options, extra)
+        return _JsonWriter(schema, sink, self.one_line, self.suppress_nulls, self.options, extra)
 
     def render_bulk(self, schema: pa.Schema, records: pa.RecordBatch) -> RenderedRecords | None:
         """The records' rows rendered in one pass (not pretty printed), or None when they
@@ -534,6 +631,7 @@ class JsonRecordSetWriter(ControllerService):
                 [member_name(name) for name in schema.names],
                 self.one_line,
                 self.suppress_nulls,
+                self.options,
                 combined([batch], JSON_MIME_TYPE),
             )
         except Exception:  # whatever fails here fails again, per FlowFile, with its reason
@@ -547,16 +645,18 @@ def record_texts(
     keys: Sequence[str],
     one_line: bool,
     suppress_nulls: bool,
+    options: JsonOptions,
     forms: pa.Array | None,
 ) -> pa.Array:
     """Each record's text as written: ``{...}`` and a newline (one line per object) or
     ``,{...}`` (in an array); a record with a serialized form (``forms``) written from it,
     as NiFi does when the batch's schema is the writer's (``json_serialized``)."""
     prefix, suffix = ("{", "}\n") if one_line else (",{", "}")
+    batch = conform(batch, schema)
     if forms is None or not batch.schema.equals(schema):
-        return render_rows(batch, keys, prefix, suffix, suppress_nulls)
+        return render_rows(batch, keys, prefix, suffix, suppress_nulls, options)
     bodies = with_serialized_forms(
-        render_rows(batch, keys, "{", "}", suppress_nulls), forms, schema
+        render_rows(batch, keys, "{", "}", suppress_nulls, options), forms, schema
     )
     return pc.binary_join_element_wise(prefix[:-1], bodies, suffix[1:], "")
 
@@ -593,9 +693,11 @@ class _JsonWriter(common.CountingWriter):
         sink: BinarySink,
         one_line: bool,
         suppress_nulls: bool,
+        options: JsonOptions,
         attributes: Mapping[str, str] | None = None,
     ) -> None:
         self._attributes = dict(attributes or {})
+        self._options = options
         self._schema = schema
         self._sink = CountingSink(sink)
         self._one_line = one_line
@@ -630,7 +732,18 @@ class _JsonWriter(common.CountingWriter):
         self._write_rows(batch, forms)
 
     def _write_rows(self, batch: pa.RecordBatch, forms: pa.Array | None) -> None:
-        rows = record_texts(batch, self._schema, self._keys, self._one_line, self._suppress, forms)
+        try:
+            rows = record_texts(
+                batch,
+                self._schema,
+                self._keys,
+                self._one_line,
+                self._suppress,
+                self._options,
+                forms,
+            )
+        except NotWritableError as exc:
+            raise ProcessException(f"cannot write JSON: {exc}") from None
         offsets, data = row_bounds(rows)
         text = data[int(offsets[0]) : int(offsets[-1])]
         if not self._one_line and not self._started:
@@ -638,6 +751,20 @@ class _JsonWriter(common.CountingWriter):
             text = text[1:]
         self._started = True
         self._sink.write(text)
+
+    def _render(self, batch: pa.RecordBatch, prefix: str, suffix: str) -> pa.Array:
+        """The records field by field (no serialized form: pretty printing)."""
+        try:
+            return render_rows(
+                conform(batch, self._schema),
+                self._keys,
+                prefix,
+                suffix,
+                self._suppress,
+                self._options,
+            )
+        except NotWritableError as exc:
+            raise ProcessException(f"cannot write JSON: {exc}") from None
 
     def finish(self) -> WriteResult:
         self.flush()
@@ -662,16 +789,15 @@ class _PrettyJsonWriter(_JsonWriter):
         schema: pa.Schema,
         sink: BinarySink,
         suppress_nulls: bool,
+        options: JsonOptions,
         attributes: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(schema, sink, False, suppress_nulls, attributes)
+        super().__init__(schema, sink, False, suppress_nulls, options, attributes)
 
     def write_batch(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:
             return
-        objects = render_rows(
-            conform(batch, self._schema), self._keys, "{", "}", self._suppress
-        ).to_pylist()
+        objects = self._render(batch, "{", "}").to_pylist()
         parts: list[str] = []
         for text in objects:
             value = _EXACT_NUMBERS.decode(text.encode())
@@ -693,15 +819,12 @@ def _pretty(value: Any, level: int) -> str:
         if not value:
             return "{ }"
         inner = "  " * (level + 1)
-        members = [
-            f"{inner}{msgspec.json.encode(k).decode()} : {_pretty(v, level + 1)}"
-            for k, v in value.items()
-        ]
+        members = [f"{inner}{json_string(k)} : {_pretty(v, level + 1)}" for k, v in value.items()]
         return "{\n" + ",\n".join(members) + "\n" + "  " * level + "}"
     if isinstance(value, list):
         if not value:
             return "[ ]"
         return "[ " + ", ".join(_pretty(v, level) for v in value) + " ]"
-    if isinstance(value, decimal.Decimal):
-        return str(value)
-    return msgspec.json.encode(value).decode()
+    if isinstance(value, str) and not isinstance(value, _Number):
+        return json_string(value)
+    return str(value) if isinstance(value, _Number) else msgspec.json.encode(value).decode()

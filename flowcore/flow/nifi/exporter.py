@@ -263,7 +263,8 @@ class _Exporter:
         for name, svc in flow.controller_services.items():
             mapping = nifi_class(svc.type, "service")
             descriptors = list(service_class(svc.type)().property_descriptors)
-            properties, nifi_descriptors = self._properties(svc.properties, descriptors, mapping)
+            values = {**mapping.exported, **svc.properties}
+            properties, nifi_descriptors = self._properties(values, descriptors, mapping)
             services.append(
                 VersionedControllerService(
                     identifier=self.service_ids[name],

@@ -439,6 +439,8 @@ class _Importer:
             if raw is None:
                 continue
             value = self._substitute(raw, entry.parameters)
+            if mapping.exported.get(key) == value:
+                continue  # flowcore's default, written by export for NiFi's sake
             nifi_descriptor = component.property_descriptors.get(key)
             found = by_key.get(mapping.aliases.get(key, key))
             if found is not None:

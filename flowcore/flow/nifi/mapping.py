@@ -37,6 +37,9 @@ class TypeMapping:
     aliases: Mapping[str, str] = field(default_factory=dict)
     ignored: Mapping[str, str] = field(default_factory=dict)
     api: str | None = None
+    exported: Mapping[str, str] = field(default_factory=dict)
+    """Properties export writes at these values when the flow leaves them unset (NiFi
+    would migrate a missing one to another value); import drops them at these values."""
 
     @property
     def simple_name(self) -> str:
@@ -96,6 +99,7 @@ def _service(
     api: str,
     artifact: str = _RECORD,
     ignored: Mapping[str, str] | None = None,
+    exported: Mapping[str, str] | None = None,
 ) -> TypeMapping:
     return TypeMapping(
         f"{package}.{name}",
@@ -105,6 +109,7 @@ def _service(
         MappingProxyType({}),
         MappingProxyType(dict(ignored or {})),
         api,
+        MappingProxyType(dict(exported or {})),
     )
 
 
@@ -355,11 +360,18 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         "org.apache.nifi.json",
         WRITER_API,
         ignored={
-            **_without(_WRITER, "Schema Write Strategy"),
-            "Allow Scientific Notation": "false",
+            **_without(
+                _WRITER, "Schema Write Strategy", "Date Format", "Time Format", "Timestamp Format"
+            ),
             "compression-format": "none",
             "compression-level": ANY,
+            "Compression Format": "none",
+            "Compression Level": ANY,
+            # flowcore always writes each record from its values (as Disabled)
+            "Serialized JSON Input Handling": ANY,
         },
+        # NiFi sets a JSON writer without this property to "true" (its older behaviour)
+        exported={"Allow Scientific Notation": "false"},
     ),
     _service(
         "AvroReader", "org.apache.nifi.avro", READER_API, ignored={**_SCHEMA, "cache-size": ANY}

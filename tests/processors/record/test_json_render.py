@@ -21,6 +21,9 @@ from tests.processors.record.conftest import write_all
 Enable = Callable[..., Any]
 NOON_MS = 1_714_564_800_000
 """2024-05-01 12:00:00 as milliseconds since the epoch."""
+LEAP_DAY_MS = 1_709_164_800_000
+"""2024-02-29 (midnight UTC) as milliseconds since the epoch."""
+SCIENTIFIC = {"Allow Scientific Notation": "true"}
 
 TRICKY = pa.table(
     {
@@ -43,16 +46,17 @@ TRICKY = pa.table(
 )
 FIRST = (
     '{"text":"é 😀 \\"q\\" \\\\ /","count":9007199254740993,"price":3.0,"small":-0.0,'
-    '"at":"2024-05-01 12:00:00.000","day":"2024-02-29","amount":1.50,"ok":true,'
+    f'"at":{NOON_MS},"day":{LEAP_DAY_MS},"amount":1.50,"ok":true,'
     '"item":{"name":"a\\"b","tags":["x",null]},"raw":"AP8="}'
 )
 SECOND = (
-    '{"text":"tab\\tnl\\ncr\\r\\u0001\\u001f","count":-1,"price":0.1,"small":2.5,"at":null,'
+    '{"text":"tab\\tnl\\ncr\\r\\u0001\\u001F","count":-1,"price":0.1,"small":2.5,"at":null,'
     '"day":null,"amount":null,"ok":false,"item":null,"raw":null}'
 )
 THIRD = (
-    '{"text":null,"count":null,"price":null,"small":null,"at":"2024-05-01 12:00:00.005",'
-    '"day":null,"amount":-0.01,"ok":null,"item":{"name":null,"tags":[]},"raw":""}'
+    '{"text":null,"count":null,"price":"NaN","small":"Infinity",'
+    f'"at":{NOON_MS + 5},"day":null,"amount":-0.01,"ok":null,'
+    '"item":{"name":null,"tags":[]},"raw":""}'
 )
 CONFIGS: list[dict[str, str]] = [
     {},
@@ -60,25 +64,39 @@ CONFIGS: list[dict[str, str]] = [
     {"Suppress Null Values": "Always Suppress"},
     {"Suppress Null Values": "Always Suppress", "Output Grouping": "One Line Per Object"},
     {"Schema Write Strategy": "Set 'avro.schema' Attribute"},
+    {**SCIENTIFIC, "Output Grouping": "One Line Per Object"},
+    {"Date Format": "MM/dd/yyyy", "Time Format": "HHmmss", "Timestamp Format": "yyyyMMdd"},
+    {
+        **SCIENTIFIC,
+        "Timestamp Format": "yyyy-MM-dd'T'HH:mm:ss.SSSXXX",
+        "Timestamp Representation": "Formatted String",
+    },
+    {"Timestamp Representation": "Epoch Seconds"},
 ]
 
 
 def test_writer_text_of_tricky_values(enable_with: Enable) -> None:
-    array = enable_with(JsonRecordSetWriter, {})
+    """Jackson's escapes (upper-case hex), Java's numbers, temporal values as epoch
+    milliseconds, and nested records with their nulls suppressed too."""
+    array = enable_with(JsonRecordSetWriter, SCIENTIFIC)
     assert write_all(array, TRICKY)[0].decode() == f"[{FIRST},{SECOND},{THIRD}]"
-    lines = enable_with(JsonRecordSetWriter, {"Output Grouping": "One Line Per Object"})
+    lines = enable_with(
+        JsonRecordSetWriter, {**SCIENTIFIC, "Output Grouping": "One Line Per Object"}
+    )
     assert write_all(lines, TRICKY)[0].decode() == f"{FIRST}\n{SECOND}\n{THIRD}\n"
-    sparse = enable_with(JsonRecordSetWriter, {"Suppress Null Values": "Always Suppress"})
+    sparse = enable_with(
+        JsonRecordSetWriter, {**SCIENTIFIC, "Suppress Null Values": "Always Suppress"}
+    )
     assert write_all(sparse, TRICKY)[0].decode() == (
-        f'[{FIRST},{{"text":"tab\\tnl\\ncr\\r\\u0001\\u001f","count":-1,"price":0.1,'
-        '"small":2.5,"ok":false},{"at":"2024-05-01 12:00:00.005","amount":-0.01,'
-        '"item":{"name":null,"tags":[]},"raw":""}]'
+        f'[{FIRST},{{"text":"tab\\tnl\\ncr\\r\\u0001\\u001F","count":-1,"price":0.1,'
+        f'"small":2.5,"ok":false}},{{"price":"NaN","small":"Infinity","at":{NOON_MS + 5},'
+        '"amount":-0.01,"item":{"tags":[]},"raw":""}]'
     )
     for text in (FIRST, SECOND, THIRD):
         json.loads(text)
 
 
-def _random_records(rows: int, seed: int) -> pa.Table:
+def _random_records(rows: int, seed: int, scientific: bool = False) -> pa.Table:
     rng = random.Random(seed)
     alphabet = ["a", "é", '"', "\\", "\n", "\x01", "\t", "/", "😀", "\u2028", " ", "\x7f"]
 
@@ -88,7 +106,9 @@ def _random_records(rows: int, seed: int) -> pa.Table:
     def text() -> str:
         return "".join(rng.choice(alphabet) for _ in range(rng.randrange(6)))
 
-    doubles = [3.0, -7.0, 0.1, 2.5, 1e-7, 123456789012345.0, float("nan"), float("inf")]
+    doubles = [3.0, -7.0, 0.1, 2.5, 1e-7, 123456789012345.0, 1e16, -0.0, 4.51e-7, 1e7]
+    if scientific:
+        doubles += [float("nan"), float("inf"), float("-inf")]
     return pa.table(
         {
             "s": pa.array([maybe(text()) for _ in range(rows)], pa.string()),
@@ -96,6 +116,30 @@ def _random_records(rows: int, seed: int) -> pa.Table:
             "i": pa.array([maybe(rng.randrange(-(2**63), 2**63)) for _ in range(rows)]),
             "f": pa.array([maybe(rng.choice(doubles)) for _ in range(rows)], pa.float64()),
             "whole": pa.array([float(i) for i in range(rows)], pa.float64()),
+            "single": pa.array([maybe(rng.choice(doubles)) for _ in range(rows)], pa.float32()),
+            "amount": pa.array(
+                [
+                    maybe(decimal.Decimal(rng.choice(["1.5", "-0.000000080", "0"])))
+                    for _ in range(rows)
+                ],
+                pa.decimal128(12, 9),
+            ),
+            "day": pa.array([maybe(rng.randrange(-1000, 30000)) for _ in range(rows)], pa.date32()),
+            "clock": pa.array(
+                [maybe(rng.randrange(86_400_000_000)) for _ in range(rows)], pa.time64("us")
+            ),
+            "zoned": pa.array(
+                [maybe(rng.randrange(-(10**15), 10**15)) for _ in range(rows)],
+                pa.timestamp("us", tz="Europe/Paris"),
+            ),
+            "scores": pa.array(
+                [maybe([maybe(rng.choice(doubles)) for _ in range(2)]) for _ in range(rows)],
+                pa.list_(pa.float64()),
+            ),
+            "attrs": pa.array(
+                [maybe([("k", maybe(text())), ('q"', "v")]) for _ in range(rows)],
+                pa.map_(pa.string(), pa.string()),
+            ),
             "b": pa.array([maybe(rng.random() < 0.5) for _ in range(rows)], pa.bool_()),
             "ts": pa.array(
                 [maybe(NOON_MS // 1000 + i % 60) for i in range(rows)],
@@ -119,7 +163,9 @@ def test_render_bulk_writes_what_a_writer_of_its_own_writes(
 ) -> None:
     writers = enable_with(JsonRecordSetWriter, properties)
     assert isinstance(writers, BulkRecordSetWriterFactory)
-    table = _random_records(120, seed=7)
+    table = _random_records(
+        120, seed=7, scientific=properties.get("Allow Scientific Notation") == "true"
+    )
     records = table.combine_chunks().to_batches()[0]
     rendered = writers.render_bulk(table.schema, records)
     assert rendered is not None

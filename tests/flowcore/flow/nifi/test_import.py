@@ -328,3 +328,52 @@ def test_a_service_keeps_its_user_defined_properties() -> None:
     service = imported.document["flow"]["controller_services"]["Sports"]
     assert service["type"] == "SimpleKeyValueLookupService"
     assert service["properties"] == {"John Doe": "Soccer", "Jane Doe": "Basketball"}
+
+
+def _json_writer(properties: dict[str, str | None]) -> dict[str, Any]:
+    """The JSON writer of ``nested_groups.json``'s flow with ``properties`` (import)."""
+    data = fixture("nested_groups.json")
+    services = data["flowContents"]["controllerServices"]
+    writer = copy.deepcopy(services[0])
+    writer.update(
+        identifier="json-writer-1",
+        name="JSON Out",
+        type="org.apache.nifi.json.JsonRecordSetWriter",
+        bundle={"group": "org.apache.nifi", "artifact": "nifi-record-serialization-services-nar"},
+        properties=properties,
+        propertyDescriptors={},
+    )
+    services.append(writer)
+    imported = import_nifi(data)
+    assert not [c.line for c in imported.unsupported if "JSON Out" in c.line]
+    service: dict[str, Any] = imported.document["flow"]["controller_services"]["JSON Out"]
+    return service
+
+
+def test_the_json_writer_takes_number_and_temporal_properties() -> None:
+    service = _json_writer(
+        {
+            "Allow Scientific Notation": "true",
+            "Date Format": "yyyy-MM-dd",
+            "Time Format": "HH:mm:ss",
+            "Timestamp Format": "yyyy-MM-dd HH:mm:ss.SSS",
+            "Timestamp Representation": "EPOCH_SECONDS",
+            "Serialized JSON Input Handling": "ENABLED",
+            "Compression Format": "none",
+            "Compression Level": "1",
+            "suppress-nulls": "never-suppress",
+        }
+    )
+    assert service["properties"] == {
+        "Allow Scientific Notation": "true",
+        "Date Format": "yyyy-MM-dd",
+        "Time Format": "HH:mm:ss",
+        "Timestamp Format": "yyyy-MM-dd HH:mm:ss.SSS",
+        "Timestamp Representation": "EPOCH_SECONDS",
+        "Suppress Null Values": "never-suppress",
+    }
+
+
+def test_the_json_writer_at_flowcores_default_notation_drops_it() -> None:
+    service = _json_writer({"Allow Scientific Notation": "false", "Date Format": None})
+    assert service.get("properties", {}) == {}

@@ -199,3 +199,14 @@ def test_every_sample_flow_round_trips_but_for_max_runs(path: Path) -> None:
 
     assert roundtrip(definition) == definition
     assert [note.split("'")[1] for note in result.notes] == limited
+
+
+def test_export_writes_the_json_writers_notation_nifi_would_migrate() -> None:
+    """NiFi sets a JsonRecordSetWriter without Allow Scientific Notation to true; export
+    writes flowcore's false, and import drops it again."""
+    definition = FlowDefinition.model_validate(full_flow())
+    exported = json.loads(json.dumps(export_nifi(definition).document))
+    services = {s["name"]: s for s in exported["flowContents"]["controllerServices"]}
+    assert services["json out"]["properties"]["Allow Scientific Notation"] == "false"
+    again = import_nifi(exported).document["flow"]["controller_services"]["json out"]
+    assert "Allow Scientific Notation" not in again["properties"]
