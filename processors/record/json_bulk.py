@@ -85,13 +85,13 @@ def read_bulk(
     if parts:
         plain, other = _count_plain_lines(parts)
         if plain:
-            _parse(plain, result)
+            _parse(service, plain, result)
         for part in other:
             _count_lines(part)
         result.rest.extend(part.position for part in other if part.rows < 0)
         other = [part for part in other if part.rows >= 0]
         if other:
-            _parse(other, result)
+            _parse(service, other, result)
     result.rest.sort()
     return result
 
@@ -156,16 +156,16 @@ def _count_lines(part: _Part) -> None:
         part.rows = data.count(b"\n")
 
 
-def _parse(parts: list[_Part], result: BulkRead) -> None:
+def _parse(service: JsonTreeReader, parts: list[_Part], result: BulkRead) -> None:
     """Parse the parts together; on failure, each half alone (down to one part)."""
-    parsed = _try_parse(parts)
+    parsed = _try_parse(service, parts)
     if parsed is None:
         if len(parts) == 1:
             result.rest.append(parts[0].position)
             return
         middle = len(parts) // 2
-        _parse(parts[:middle], result)
-        _parse(parts[middle:], result)
+        _parse(service, parts[:middle], result)
+        _parse(service, parts[middle:], result)
         return
     table, buffer = parsed
     lengths: Rows = np.array([p.rows for p in parts], dtype=np.int64)
@@ -190,23 +190,56 @@ def _lines_of(buffer: bytes) -> pa.Array | None:
     return None if found is None else found.texts
 
 
-def _try_parse(parts: list[_Part]) -> tuple[pa.Table, bytes] | None:
+def _try_parse(service: JsonTreeReader, parts: list[_Part]) -> tuple[pa.Table, bytes] | None:
     """The parts' records in one table, and the bytes parsed; None if pyarrow fails or
-    counts otherwise."""
+    counts otherwise. Dates and times stay text, as reading alone (and NiFi) has them:
+    a parse that infers one is done again with the types given, and the types of the
+    last parse are given to the next one first (``_with_types``)."""
     buffer = b"".join(p.data for p in parts)
     read = pajson.ReadOptions(use_threads=False, block_size=len(buffer) + 1)
+    table = _with_types(buffer, read, service.bulk_schema, parts[0].fields)
     try:
-        table = pajson.read_json(io.BytesIO(buffer), read_options=read)
-        text = temporal_as_text(table.schema)
-        if text is not None:  # dates and times stay text, as reading alone (NiFi) has them
-            table = pajson.read_json(
-                io.BytesIO(buffer),
-                read_options=read,
-                parse_options=pajson.ParseOptions(explicit_schema=text),
-            )
+        if table is None:
+            table = pajson.read_json(io.BytesIO(buffer), read_options=read)
+            text = temporal_as_text(table.schema)
+            if text is not None:
+                table = pajson.read_json(
+                    io.BytesIO(buffer),
+                    read_options=read,
+                    parse_options=pajson.ParseOptions(explicit_schema=text),
+                )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
+    service.bulk_schema = table.schema
     return (table, buffer) if table.num_rows == sum(p.rows for p in parts) else None
+
+
+def _with_types(
+    buffer: bytes, read: pajson.ReadOptions, schema: pa.Schema | None, first: list[str]
+) -> pa.Table | None:
+    """The buffer parsed with ``schema``'s types given (other fields inferred), or None
+    when that is not what inferring would give in every way the proofs do not check:
+    the fields in the order of the first line (which inference follows), none all null
+    (inference would leave it out), no date or time inferred. A value of another kind
+    than its given type fails the parse (pyarrow does not convert), so each value is of
+    its column's kind, as the proofs assume."""
+    if schema is None:
+        return None
+    try:
+        table = pajson.read_json(
+            io.BytesIO(buffer),
+            read_options=read,
+            parse_options=pajson.ParseOptions(
+                explicit_schema=schema, unexpected_field_behavior="infer"
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if table.schema.names != first or temporal_as_text(table.schema) is not None:
+        return None
+    if any(column.null_count == len(column) for column in table.columns):
+        return None
+    return table
 
 
 def _proof(kind: pa.DataType) -> Proof | None:

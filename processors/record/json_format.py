@@ -230,6 +230,8 @@ class JsonTreeReader(ControllerService):
         common.validate(context, self.property_descriptors)
         self.schema_source = common.schema_source(context, READER_STRATEGY)
         self.batch_rows = common.rows_per_batch(context)
+        self.bulk_schema: pa.Schema | None = None
+        """The types of the last bulk parse, given to the next one first (``json_bulk``)."""
         self.formats: dict[str, str | None] = {}
         for key, descriptor in (
             ("date", DATE_FORMAT),

@@ -22,6 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from processors.record._common import temporal_as_text
+
 JSON_MIME_TYPE = "application/json"
 _DECODE = msgspec.json.Decoder()
 _ENCODE = msgspec.json.Encoder()
@@ -136,31 +138,35 @@ def jackson_text(text: str | bytes, schema: pa.Schema) -> str | None:
 
 
 def _compacted(texts: pa.Array) -> pa.Array:
-    """``texts`` (JSON values) without the blanks between their tokens: whitespace outside
-    quotes, found for all texts at once (numpy). A text with a backslash is left as it is
-    (an escaped quote would need its own care; those go the slow way)."""
+    """``texts`` (JSON values) without the blanks between their tokens, found for all
+    texts at once (numpy): a blank is outside quotes when an even number of quotes comes
+    before it. A text with a backslash is left as it is (an escaped quote would need its
+    own care; those go the slow way)."""
     texts = texts.cast(pa.string()).fill_null("")
     if not len(texts):
         return texts
     buffers = texts.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=np.int32)[
-        texts.offset : texts.offset + len(texts) + 1
-    ]
+    start = texts.offset
+    offsets = np.frombuffer(buffers[1], dtype=np.int32)[start : start + len(texts) + 1]
     first = int(offsets[0])
     data = np.frombuffer(buffers[2], dtype=np.uint8)[first : int(offsets[-1])]
     bounds = (offsets - first).astype(np.int64)
-    quotes = data == _QUOTE
-    escaped = np.flatnonzero(data == _BACKSLASH)
-    kept_rows = np.unique(np.searchsorted(bounds, escaped, side="right") - 1)
-    for row in kept_rows:  # their quotes do not count: an escaped one would
-        quotes[bounds[row] : bounds[row + 1]] = False
-    inside = (np.cumsum(quotes) & 1).astype(bool)
-    blank = ~inside & ((data == _SPACE) | (data == _TAB) | (data == _NEWLINE) | (data == _RETURN))
-    for row in kept_rows:
-        blank[bounds[row] : bounds[row + 1]] = False
-    dropped = np.concatenate((np.zeros(1, np.int64), np.cumsum(blank, dtype=np.int64)))
-    kept = data[~blank]
-    new_offsets = (bounds - dropped[bounds]).astype(np.int32)
+    blanks = np.flatnonzero(
+        (data == _SPACE) | (data == _NEWLINE) | (data == _TAB) | (data == _RETURN)
+    )
+    if not len(blanks):
+        return texts
+    quotes = np.flatnonzero(data == _QUOTE)
+    escapes = np.flatnonzero(data == _BACKSLASH)
+    if len(escapes):  # leave out the texts holding one: their quotes and blanks
+        kept_rows = np.unique(np.searchsorted(bounds, escapes, side="right") - 1)
+        quotes = quotes[~np.isin(np.searchsorted(bounds, quotes, side="right") - 1, kept_rows)]
+        blanks = blanks[~np.isin(np.searchsorted(bounds, blanks, side="right") - 1, kept_rows)]
+    dropped = blanks[(np.searchsorted(quotes, blanks) & 1) == 0]
+    if not len(dropped):
+        return texts
+    kept = np.delete(data, dropped)
+    new_offsets = (bounds - np.searchsorted(dropped, bounds)).astype(np.int32)
     return pa.Array.from_buffers(
         pa.string(),
         len(texts),
@@ -168,18 +174,44 @@ def _compacted(texts: pa.Array) -> pa.Array:
     )
 
 
+def _joined(texts: pa.Array) -> bytes:
+    """The values of a string array without nulls, one after another."""
+    texts = texts.cast(pa.string())
+    if not len(texts):
+        return b""
+    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int32)
+    first, last = int(offsets[texts.offset]), int(offsets[texts.offset + len(texts)])
+    return bytes(memoryview(texts.buffers()[2])[first:last])
+
+
+_BLANKS = b" \t\r\n"
+
+
 def with_serialized_forms(rendered: pa.Array, forms: pa.Array, schema: pa.Schema) -> pa.Array:
     """The records' texts (``rendered``: ``{...}`` each, field by field) with each record
     that has a serialized form (``forms``, null where none) written from it instead.
 
     A form equal to the rendering, or equal once the blanks between its tokens are
-    removed, is the rendering; only the others are read and written again one by one."""
+    removed, is the rendering; only the others are read and written again one by one.
+    First, for all the differing records at once: when their forms and renderings, each
+    joined and rid of every blank, are the same bytes, each form is its rendering (both
+    are a run of whole objects with the same values, so the same text but for blanks
+    splits into the same objects, and a blank inside a text is in both: both hold the
+    same texts, unless the writer formats dates or times, which are then compared the
+    exact way)."""
     same = pc.fill_null(pc.equal(rendered, forms), True)
     if pc.all(same).as_py():
         return rendered
     positions = np.flatnonzero(~same.to_numpy(zero_copy_only=False))
-    texts = _compacted(forms.take(positions))
-    same = pc.fill_null(pc.equal(rendered.take(positions), texts), True)
+    everyone = len(positions) == len(rendered)
+    texts = forms if everyone else forms.take(positions)
+    mine = rendered if everyone else rendered.take(positions)
+    if temporal_as_text(schema) is None and (
+        _joined(texts).translate(None, _BLANKS) == _joined(mine).translate(None, _BLANKS)
+    ):
+        return rendered
+    texts = _compacted(texts)
+    same = pc.fill_null(pc.equal(mine, texts), True)
     differ = ~same.to_numpy(zero_copy_only=False)
     if not differ.any():
         return rendered

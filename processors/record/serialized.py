@@ -106,7 +106,11 @@ def combined(batches: Sequence[pa.RecordBatch], mime_type: str) -> pa.Array | No
     if all(texts is None for texts in parts):
         return None
     arrays = [
-        pa.nulls(batch.num_rows, pa.string()) if texts is None else texts.cast(pa.string())
+        pa.nulls(batch.num_rows, pa.string())
+        if texts is None
+        else texts
+        if texts.type == pa.string()
+        else texts.cast(pa.string())
         for batch, texts in zip(batches, parts, strict=True)
     ]
     return arrays[0] if len(arrays) == 1 else pa.concat_arrays(arrays)

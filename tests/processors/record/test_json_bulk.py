@@ -150,3 +150,23 @@ def test_lines_that_hold_two_records_and_records_over_two_lines(enable: Enable) 
     result = bulk(reader, contents)
     assert result.rest == [0, 1]
     assert_as_alone(reader, contents, result)
+
+
+def test_the_last_parse_types_given_first_never_change_what_is_read(enable: Enable) -> None:
+    # The reader gives the next bulk parse the types of the last one: data of other
+    # types, fields or order must still read as alone.
+    reader = enable(JsonTreeReader)
+    first = [lines({"id": i, "price": i + 0.5, "at": f"2024-05-0{i}", "ok": True}) for i in (1, 2)]
+    assert len(bulk(reader, first).locate()) == 2
+    batches = [
+        [lines({"id": i, "price": i, "at": f"2024-05-0{i}", "ok": True}) for i in (3, 4)],
+        [lines({"id": i + 0.5, "price": 1.5, "at": "x", "ok": True}) for i in (5, 6)],
+        [lines({"id": i, "price": 1.5, "at": i, "ok": False}) for i in (7, 8)],
+        [lines({"price": 1.5, "id": i, "at": "y", "ok": True}) for i in (1, 2)],
+        [lines({"id": i, "price": 1.5, "ok": True}) for i in (3, 4)],
+        [lines({"id": i, "price": 1.5, "at": "z", "ok": True, "on": "2024-01-01"}) for i in (5, 6)],
+        [lines({"id": i, "price": 1.5, "at": None, "ok": True}) for i in (7, 8)],
+    ]
+    for contents in batches:
+        result = bulk(reader, contents)
+        assert_as_alone(reader, contents, result)

@@ -75,3 +75,30 @@ def test_forms_replace_only_records_whose_text_differs() -> None:
     forms = pa.array(['{"id":1}', '{"id":2,"x":1.5}', None])
     result = with_serialized_forms(rendered, forms, SCHEMA)
     assert result.to_pylist() == ['{"id":1}', '{"id":2,"x":1.5}', '{"id":3,"x":null}']
+
+
+def test_blanks_between_tokens_go_and_blanks_in_texts_stay() -> None:
+    from processors.record.json_serialized import _compacted
+
+    forms = pa.array(['{"a": 1, "b": "x y"}', ' { "c" : [1, 2] }', '{"e": "q\\" , "}'])
+    assert _compacted(forms).to_pylist() == [
+        '{"a":1,"b":"x y"}',
+        '{"c":[1,2]}',
+        '{"e": "q\\" , "}',  # a backslash: left to the slow way, as it is
+    ]
+
+
+def test_forms_that_differ_by_blanks_only_are_the_rendering() -> None:
+    rendered = pa.array(['{"a":1,"b":"x, y"}', '{"a":2,"b":"z"}'])
+    forms = pa.array(['{"a": 1, "b": "x, y"}', '{ "a" : 2 , "b" : "z" }'])
+    assert with_serialized_forms(rendered, forms, SCHEMA) is rendered
+
+
+def test_a_written_time_is_not_compared_without_its_blanks() -> None:
+    # A date or time is written in the writer's format, which may differ from the form
+    # by a blank inside its text: the form is written then, not the rendering.
+    schema = pa.schema([("t", pa.timestamp("ms"))])
+    rendered = pa.array(['{"t":"2024-01-0110:00"}'])
+    forms = pa.array(['{"t": "2024-01-01 10:00"}'])
+    result = with_serialized_forms(rendered, forms, schema)
+    assert result.to_pylist() == ['{"t":"2024-01-01 10:00"}']
