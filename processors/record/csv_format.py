@@ -34,7 +34,7 @@ from processors.record.api import (
 )
 from processors.record.bulk import BulkRead
 from processors.record.bulk_write import RenderedRecords, row_bounds
-from processors.record.csv_minimal import MinimalQuoting, render, render_rows
+from processors.record.csv_minimal import MinimalQuoting, render, render_rows, with_java_numbers
 from processors.record.schema import conform
 
 CSV_MIME_TYPE = "text/csv"
@@ -654,6 +654,11 @@ class _CSVWriter(common.CountingWriter):
         style = {"NON_NUMERIC": "needed", "ALL": "all_valid", "NONE": "none"}[
             self._service.quote_mode
         ]
+        if style != "needed":  # as text, NON_NUMERIC would quote them
+            if isinstance(records, pa.Table):
+                records = records.combine_chunks().to_batches()[0] if records.num_rows else records
+            if isinstance(records, pa.RecordBatch):
+                records = with_java_numbers(records)
         out = pa.BufferOutputStream()
         try:
             pacsv.write_csv(records, out, self._options(header, style))

@@ -23,6 +23,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from processors.record.json_numbers import java_string
+
 QUOTE = '"'
 SMALL = 512
 """Values in a write up to which it is rendered in Python: Arrow's kernels cost more in
@@ -62,27 +64,27 @@ class SliceTexts:
         self._cast: dict[tuple[int, int, int, pa.DataType], tuple[pa.Array, pa.Array]] = {}
 
     def of(self, column: pa.Array) -> pa.Array:
-        """``column`` cast to text (the same values as ``pc.cast``)."""
+        """``column`` as text (the same values as ``_as_text``)."""
         kind = column.type
         buffers = column.buffers()
         width = kind.bit_width if pa.types.is_primitive(kind) else 0
         if width % 8 or width == 0 or len(buffers) != 2 or buffers[1] is None:
-            return pc.cast(column, pa.string())
+            return _as_text(column)
         validity, values = buffers
         length = values.size // (width // 8)
         if validity is not None:
             length = min(length, validity.size * 8)
         end = column.offset + len(column)
         if end > length or length > _PARENT_ROWS or length <= len(column):
-            return pc.cast(column, pa.string())
+            return _as_text(column)
         key = (values.address, values.size, 0 if validity is None else validity.address, kind)
         cached = self._cast.get(key)
         if cached is None:
             parent = pa.Array.from_buffers(kind, length, [validity, values])
             try:
-                text = pc.cast(parent, pa.string())
+                text = _as_text(parent)
             except pa.ArrowException:  # unused bytes past the parent's end, not values
-                return pc.cast(column, pa.string())
+                return _as_text(column)
             if len(self._cast) >= _PARENTS_KEPT:
                 self._cast.clear()
             cached = self._cast[key] = (parent, text)
@@ -203,9 +205,12 @@ def _is_scalar(kind: pa.DataType) -> bool:
 
 
 def _as_text(column: pa.Array) -> pa.Array:
-    """A column as the text pyarrow's CSV writer writes for it (the same cast)."""
+    """A column as the text NiFi writes for it: a floating-point number as Java prints it
+    (``java_string``), the others as pyarrow's CSV writer writes them (the same cast)."""
     if _is_text(column.type):
         return column
+    if pa.types.is_floating(column.type):
+        return java_string(column)
     return pc.cast(column, pa.string())
 
 
@@ -312,6 +317,8 @@ def _write_unquoted(
             continue  # the caller found no value to quote
         if not (scalars_plain and _is_scalar(kind)) or pa.types.is_null(kind):
             return None
+    if any(pa.types.is_floating(column.type) for column in batch.columns):
+        batch = with_java_numbers(batch)
     out = pa.BufferOutputStream()
     options = pacsv.WriteOptions(
         include_header=False,
@@ -327,6 +334,20 @@ def _write_unquoted(
         return None  # the kernels above write it, or raise the error for it
     buffer: pa.Buffer = out.getvalue()
     return buffer
+
+
+def with_java_numbers(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """The batch with its floating-point columns as the text NiFi writes for them
+    (``java_string``): for pyarrow's writer, which would write ``8`` for ``8.0``."""
+    columns = [
+        java_string(column) if pa.types.is_floating(column.type) else column
+        for column in batch.columns
+    ]
+    fields = [
+        field.with_type(pa.string()) if pa.types.is_floating(field.type) else field
+        for field in batch.schema
+    ]
+    return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields))
 
 
 def _render_small(

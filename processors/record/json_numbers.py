@@ -139,3 +139,26 @@ def decimal_text(column: pa.Array, scientific: bool) -> pa.Array:
         return text
     plain = [format(decimal.Decimal(t), "f") for t in text.filter(exponent).to_pylist()]
     return pc.replace_with_mask(text, exponent, pa.array(plain, pa.string()))
+
+
+_NOT_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def java_string(column: pa.Array) -> pa.Array:
+    """Each value of a float32 or float64 column as Java's ``Float.toString`` /
+    ``Double.toString`` writes it, ``NaN`` and ``Infinity`` included (how NiFi's CSV
+    writer prints a floating-point field: ``8.0``, ``2.5``, ``1.2345678E7``, ``1.0E-4``);
+    null where null."""
+    finite = pc.is_finite(column).fill_null(True)
+    whole = column
+    if not pc.all(finite).as_py():
+        whole = pc.if_else(finite, column, pa.scalar(0.0, column.type))
+    number = float_text(whole, scientific=True)
+    text = number.text
+    if number.suffix is not None:
+        text = pc.binary_join_element_wise(text, number.suffix, "")
+    if whole is not column:
+        outside = pc.invert(finite)
+        names = [_NOT_FINITE[repr(float(v))] for v in column.filter(outside).to_pylist()]
+        text = pc.replace_with_mask(text, outside, pa.array(names, pa.string()))
+    return text
