@@ -264,9 +264,11 @@ class CSVReader(ControllerService):
         text_columns: dict[str, pa.DataType] | None = None,
     ) -> pa.Table:
         """``data`` parsed with the column types inferred, dates, times and timestamps
-        read as text (``common.temporal_as_text``): parsed again with those columns given
-        as strings when a parse found any. ``text_columns`` (names known to hold such
-        text, updated here) are given as strings from the first parse."""
+        read as text (``common.temporal_as_text``), and so a column of numbers with a
+        ``NaN`` or an infinity (NiFi takes those for text, not numbers): parsed again
+        with those columns given as strings when a parse found any. ``text_columns``
+        (names known to hold such text, updated here) are given as strings from the
+        first parse."""
         known = dict(text_columns or {})
         while True:
             table = pacsv.read_csv(
@@ -275,14 +277,14 @@ class CSVReader(ControllerService):
                 parse_options=parse_options,
                 convert_options=self._convert_options(known or None, None),
             )
-            text = common.temporal_as_text(table.schema)
-            if text is None:
-                return table
+            text = common.temporal_as_text(table.schema) or table.schema
             found = {
-                field.name: field.type
-                for field, was in zip(text, table.schema, strict=True)
-                if not field.type.equals(was.type)
+                field.name: pa.string()
+                for field, was, column in zip(text, table.schema, table.columns, strict=True)
+                if not field.type.equals(was.type) or _not_finite(column)
             }
+            if not found:
+                return table
             if text_columns is not None:
                 text_columns.update(found)
             known.update(found)
@@ -394,6 +396,13 @@ class CSVReader(ControllerService):
         if complete:
             return schema, table if table.schema.equals(schema) else table.cast(schema)
         return schema, None
+
+
+def _not_finite(column: pa.ChunkedArray) -> bool:
+    """Whether a floating-point column holds a NaN or an infinity."""
+    if not pa.types.is_floating(column.type):
+        return False
+    return not pc.all(pc.is_finite(column).fill_null(True)).as_py()
 
 
 def _without_comments(content: Content, marker: bytes) -> Iterator[bytes]:

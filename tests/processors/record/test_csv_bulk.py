@@ -267,3 +267,18 @@ def test_a_large_poll_parsed_on_pyarrows_threads_reads_as_alone(enable: Enable) 
         assert len(b"".join(contents)) >= csv_bulk._THREADS_FROM
         assert_as_alone(reader, contents, bulk(reader, contents))
     assert bulk(reader, alike).rest == []
+
+
+def test_a_nan_makes_a_text_column_read_as_alone(enable: Enable) -> None:
+    reader = enable(CSVReader, **{"Treat First Line as Header": "true"})
+    contents = [
+        b"a,p\n1,1.5\n",
+        b"a,p\n2,NaN\n",  # alone: text
+        b"a,p\n3,x\n",
+        b"a,p\n4,inf\n5,2.5\n",  # alone: text
+        b"a,p\n6,7.25\n",
+    ]
+    for _ in range(2):  # the second time with the text columns remembered
+        result = bulk(reader, contents)
+        assert_as_alone(reader, contents, result)
+        assert read_all(reader, contents[1]).schema.field("p").type == pa.string()

@@ -66,3 +66,18 @@ def test_a_large_csv_streams_with_its_text(make_runner: RunnerFactory) -> None:
     runner.run()
     (out,) = runner.get_flowfiles_for_relationship("success")
     assert out.text() == content
+
+
+def test_a_nan_or_an_infinity_makes_a_column_text(make_runner: RunnerFactory) -> None:
+    # NiFi does not take NaN or Infinity for numbers: such a column is text, not a double
+    # that the JSON writer could not write without scientific notation.
+    runner = make_runner("ConvertRecord", writer_type="JsonRecordSetWriter")
+    runner.enqueue("a,p,q\n1,NaN,2.5\n2,1.5,3\n")
+    runner.enqueue("a,p,q\n3,-inf,2.5\n4,1.5,3\n")
+    runner.run()
+    outputs = [f.text() for f in runner.get_flowfiles_for_relationship("success")]
+    assert outputs == [
+        '[{"a":1,"p":"NaN","q":2.5},{"a":2,"p":"1.5","q":3.0}]',
+        '[{"a":3,"p":"-inf","q":2.5},{"a":4,"p":"1.5","q":3.0}]',
+    ]
+    assert runner.get_flowfiles_for_relationship("failure") == []
