@@ -44,6 +44,11 @@ class SerializedForms:
             self._texts, self._make = self._make(), None
         return self._texts
 
+    @property
+    def made(self) -> pa.Array | None:
+        """The texts if they are made already (None when still to be made, or unknown)."""
+        return self._texts if self._make is None else None
+
     def part(self, start: int, length: int) -> SerializedForms:
         """The forms of rows ``start`` to ``start + length`` (made when used)."""
 
@@ -60,8 +65,9 @@ _ATTACHED: dict[int, SerializedForms] = {}
 
 def attach(batch: pa.RecordBatch, forms: SerializedForms) -> pa.RecordBatch:
     """``batch``, now carrying ``forms`` (one per row)."""
-    if forms._make is None and forms._texts is not None and len(forms._texts) != batch.num_rows:
-        msg = f"{len(forms._texts)} serialized forms for a batch of {batch.num_rows} rows"
+    made = forms.made
+    if made is not None and len(made) != batch.num_rows:
+        msg = f"{len(made)} serialized forms for a batch of {batch.num_rows} rows"
         raise ValueError(msg)
     key = id(batch)
     if key not in _ATTACHED:

@@ -54,3 +54,10 @@ def test_forms_leave_with_their_batch() -> None:
     del batch
     gc.collect()
     assert len(serialized._ATTACHED) == before
+
+
+def test_forms_must_be_one_per_row() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="2 serialized forms for a batch of 3 rows"):
+        attach(_batch(3), SerializedForms(MIME, pa.array(["a", "b"])))
