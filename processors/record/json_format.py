@@ -314,6 +314,20 @@ class JsonTreeReader(ControllerService):
         rows = self._converted(rows, given[0], source)
         return _ListReader(rows, given[0], given[1], self.batch_rows, source, forms)
 
+    def _mixed_lines(self, stream: ChunkInput, source: str) -> RecordReader:
+        """JSON lines with a field of more than one kind of value (NiFi infers a CHOICE):
+        decoded record by record, the schema as ``_mixed_schema`` makes it."""
+        try:
+            rows = _LINES.decode_lines(stream.readall())
+        except msgspec.DecodeError as exc:
+            raise MalformedRecordError(source, "unknown position", str(exc)) from None
+        for index, row in enumerate(rows):
+            if not isinstance(row, dict):
+                raise MalformedRecordError(source, f"record {index}", "a line is not an object")
+        forms = _encoded(rows)
+        schema, rows = _mixed_schema(rows)
+        return _ListReader(rows, schema, None, self.batch_rows, source, forms)
+
     def _array(
         self, stream: ChunkInput, given: tuple[pa.Schema, str] | None, source: str
     ) -> RecordReader:
@@ -339,8 +353,8 @@ class JsonTreeReader(ControllerService):
             schema = (
                 common.promote_nulls(pa.Table.from_pylist(rows).schema) if rows else pa.schema([])
             )
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise MalformedRecordError(source, "schema inference", str(exc)) from None
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            schema, rows = _mixed_schema(rows)
         return _ListReader(rows, schema, None, self.batch_rows, source, forms)
 
     def _lines(
@@ -360,7 +374,9 @@ class JsonTreeReader(ControllerService):
             try:
                 inferred = pajson.read_json(io.BytesIO(head + b"\n")).schema
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-                raise _error(exc, source, 0, 0) from None
+                if "changed from" not in str(exc):
+                    raise _error(exc, source, 0, 0) from None
+                return self._mixed_lines(stream, source)
             schema = common.promote_nulls(inferred)
             schema = common.temporal_as_text(schema) or schema  # NiFi infers text here
             options = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
@@ -381,6 +397,38 @@ def _chain(stream: ChunkInput, tail: bytes) -> Iterator[bytes]:
     while chunk := stream.read(_BLOCK):
         yield chunk
     yield tail
+
+
+def _mixed_schema(rows: list[dict[str, Any]]) -> tuple[pa.Schema, list[dict[str, Any]]]:
+    """The schema of records where a field holds values of more than one kind (a number
+    and a text, an object and a number...), and the records to fit it.
+
+    NiFi infers a CHOICE of the kinds and keeps each value as it is; Arrow has no such
+    type, so such a field is text: a text as it is, any other value as its JSON text
+    (``5``, ``true``, ``{"a":1}``), which is what NiFi's writers print for it as text
+    (CSV) while a JSON writer writes the record's own text (its serialized form). The
+    other fields are inferred as always (first appearance order)."""
+    names: dict[str, None] = {}
+    for row in rows:
+        for name in row:
+            names.setdefault(name)
+    fields: list[pa.Field] = []
+    mixed: list[str] = []
+    for name in names:
+        try:
+            kind = pa.array([row.get(name) for row in rows]).type
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            kind = pa.string()
+            mixed.append(name)
+        fields.append(pa.field(name, pa.string() if pa.types.is_null(kind) else kind))
+    if mixed:
+        encode = msgspec.json.encode
+        for row in rows:
+            for name in mixed:
+                value = row.get(name)
+                if value is not None and not isinstance(value, str):
+                    row[name] = encode(value).decode()
+    return pa.schema(fields), rows
 
 
 def _encoded(rows: list[dict[str, Any]]) -> list[bytes]:
