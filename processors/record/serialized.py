@@ -7,7 +7,8 @@ processor unchanged keep their own shape: a field a record did not have stays ab
 ``3`` in a double field stays ``3``, each record keeps its order of fields.
 
 An Arrow batch has no room for this, so a reader attaches the texts to the batch object
-(``attach``) and code that cuts batches carries them over (``sliced``, ``taken``); a
+(``attach``) and code that cuts batches carries them over (``sliced``, ``taken``,
+``filtered``); a
 batch made any other way (records changed or made anew) has none, as a changed record in
 NiFi loses its serialized form. A writer asks ``forms_of`` for the batch it is given.
 """
@@ -98,6 +99,17 @@ def taken(batch: pa.RecordBatch, indices: pa.Array) -> pa.RecordBatch:
         texts = forms.texts
         if texts is not None:
             attach(part, SerializedForms(forms.mime_type, texts.take(indices)))
+    return part
+
+
+def filtered(batch: pa.RecordBatch, mask: pa.Array) -> pa.RecordBatch:
+    """``batch.filter(mask)``, carrying the rows' forms."""
+    part = batch.filter(mask)
+    forms = _ATTACHED.get(id(batch))
+    if forms is not None and part.num_rows:
+        texts = forms.texts
+        if texts is not None:
+            attach(part, SerializedForms(forms.mime_type, texts.filter(mask)))
     return part
 
 

@@ -57,6 +57,7 @@ from processors.record.api import (
     source_of,
 )
 from processors.record.schema import avro_to_arrow, conform
+from processors.record.serialized import filtered
 from processors.record_processors._common import RECORD_FAILURES
 
 READER_SCHEMA = AllowableValue(
@@ -370,8 +371,8 @@ class ValidateRecord(Processor):
                     if batch.num_rows == 0:
                         continue
                     mask = validate_batch(batch, schema, allow_extra, strict, problems)
-                    good = batch.filter(mask)
-                    bad = batch.filter(pc.invert(mask))
+                    good = filtered(batch, mask)
+                    bad = filtered(batch, pc.invert(mask))
                     counts["valid"] += good.num_rows
                     counts["invalid"] += bad.num_rows
                     if good.num_rows:

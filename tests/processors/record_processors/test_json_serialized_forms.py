@@ -194,3 +194,32 @@ def test_merge_record_keeps_each_record_as_read() -> None:
         lines = [line for content in contents[:3] for line in content.splitlines()]
         assert merged.text() == _array([*lines, contents[3][1:-1]])
         merged.assert_attribute_equals("record.count", "6")
+
+
+def test_validate_record_writes_each_record_as_read(make_runner: RunnerFactory) -> None:
+    # NiFi writes valid records with the validation schema (here the reader's, so each
+    # record's text) and invalid ones with the record's own schema (its text too).
+    schema = (
+        '{"type":"record","name":"r","fields":[{"name":"id","type":"long"},'
+        '{"name":"name","type":["null","string"]}]}'
+    )
+    runner = make_runner(
+        "ValidateRecord",
+        {
+            "Schema Access Strategy": "schema-text-property",
+            "Schema Text": schema,
+            "Allow Extra Fields": "false",
+        },
+        **JSON,
+    )
+    runner.enqueue('{"name":"a","id":1}\n{"id":2}\n{"x":1,"id":4}\n')
+    runner.run()
+    (valid,) = runner.get_flowfiles_for_relationship("valid")  # another schema: by field
+    assert valid.text() == '[{"id":1,"name":"a"},{"id":2,"name":null}]'
+    (invalid,) = runner.get_flowfiles_for_relationship("invalid")
+    assert invalid.text() == '[{"x":1,"id":4}]'
+    runner2 = make_runner("ValidateRecord", **JSON)  # the reader's schema validates
+    runner2.enqueue('{"name":"a","id":1}\n{"id":2}\n')
+    runner2.run()
+    (valid,) = runner2.get_flowfiles_for_relationship("valid")
+    assert valid.text() == '[{"name":"a","id":1},{"id":2}]'
