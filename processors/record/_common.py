@@ -110,7 +110,8 @@ def temporal_formats(
     timestamp: PropertyDescriptor = WRITER_TIMESTAMP_FORMAT,
 ) -> TemporalFormats:
     """A writer's Date, Time and Timestamp Format compiled (``compiled_patterns``)."""
-    return TemporalFormats(*compiled_patterns(context, (date, time, timestamp), JavaPattern.compile))
+    descriptors = (date, time, timestamp)
+    return TemporalFormats(*compiled_patterns(context, descriptors, JavaPattern.compile))
 
 
 def compiled_patterns(

@@ -3,10 +3,11 @@
 NiFi's writers format a date, time or timestamp with the writer's Date/Time/Timestamp
 Format in the JVM's default time zone, and with no format write its epoch milliseconds
 (``java.util.Date.getTime``: a date at its midnight, a time on 1970-01-01); flowcore
-takes that zone to be UTC (its readers make a timestamp from epoch milliseconds in UTC). A pattern is compiled once into pieces
-(literal text, or one field of the value: year, month, ..., fraction of the second) and a
-column is formatted by computing each field for all values at once and joining them, so
-no Python object is made per value. Month and day names are English (Locale.US).
+takes that zone to be UTC (its readers make a timestamp from epoch milliseconds in UTC).
+A pattern is compiled once into pieces (literal text, or one field of the value: year,
+month, ..., fraction of the second) and a column is formatted by computing each field
+for all values at once and joining them, so no Python object is made per value. Month
+and day names are English (Locale.US).
 """
 
 from __future__ import annotations
