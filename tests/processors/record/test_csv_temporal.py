@@ -228,3 +228,15 @@ def test_the_formats_are_nifis_writer_properties() -> None:
         assert descriptor.default is None
         assert not descriptor.required
         assert "number of milliseconds since epoch" in descriptor.description
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"), [("NON_NUMERIC", '"20240131"'), ("NONE", "20240131")]
+)
+def test_a_formatted_integer_stays_the_formatted_text(
+    enable_with: Callable[..., Any], write_records: Any, mode: str, expected: str
+) -> None:
+    # the JSON writer writes the epoch milliseconds for such a text; the CSV writer does not
+    props = {"Date Format": "yyyyMMdd", "Quote Mode": mode}
+    table = pa.table({"d": pa.array([MOMENT.date()], pa.date32())})
+    assert _lines(enable_with, write_records, table, **props)[1] == expected

@@ -42,29 +42,32 @@ WRITERS = {
 }
 
 
+PROCESSORS = {
+    "SplitRecord": (
+        {"Records Per Split": "2"},
+        "splits",
+        ["id{s}at\n1{s}{a}\n2{s}{b}\n", "id{s}at\n1{s}\n"],
+    ),
+    "PartitionRecord": (
+        {"id": "/id"},
+        "success",
+        ["id{s}at\n1{s}{a}\n1{s}\n", "id{s}at\n2{s}{b}\n"],
+    ),
+}
+"""Per processor: its properties, the relationship of its outputs, their contents (the
+Value Separator ``s``, the first and second timestamps' text ``a`` and ``b``)."""
+
+
+@pytest.mark.parametrize("processor", PROCESSORS)
 @pytest.mark.parametrize("name", WRITERS)
-def test_split_record(make_runner: RunnerFactory, name: str) -> None:
+def test_timestamps_are_written_as_nifi_writes_them(
+    make_runner: RunnerFactory, processor: str, name: str
+) -> None:
     writer, (first, second), sep = WRITERS[name]
-    runner = make_runner("SplitRecord", {"Records Per Split": "2"}, reader=READER, writer=writer)
+    properties, relationship, outputs = PROCESSORS[processor]
+    runner = make_runner(processor, properties, reader=READER, writer=writer)
     for _ in range(2):  # read in one parse
         runner.enqueue(TIMES, {"sep": ";"})
     runner.run()
-    splits = runner.get_flowfiles_for_relationship("splits")
-    assert [s.content.decode() for s in splits] == [
-        f"id{sep}at\n1{sep}{first}\n2{sep}{second}\n",
-        f"id{sep}at\n1{sep}\n",
-    ] * 2
-
-
-@pytest.mark.parametrize("name", WRITERS)
-def test_partition_record(make_runner: RunnerFactory, name: str) -> None:
-    writer, (first, second), sep = WRITERS[name]
-    runner = make_runner("PartitionRecord", {"id": "/id"}, reader=READER, writer=writer)
-    for _ in range(2):  # read in one parse
-        runner.enqueue(TIMES, {"sep": ";"})
-    runner.run()
-    children = runner.get_flowfiles_for_relationship("success")
-    assert [c.content.decode() for c in children] == [
-        f"id{sep}at\n1{sep}{first}\n1{sep}\n",
-        f"id{sep}at\n2{sep}{second}\n",
-    ] * 2
+    written = [f.content.decode() for f in runner.get_flowfiles_for_relationship(relationship)]
+    assert written == [text.format(s=sep, a=first, b=second) for text in outputs] * 2
