@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TypeVar
 
 import pyarrow as pa
 
@@ -16,6 +17,10 @@ from flowcore.processor import (
 )
 from processors.record.api import DEFAULT_BATCH_ROWS, CountingSink
 from processors.record.schema import avro_schema_validator, avro_to_arrow
+from processors.record.temporal import TemporalFormatError
+from processors.record.temporal_text import JavaPattern, TemporalFormats
+
+_Compiled = TypeVar("_Compiled")
 
 INFER_SCHEMA = AllowableValue("infer-schema", "Infer Schema", "Infer the schema from the data.")
 SCHEMA_TEXT_PROPERTY = AllowableValue(
@@ -62,6 +67,69 @@ BATCH_ROWS = PropertyDescriptor(
     default=str(DEFAULT_BATCH_ROWS),
     validators=[validators.positive_integer],
 )
+
+WRITER_DATE_FORMAT = PropertyDescriptor(
+    name="Date Format",
+    display_name="Date Format",
+    description="Specifies the format to use when reading/writing Date fields. If not "
+    "specified, Date fields will be assumed to be number of milliseconds since epoch "
+    "(Midnight, Jan 1, 1970 GMT). If specified, the value must match the Java "
+    "java.time.format.DateTimeFormatter format (for example, MM/dd/yyyy for a two-digit "
+    "month, followed by a two-digit day, followed by a four-digit year, all separated by "
+    "'/' characters, as in 01/01/2017).",
+)
+WRITER_TIME_FORMAT = PropertyDescriptor(
+    name="Time Format",
+    display_name="Time Format",
+    description="Specifies the format to use when reading/writing Time fields. If not "
+    "specified, Time fields will be assumed to be number of milliseconds since epoch "
+    "(Midnight, Jan 1, 1970 GMT). If specified, the value must match the Java "
+    "java.time.format.DateTimeFormatter format (for example, HH:mm:ss for a two-digit hour "
+    "in 24-hour format, followed by a two-digit minute, followed by a two-digit second, all "
+    "separated by ':' characters, as in 18:04:15).",
+)
+WRITER_TIMESTAMP_FORMAT = PropertyDescriptor(
+    name="Timestamp Format",
+    display_name="Timestamp Format",
+    description="Specifies the format to use when reading/writing Timestamp fields. If not "
+    "specified, Timestamp fields will be assumed to be number of milliseconds since epoch "
+    "(Midnight, Jan 1, 1970 GMT). If specified, the value must match the Java "
+    "java.time.format.DateTimeFormatter format (for example, MM/dd/yyyy HH:mm:ss for a "
+    "two-digit month, followed by a two-digit day, followed by a four-digit year, all "
+    "separated by '/' characters; and then followed by a two-digit hour in 24-hour format, "
+    "followed by a two-digit minute, followed by a two-digit second, all separated by ':' "
+    "characters, as in 01/01/2017 18:04:15).",
+)
+"""NiFi's DateTimeTextRecordSetWriter properties (the text writers'), unset by default."""
+
+
+def temporal_formats(
+    context: ProcessContext,
+    date: PropertyDescriptor = WRITER_DATE_FORMAT,
+    time: PropertyDescriptor = WRITER_TIME_FORMAT,
+    timestamp: PropertyDescriptor = WRITER_TIMESTAMP_FORMAT,
+) -> TemporalFormats:
+    """A writer's Date, Time and Timestamp Format compiled (``compiled_patterns``)."""
+    descriptors = (date, time, timestamp)
+    return TemporalFormats(*compiled_patterns(context, descriptors, JavaPattern.compile))
+
+
+def compiled_patterns(
+    context: ProcessContext,
+    descriptors: Sequence[PropertyDescriptor],
+    compile_pattern: Callable[[str], _Compiled],
+) -> list[_Compiled | None]:
+    """Each date/time pattern property compiled (None where unset); a pattern flowcore
+    cannot use is a ConfigurationError naming the property."""
+    patterns: list[_Compiled | None] = []
+    for descriptor in descriptors:
+        pattern = context.get_property(descriptor).value
+        try:
+            patterns.append(compile_pattern(pattern) if pattern else None)
+        except TemporalFormatError as exc:
+            msg = f"'{descriptor.label}' validated against '{pattern}' is invalid because {exc}"
+            raise ConfigurationError(msg) from None
+    return patterns
 
 
 def choice(context: ProcessContext, descriptor: PropertyDescriptor) -> str:

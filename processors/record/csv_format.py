@@ -34,8 +34,15 @@ from processors.record.api import (
 )
 from processors.record.bulk import BulkRead
 from processors.record.bulk_write import RenderedRecords, row_bounds
-from processors.record.csv_minimal import MinimalQuoting, render, render_rows, with_java_numbers
+from processors.record.csv_minimal import (
+    MinimalQuoting,
+    render,
+    render_rows,
+    with_java_numbers,
+    with_texts,
+)
 from processors.record.schema import conform
+from processors.record.temporal_text import is_date_time
 
 CSV_MIME_TYPE = "text/csv"
 _BLOCK = 1 << 20
@@ -507,6 +514,9 @@ class CSVRecordSetWriter(ControllerService):
     property_descriptors = (
         WRITER_STRATEGY,
         common.SCHEMA_TEXT,
+        common.WRITER_DATE_FORMAT,
+        common.WRITER_TIME_FORMAT,
+        common.WRITER_TIMESTAMP_FORMAT,
         INCLUDE_HEADER,
         VALUE_SEPARATOR,
         RECORD_SEPARATOR,
@@ -539,6 +549,10 @@ class CSVRecordSetWriter(ControllerService):
         self.quote_mode = common.choice(context, QUOTE_MODE)
         null = context.get_property(NULL_STRING).value
         self.null_string = common.unescape(null) if null is not None else ""
+        self.formats = common.temporal_formats(context)
+        """Date, Time and Timestamp Format: a date, time or timestamp is written as its
+        epoch milliseconds, or formatted (in UTC), as text (NiFi hands it to Commons CSV
+        as a String, so the Quote Mode treats it as text)."""
         self._quoting: dict[str, MinimalQuoting] = {}
 
     def minimal_quoting(self, delimiter: str) -> MinimalQuoting | None:
@@ -550,7 +564,9 @@ class CSVRecordSetWriter(ControllerService):
         if quoting is None:
             if len(self._quoting) >= _SEPARATORS_KEPT:
                 self._quoting.clear()
-            quoting = self._quoting[delimiter] = MinimalQuoting(delimiter, self.escape)
+            quoting = self._quoting[delimiter] = MinimalQuoting(
+                delimiter, self.escape, self.formats
+            )
         return quoting
 
     def writer_schema(self, read_schema: pa.Schema, attributes: Mapping[str, str]) -> pa.Schema:
@@ -642,7 +658,11 @@ class _CSVWriter(common.CountingWriter):
                 i
                 for i, f in enumerate(schema)
                 if service.escape is not None
-                and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+                and (
+                    pa.types.is_string(f.type)
+                    or pa.types.is_large_string(f.type)
+                    or is_date_time(f.type)  # written as their text (``flush``)
+                )
             ]
 
     def _options(self, header: bool, style: str) -> pacsv.WriteOptions:
@@ -731,7 +751,9 @@ class _CSVWriter(common.CountingWriter):
             self._emit(pending[0], not self._header_written)
             self._header_written = True
             return
-        records = pa.Table.from_batches(pending, schema=self._schema)
+        if self._minimal is None:  # (MINIMAL's ``render`` makes their text itself)
+            pending = [with_texts(b, is_date_time, self._service.formats.text) for b in pending]
+        records = pa.Table.from_batches(pending)
         if self._escape_columns:  # (none with MINIMAL: it doubles the escape as it quotes)
             records = self._escaped(records)
         self._emit(records, not self._header_written)

@@ -9,13 +9,15 @@ uses), the values that need quotes are found over the column's bytes at once (nu
 the UTF-8 buffer: every rule is about an ASCII character, and no byte of a multi-byte
 character is ASCII), only those are quoted (inner quotes doubled), and the columns are
 joined into lines. An empty string is always quoted and a null never (it is written as
-the Null String), so nulls survive a round trip.
+the Null String), so nulls survive a round trip. Dates, times and timestamps are made
+text first (epoch milliseconds, or the writer's formats: ``TemporalFormats``), as NiFi
+hands them to Commons CSV as strings, so they are quoted by the rules for text.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from processors.record.json_numbers import java_string
+from processors.record.temporal_text import NO_FORMATS, TemporalFormats, is_date_time
 
 QUOTE = '"'
 SMALL = 512
@@ -60,31 +63,32 @@ class SliceTexts:
     once; its text is kept (a few arrays, by the addresses of the values and validity
     buffers, which the kept parent holds, so no address is reused while cached)."""
 
-    def __init__(self) -> None:
+    def __init__(self, formats: TemporalFormats = NO_FORMATS) -> None:
         self._cast: dict[tuple[int, int, int, pa.DataType], tuple[pa.Array, pa.Array]] = {}
+        self._formats = formats
 
     def of(self, column: pa.Array) -> pa.Array:
-        """``column`` as text (the same values as ``_as_text``)."""
+        """``column`` as text (the same values as ``_as_text`` with these formats)."""
         kind = column.type
         buffers = column.buffers()
         width = kind.bit_width if pa.types.is_primitive(kind) else 0
         if width % 8 or width == 0 or len(buffers) != 2 or buffers[1] is None:
-            return _as_text(column)
+            return _as_text(column, self._formats)
         validity, values = buffers
         length = values.size // (width // 8)
         if validity is not None:
             length = min(length, validity.size * 8)
         end = column.offset + len(column)
         if end > length or length > _PARENT_ROWS or length <= len(column):
-            return _as_text(column)
+            return _as_text(column, self._formats)
         key = (values.address, values.size, 0 if validity is None else validity.address, kind)
         cached = self._cast.get(key)
         if cached is None:
             parent = pa.Array.from_buffers(kind, length, [validity, values])
             try:
-                text = _as_text(parent)
+                text = _as_text(parent, self._formats)
             except pa.ArrowException:  # unused bytes past the parent's end, not values
-                return _as_text(column)
+                return _as_text(column, self._formats)
             if len(self._cast) >= _PARENTS_KEPT:
                 self._cast.clear()
             cached = self._cast[key] = (parent, text)
@@ -92,9 +96,12 @@ class SliceTexts:
 
 
 class MinimalQuoting:
-    """Which values need quotes under Quote Mode MINIMAL, for one delimiter and escape."""
+    """Which values need quotes under Quote Mode MINIMAL, for one delimiter and escape
+    (and the writer's date, time and timestamp formats, for their text)."""
 
-    def __init__(self, delimiter: str, escape: str | None) -> None:
+    def __init__(
+        self, delimiter: str, escape: str | None, formats: TemporalFormats = NO_FORMATS
+    ) -> None:
         specials = f"{delimiter}{QUOTE}\r\n{escape or ''}"
         self._escape = escape
         self._inside = _byte_table(specials)
@@ -107,7 +114,7 @@ class MinimalQuoting:
         self.search = re.compile(f"\\A\\Z|\\A[\\x00-#]|[{re.escape(inside)}]|[\\x00- ]\\Z").search
         """The rules as one regular expression (for values one by one)."""
         self._headers: dict[tuple[tuple[str, ...], str, str], bytes] = {}
-        self.texts = SliceTexts()
+        self.texts = SliceTexts(formats)
 
     def text(self, value: str) -> str:
         """One value as written (as ``quoted`` writes it)."""
@@ -128,6 +135,10 @@ class MinimalQuoting:
             text = delimiter.join(self.text(name) for name in names) + eol
             line = self._headers[key] = text.encode()
         return line
+
+    def with_temporal_text(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """The batch with its dates, times and timestamps as their text (strings)."""
+        return with_texts(batch, is_date_time, self.texts.of)
 
     def needs_quotes(self, value: str) -> bool:
         """Whether NiFi's MINIMAL rules quote ``value`` (an empty one: always here)."""
@@ -204,13 +215,16 @@ def _is_scalar(kind: pa.DataType) -> bool:
     )
 
 
-def _as_text(column: pa.Array) -> pa.Array:
+def _as_text(column: pa.Array, formats: TemporalFormats = NO_FORMATS) -> pa.Array:
     """A column as the text NiFi writes for it: a floating-point number as Java prints it
-    (``java_string``), the others as pyarrow's CSV writer writes them (the same cast)."""
+    (``java_string``), a date, time or timestamp as ``formats`` give it, the others as
+    pyarrow's CSV writer writes them (the same cast)."""
     if _is_text(column.type):
         return column
     if pa.types.is_floating(column.type):
         return java_string(column)
+    if is_date_time(column.type):
+        return formats.text(column)
     return pc.cast(column, pa.string())
 
 
@@ -226,6 +240,7 @@ def render(
     Raises ``pa.ArrowException`` for a type that has no text form (a list, a struct)."""
     if batch.num_rows == 0 or batch.num_columns == 0:
         return []
+    batch = quoting.with_temporal_text(batch)
     if batch.num_rows * batch.num_columns <= SMALL:
         return [pa.py_buffer(_render_small(batch, quoting, delimiter, eol, null_string))]
     masks = _masks(batch, quoting)
@@ -258,6 +273,7 @@ def render_rows(
     text would be too large for one array."""
     if batch.num_columns == 0 or _text_estimate(batch, eol) > _TEXT_LIMIT:
         return None
+    batch = quoting.with_temporal_text(batch)
     lines = _lines(batch, _masks(batch, quoting), 0, quoting, delimiter, null_string)
     return pc.binary_join_element_wise(lines, "", eol)  # the line, the separator, ""
 
@@ -339,13 +355,22 @@ def _write_unquoted(
 def with_java_numbers(batch: pa.RecordBatch) -> pa.RecordBatch:
     """The batch with its floating-point columns as the text NiFi writes for them
     (``java_string``): for pyarrow's writer, which would write ``8`` for ``8.0``."""
-    columns = [
-        java_string(column) if pa.types.is_floating(column.type) else column
-        for column in batch.columns
-    ]
+    return with_texts(batch, pa.types.is_floating, java_string)
+
+
+def with_texts(
+    batch: pa.RecordBatch,
+    chosen: Callable[[pa.DataType], bool],
+    text: Callable[[pa.Array], pa.Array],
+) -> pa.RecordBatch:
+    """The batch with each column of a ``chosen`` type made a string column by ``text``."""
+    picks = [chosen(field.type) for field in batch.schema]
+    if not any(picks):
+        return batch
+    columns = [text(c) if pick else c for c, pick in zip(batch.columns, picks, strict=True)]
     fields = [
-        field.with_type(pa.string()) if pa.types.is_floating(field.type) else field
-        for field in batch.schema
+        field.with_type(pa.string()) if pick else field
+        for field, pick in zip(batch.schema, picks, strict=True)
     ]
     return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields))
 

@@ -58,13 +58,11 @@ from processors.record.json_serialized import JSON_MIME_TYPE, line_texts, with_s
 from processors.record.schema import arrow_to_avro, conform
 from processors.record.serialized import SerializedForms, attach, combined
 from processors.record.temporal import (
-    TemporalFormatError,
     arrow_reads_json,
     converter,
     java_to_strptime,
     needs_conversion,
 )
-from processors.record.temporal_text import JavaPattern
 
 
 class _Number(str):
@@ -232,18 +230,12 @@ class JsonTreeReader(ControllerService):
         self.batch_rows = common.rows_per_batch(context)
         self.bulk_schema: pa.Schema | None = None
         """The types of the last bulk parse, given to the next one first (``json_bulk``)."""
-        self.formats: dict[str, str | None] = {}
-        for key, descriptor in (
-            ("date", DATE_FORMAT),
-            ("time", TIME_FORMAT),
-            ("timestamp", TIMESTAMP_FORMAT),
-        ):
-            pattern = context.get_property(descriptor).value
-            try:
-                self.formats[key] = java_to_strptime(pattern) if pattern else None
-            except TemporalFormatError as exc:
-                msg = f"'{descriptor.label}' validated against '{pattern}' is invalid because {exc}"
-                raise ConfigurationError(msg) from None
+        patterns = common.compiled_patterns(
+            context, (DATE_FORMAT, TIME_FORMAT, TIMESTAMP_FORMAT), java_to_strptime
+        )
+        self.formats: dict[str, str | None] = dict(
+            zip(("date", "time", "timestamp"), patterns, strict=True)
+        )
 
     def _converted(
         self, rows: list[dict[str, Any]], schema: pa.Schema, source: str
@@ -628,19 +620,9 @@ class JsonRecordSetWriter(ControllerService):
         self.write_schema = (
             common.choice(context, SCHEMA_WRITE_STRATEGY) == AVRO_SCHEMA_ATTRIBUTE.value
         )
-        patterns: dict[str, JavaPattern | None] = {}
-        for descriptor in (DATE_FORMAT, TIME_FORMAT, TIMESTAMP_FORMAT):
-            pattern = context.get_property(descriptor).value
-            try:
-                patterns[descriptor.name] = JavaPattern.compile(pattern) if pattern else None
-            except TemporalFormatError as exc:
-                msg = f"'{descriptor.label}' validated against '{pattern}' is invalid because {exc}"
-                raise ConfigurationError(msg) from None
         self.options = JsonOptions(
             scientific=context.get_property(ALLOW_SCIENTIFIC_NOTATION).as_str() == "true",
-            date_format=patterns[DATE_FORMAT.name],
-            time_format=patterns[TIME_FORMAT.name],
-            timestamp_format=patterns[TIMESTAMP_FORMAT.name],
+            formats=common.temporal_formats(context, DATE_FORMAT, TIME_FORMAT, TIMESTAMP_FORMAT),
             timestamp_representation=common.choice(context, TIMESTAMP_REPRESENTATION),
         )
 

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from processors.record.json_numbers import NotWritableError, decimal_text, float_text
-from processors.record.temporal_text import JavaPattern
+from processors.record.temporal_text import NO_FORMATS, TemporalFormats, epoch_millis
 
 _CONTROL = [chr(c) for c in range(32)]
 _SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
@@ -33,8 +33,6 @@ _ESCAPES = {
     ord("\\"): "\\\\",
 }
 _LONG = "^[+-]?[0-9]+$"
-_MILLIS_PER_DAY = 86_400_000
-_UNITS_PER_MILLI = {"ms": 1, "us": 1_000, "ns": 1_000_000}
 
 AUTO = "AUTO"
 FORMATTED_STRING = "FORMATTED_STRING"
@@ -48,9 +46,8 @@ class JsonOptions:
 
     scientific: bool = False
     """Allow Scientific Notation: doubles as ``Double.toString``, else plain decimals."""
-    date_format: JavaPattern | None = None
-    time_format: JavaPattern | None = None
-    timestamp_format: JavaPattern | None = None
+    formats: TemporalFormats = NO_FORMATS
+    """Date Format, Time Format and Timestamp Format."""
     timestamp_representation: str = AUTO
     """Timestamp Representation: AUTO, FORMATTED_STRING, EPOCH_MILLISECONDS or
     EPOCH_SECONDS."""
@@ -110,37 +107,6 @@ class ColumnText(NamedTuple):
     """Text to write after each value (``.0`` after a whole double), if any."""
 
 
-def _floor_divide(values: pa.Array, divisor: int) -> pa.Array:
-    """Integer division rounding down (a moment before the epoch is the millisecond
-    before, as Java's ``getTime``)."""
-    numbers = values.fill_null(0).to_numpy(zero_copy_only=False)
-    mask = values.is_null().to_numpy(zero_copy_only=False)
-    return pa.array(np.floor_divide(numbers, divisor), pa.int64(), mask=mask)
-
-
-def _millis(column: pa.Array) -> tuple[pa.Array, pa.Array]:
-    """A date, time or timestamp column as epoch milliseconds (what NiFi's
-    ``getTime()`` gives: a date at midnight UTC, a time on 1970-01-01) and as moments to
-    format (naive timestamps, UTC; a timestamp keeps its precision)."""
-    t = column.type
-    types = pa.types
-    if types.is_date32(t):
-        millis = pc.multiply(column.view(pa.int32()).cast(pa.int64()), _MILLIS_PER_DAY)
-    elif types.is_date64(t):
-        millis = column.view(pa.int64())
-    else:
-        raw = column.view(pa.int32() if types.is_time32(t) else pa.int64()).cast(pa.int64())
-        if t.unit == "s":
-            millis = pc.multiply(raw, 1000)
-        elif t.unit == "ms":
-            millis = raw
-        else:
-            millis = _floor_divide(raw, _UNITS_PER_MILLI[t.unit])
-        if types.is_timestamp(t):
-            return millis, raw.view(pa.timestamp(t.unit))
-    return millis, millis.view(pa.timestamp("ms"))
-
-
 def _long_compatible(text: pa.Array) -> pa.Array:
     """Whether each text is an integer a Java long holds (NiFi's ``isLongTypeCompatible``)."""
     digits = pc.match_substring_regex(text, _LONG).fill_null(False)
@@ -166,16 +132,10 @@ def _temporal_text(column: pa.Array, options: JsonOptions) -> ColumnText:
     is an integer, when it is the epoch milliseconds again; Epoch Seconds and Formatted
     String for timestamps."""
     t = column.type
-    millis, moments = _millis(column)
+    millis, moments = epoch_millis(column)
     number = millis.cast(pa.string())
-    representation = AUTO
-    if pa.types.is_date(t):
-        pattern = options.date_format
-    elif pa.types.is_time(t):
-        pattern = options.time_format
-    else:
-        pattern = options.timestamp_format
-        representation = options.timestamp_representation
+    pattern = options.formats.pattern(t)
+    representation = options.timestamp_representation if pa.types.is_timestamp(t) else AUTO
     if representation == EPOCH_MILLISECONDS:
         return ColumnText(number, False)
     if representation == EPOCH_SECONDS:

@@ -1,11 +1,13 @@
 """Dates, times and timestamps as text in a Java DateTimeFormatter pattern, with kernels.
 
 NiFi's writers format a date, time or timestamp with the writer's Date/Time/Timestamp
-Format in the JVM's default time zone; flowcore takes that zone to be UTC (its readers
-make a timestamp from epoch milliseconds in UTC). A pattern is compiled once into pieces
-(literal text, or one field of the value: year, month, ..., fraction of the second) and a
-column is formatted by computing each field for all values at once and joining them, so
-no Python object is made per value. Month and day names are English (Locale.US).
+Format in the JVM's default time zone, and with no format write its epoch milliseconds
+(``java.util.Date.getTime``: a date at its midnight, a time on 1970-01-01); flowcore
+takes that zone to be UTC (its readers make a timestamp from epoch milliseconds in UTC).
+A pattern is compiled once into pieces (literal text, or one field of the value: year,
+month, ..., fraction of the second) and a column is formatted by computing each field
+for all values at once and joining them, so no Python object is made per value. Month
+and day names are English (Locale.US).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ _MONTHS = [
 ]
 _DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 _UNITS_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+_UNITS_PER_MILLI = {"ms": 1, "us": 1_000, "ns": 1_000_000}
+_MILLIS_PER_DAY = 86_400_000
 
 Field = Callable[[pa.Array], pa.Array]
 """One field of a naive timestamp column (UTC), as text."""
@@ -181,3 +185,66 @@ class JavaPattern:
             literal = "".join(str(part) for part in parts)
             return pc.if_else(moments.is_valid(), literal, pa.scalar(None, pa.string()))
         return pc.binary_join_element_wise(*parts, "")
+
+
+def is_date_time(kind: pa.DataType) -> bool:
+    """Whether ``kind`` is a date, a time or a timestamp (NiFi's DATE, TIME, TIMESTAMP)."""
+    types = pa.types
+    return bool(types.is_date(kind) or types.is_time(kind) or types.is_timestamp(kind))
+
+
+def _floor_divide(values: pa.Array, divisor: int) -> pa.Array:
+    """Integer division rounding down (a moment before the epoch is the millisecond
+    before, as Java's ``getTime``)."""
+    numbers = values.fill_null(0).to_numpy(zero_copy_only=False)
+    mask = values.is_null().to_numpy(zero_copy_only=False)
+    return pa.array(np.floor_divide(numbers, divisor), pa.int64(), mask=mask)
+
+
+def epoch_millis(column: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """A date, time or timestamp column as epoch milliseconds (what NiFi's
+    ``getTime()`` gives: a date at midnight UTC, a time on 1970-01-01; anything finer cut
+    to the millisecond, rounding down) and as moments to format (naive timestamps, UTC;
+    a timestamp keeps its precision)."""
+    t = column.type
+    types = pa.types
+    if types.is_date32(t):
+        millis = pc.multiply(column.view(pa.int32()).cast(pa.int64()), _MILLIS_PER_DAY)
+    elif types.is_date64(t):
+        millis = column.view(pa.int64())
+    else:
+        raw = column.view(pa.int32() if types.is_time32(t) else pa.int64()).cast(pa.int64())
+        if t.unit == "s":
+            millis = pc.multiply(raw, 1000)
+        elif t.unit == "ms":
+            millis = raw
+        else:
+            millis = _floor_divide(raw, _UNITS_PER_MILLI[t.unit])
+        if types.is_timestamp(t):
+            return millis, raw.view(pa.timestamp(t.unit))
+    return millis, millis.view(pa.timestamp("ms"))
+
+
+@dataclass(frozen=True)
+class TemporalFormats:
+    """A writer's Date Format, Time Format and Timestamp Format (None: unset)."""
+
+    date: JavaPattern | None = None
+    time: JavaPattern | None = None
+    timestamp: JavaPattern | None = None
+
+    def pattern(self, kind: pa.DataType) -> JavaPattern | None:
+        """The format for a date, time or timestamp type."""
+        if pa.types.is_date(kind):
+            return self.date
+        return self.time if pa.types.is_time(kind) else self.timestamp
+
+    def text(self, column: pa.Array) -> pa.Array:
+        """A date, time or timestamp column as the text NiFi's ``DataTypeUtils.toString``
+        gives: with no format the epoch milliseconds, with one the formatted text."""
+        millis, moments = epoch_millis(column)
+        pattern = self.pattern(column.type)
+        return millis.cast(pa.string()) if pattern is None else pattern.format(moments)
+
+
+NO_FORMATS = TemporalFormats()

@@ -341,7 +341,12 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         "CSVRecordSetWriter",
         "org.apache.nifi.csv",
         WRITER_API,
-        ignored={**_WRITER, **_CSV, "Trim Fields": "true", "Include Trailing Delimiter": "false"},
+        ignored={
+            **_without(_WRITER, "Date Format", "Time Format", "Timestamp Format"),
+            **_CSV,
+            "Trim Fields": "true",
+            "Include Trailing Delimiter": "false",
+        },
     ),
     _service(
         "JsonTreeReader",

@@ -7,6 +7,7 @@ import pyarrow.compute as pc
 import pytest
 
 from processors.record.csv_minimal import SliceTexts, _as_text
+from processors.record.temporal_text import JavaPattern, TemporalFormats, is_date_time
 
 PARENTS = [
     pa.array([0.5, None, -1.25, 1e20, 3.0, None, 7.125, 0.1] * 5),
@@ -24,10 +25,29 @@ def test_slices_have_the_text_of_a_cast(parent: pa.Array) -> None:
     middle = parent.slice(5, 30)  # a slice of a slice: offsets add up
     for column in (parent.slice(0, 10), parent.slice(10, 10), middle.slice(3, 7), parent):
         assert texts.of(column).to_pylist() == _as_text(column).to_pylist()
-        if not pa.types.is_floating(column.type):  # the others: pyarrow's cast
+        if not pa.types.is_floating(column.type) and not is_date_time(column.type):
             assert texts.of(column).to_pylist() == pc.cast(column, pa.string()).to_pylist()
     if pa.types.is_floating(parent.type):  # Java's Double.toString
         assert texts.of(parent.slice(0, 5)).to_pylist() == ["0.5", None, "-1.25", "1.0E20", "3.0"]
+    if is_date_time(parent.type):  # epoch milliseconds (no Date/Timestamp Format)
+        assert texts.of(parent.slice(2, 2)).to_pylist() == EPOCH_MILLIS[str(parent.type)]
+
+
+EPOCH_MILLIS = {
+    "timestamp[s]": ["1714564802000", "1714564803000"],
+    "timestamp[ms, tz=UTC]": [None, "3000"],
+    "date32[day]": ["1704240000000", "1704326400000"],
+}
+
+
+def test_slices_of_a_parent_are_formatted_with_the_formats() -> None:
+    formats = TemporalFormats(
+        date=JavaPattern.compile("MM/dd/yyyy"), timestamp=JavaPattern.compile("HH:mm:ss")
+    )
+    texts = SliceTexts(formats)
+    assert texts.of(PARENTS[1].slice(2, 2)).to_pylist() == ["12:00:02", "12:00:03"]
+    assert texts.of(PARENTS[3].slice(2, 2)).to_pylist() == ["01/03/2024", "01/04/2024"]
+    assert texts.of(PARENTS[3].slice(30, 1)).to_pylist() == ["01/03/2024"]
 
 
 def test_a_parent_is_cast_once_for_its_slices() -> None:

@@ -330,28 +330,31 @@ def test_a_service_keeps_its_user_defined_properties() -> None:
     assert service["properties"] == {"John Doe": "Soccer", "Jane Doe": "Basketball"}
 
 
-def _json_writer(properties: dict[str, str | None]) -> dict[str, Any]:
-    """The JSON writer of ``nested_groups.json``'s flow with ``properties`` (import)."""
+def _record_writer(
+    properties: dict[str, str | None], kind: str = "json.JsonRecordSetWriter"
+) -> dict[str, Any]:
+    """The record writer ``kind`` (JSON by default) of ``nested_groups.json``'s flow with
+    ``properties``, imported."""
     data = fixture("nested_groups.json")
     services = data["flowContents"]["controllerServices"]
     writer = copy.deepcopy(services[0])
     writer.update(
-        identifier="json-writer-1",
-        name="JSON Out",
-        type="org.apache.nifi.json.JsonRecordSetWriter",
+        identifier="writer-1",
+        name="Writer Out",
+        type=f"org.apache.nifi.{kind}",
         bundle={"group": "org.apache.nifi", "artifact": "nifi-record-serialization-services-nar"},
         properties=properties,
         propertyDescriptors={},
     )
     services.append(writer)
     imported = import_nifi(data)
-    assert not [c.line for c in imported.unsupported if "JSON Out" in c.line]
-    service: dict[str, Any] = imported.document["flow"]["controller_services"]["JSON Out"]
+    assert not [c.line for c in imported.unsupported if "Writer Out" in c.line]
+    service: dict[str, Any] = imported.document["flow"]["controller_services"]["Writer Out"]
     return service
 
 
 def test_the_json_writer_takes_number_and_temporal_properties() -> None:
-    service = _json_writer(
+    service = _record_writer(
         {
             "Allow Scientific Notation": "true",
             "Date Format": "yyyy-MM-dd",
@@ -375,5 +378,16 @@ def test_the_json_writer_takes_number_and_temporal_properties() -> None:
 
 
 def test_the_json_writer_at_flowcores_default_notation_drops_it() -> None:
-    service = _json_writer({"Allow Scientific Notation": "false", "Date Format": None})
+    service = _record_writer({"Allow Scientific Notation": "false", "Date Format": None})
     assert service.get("properties", {}) == {}
+
+
+def test_the_csv_writer_takes_the_temporal_formats() -> None:
+    formats = {
+        "Date Format": "MM/dd/yyyy",
+        "Time Format": "HH:mm:ss",
+        "Timestamp Format": "yyyy-MM-dd HH:mm:ss",
+    }
+    service = _record_writer({**formats, "Quote Mode": "ALL"}, "csv.CSVRecordSetWriter")
+    assert service["type"] == "CSVRecordSetWriter"
+    assert service["properties"] == {**formats, "Quote Mode": "ALL"}
