@@ -19,6 +19,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from flowcore.errors import ExpressionError
 
 __all__ = [
+    "DAY_NAMES",
+    "MONTH_NAMES",
     "DatePattern",
     "add_amount",
     "compile_date_pattern",
@@ -34,7 +36,7 @@ __all__ = [
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_SECOND = timedelta(seconds=1)
 
-_MONTHS = (
+MONTH_NAMES = (
     "January",
     "February",
     "March",
@@ -48,7 +50,8 @@ _MONTHS = (
     "November",
     "December",
 )
-_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+"""English month and day names, as Java's DateTimeFormatter writes them (Locale.US)."""
 
 # SimpleDateFormat's pattern letters; every other ASCII letter is illegal.
 _LETTERS = frozenset("GyYMLwWDdFEuaHkKhmsSzZX")
@@ -363,9 +366,9 @@ class DatePattern:
                 parts.append(f"(?P<g{index}>{body})")
                 continue
             if letter in "ML":
-                body = _names_regex(_MONTHS)
+                body = _names_regex(MONTH_NAMES)
             elif letter == "E":
-                body = _names_regex(_DAYS)
+                body = _names_regex(DAY_NAMES)
             elif letter == "a":
                 body = "AM|PM"
             elif letter == "G":
@@ -386,7 +389,7 @@ def _is_numeric(field: _Field) -> bool:
 
 def _month_number(name: str) -> int:
     prefix = name[:3].lower()
-    for number, month in enumerate(_MONTHS, start=1):
+    for number, month in enumerate(MONTH_NAMES, start=1):
         if month[:3].lower() == prefix:
             return number
     raise ExpressionError(f"Unknown month name '{name}'")
@@ -416,9 +419,9 @@ def _format_field(field: _Field, moment: datetime, fraction_ns: int | None = Non
         return f"{week_year % 100:02d}" if count == 2 else _pad(week_year, count)
     if letter in "ML":
         if count >= 4:
-            return _MONTHS[moment.month - 1]
+            return MONTH_NAMES[moment.month - 1]
         if count == 3:
-            return _MONTHS[moment.month - 1][:3]
+            return MONTH_NAMES[moment.month - 1][:3]
         return _pad(moment.month, count)
     if letter == "d":
         return _pad(moment.day, count)
@@ -435,7 +438,7 @@ def _format_field(field: _Field, moment: datetime, fraction_ns: int | None = Non
     if letter == "n":
         return _pad(fraction_ns or 0, count)
     if letter == "E":
-        name = _DAYS[moment.weekday()]
+        name = DAY_NAMES[moment.weekday()]
         return name if count >= 4 else name[:3]
     if letter == "a":
         return "AM" if moment.hour < 12 else "PM"
@@ -570,7 +573,7 @@ def parse_instant(text: str) -> int:
                 int(rfc.group(7) or 0),
                 tzinfo=UTC,
             )
-            if rfc.group(1) is not None and _DAYS[moment.weekday()][:3] != rfc.group(1):
+            if rfc.group(1) is not None and DAY_NAMES[moment.weekday()][:3] != rfc.group(1):
                 raise ValueError("the day of the week does not match the date")
             zone = rfc.group(8)
             if zone != "GMT":

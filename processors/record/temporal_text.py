@@ -20,24 +20,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from flowcore.el.dates import DAY_NAMES, MONTH_NAMES
 from processors.record.temporal import TemporalFormatError
 
 _TOKEN = re.compile(r"'(?:[^']|'')*'|([a-zA-Z])\1*")
-_MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
-_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 _UNITS_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 _UNITS_PER_MILLI = {"ms": 1, "us": 1_000, "ns": 1_000_000}
 _MILLIS_PER_DAY = 86_400_000
@@ -121,12 +107,12 @@ def _field(token: str) -> Field | str | None:
         return None  # narrow names
     if letter in "ML":
         if count == 4:
-            return _named(pc.month, _MONTHS, 1)
+            return _named(pc.month, MONTH_NAMES, 1)
         if count == 3:
-            return _named(pc.month, [m[:3] for m in _MONTHS], 1)
+            return _named(pc.month, [m[:3] for m in MONTH_NAMES], 1)
         return _number(pc.month, count)
     if letter == "E":
-        names = _DAYS if count == 4 else [d[:3] for d in _DAYS]
+        names = DAY_NAMES if count == 4 else [d[:3] for d in DAY_NAMES]
         return _named(pc.day_of_week, names, 0)
     if letter == "a" and count == 1:
         return _am_pm
