@@ -653,7 +653,10 @@ class _CSVWriter(common.CountingWriter):
         if self._minimal is None:
             specials = (self._delimiter, '"', "\n", "\r")
             plain = all(not any(c in name for c in specials) for name in schema.names)
-            self._header_style = "none" if plain and service.quote_mode != "ALL" else "needed"
+            # The header names are text: ALL and NON_NUMERIC quote them (NiFi's
+            # testNumbersNotQuoted), NONE only where a name needs it.
+            quoted = service.quote_mode in ("ALL", "NON_NUMERIC")
+            self._header_style = "none" if plain and not quoted else "needed"
             self._escape_columns = [
                 i
                 for i, f in enumerate(schema)

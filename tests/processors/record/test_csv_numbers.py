@@ -51,3 +51,13 @@ def test_other_quote_modes(
     table = pa.table({"d": [8.0], "i": [1]})
     lines = _write(enable_with, write_records, table, **{"Quote Mode": mode}).splitlines()
     assert lines[1] == expected
+
+
+def test_non_numeric_quotes_the_header_and_text_not_numbers(
+    enable_with: Callable[..., Any], write_records: Any
+) -> None:
+    # NiFi's TestWriteCSVResult.testNumbersNotQuoted
+    table = pa.table({"name": ["John Doe"], "age": [30]})
+    text = _write(enable_with, write_records, table, **{"Quote Mode": "NON_NUMERIC"})
+    assert text == '"name","age"\n"John Doe",30\n'
+    assert _write(enable_with, write_records, table) == "name,age\nJohn Doe,30\n"
