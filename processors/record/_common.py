@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from flowcore.errors import ConfigurationError
 from flowcore.processor import (
@@ -277,6 +278,38 @@ def temporal_as_text(schema: pa.Schema) -> pa.Schema | None:
     if all(a.type.equals(b.type) for a, b in zip(schema, mapped, strict=True)):
         return None
     return pa.schema(mapped, metadata=schema.metadata)
+
+
+BEYOND_LONG = float(2**63)
+"""The least magnitude of a double that no 64-bit integer has: pyarrow infers a double
+for an integer literal beyond ``long``, which would lose its digits."""
+
+WHOLE_NUMBERS = pa.decimal128(38, 0)
+"""The type of a JSON field of integers beyond ``long`` (NiFi's BIGINT), exact up to 38
+digits."""
+
+
+def beyond_long(column: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether a floating-point column holds a value no ``long`` can hold."""
+    if not pa.types.is_floating(column.type) or column.null_count == len(column):
+        return False
+    return bool(pc.max(pc.abs(column)).as_py() >= BEYOND_LONG)
+
+
+def exact_integers(table: pa.Table) -> pa.Schema | None:
+    """The table's schema with each top-level double column whose values are all whole and
+    one beyond ``long`` made ``WHOLE_NUMBERS`` (NiFi reads such JSON integers exactly,
+    as BIGINT), or None when there is none such."""
+    fields = list(table.schema)
+    changed = False
+    for index, column in enumerate(table.columns):
+        if not pa.types.is_float64(column.type) or not beyond_long(column):
+            continue
+        whole = pc.equal(column, pc.floor(column)).fill_null(True)
+        if pc.all(whole).as_py() and pc.max(pc.abs(column)).as_py() < 1e38:
+            fields[index] = fields[index].with_type(WHOLE_NUMBERS)
+            changed = True
+    return pa.schema(fields, metadata=table.schema.metadata) if changed else None
 
 
 def rows_to_batches(

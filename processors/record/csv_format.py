@@ -272,10 +272,12 @@ class CSVReader(ControllerService):
     ) -> pa.Table:
         """``data`` parsed with the column types inferred, dates, times and timestamps
         read as text (``common.temporal_as_text``), and so a column of numbers with a
-        ``NaN`` or an infinity (NiFi takes those for text, not numbers): parsed again
-        with those columns given as strings when a parse found any. ``text_columns``
-        (names known to hold such text, updated here) are given as strings from the
-        first parse."""
+        ``NaN`` or an infinity, or an integer beyond ``long`` (NiFi takes those for text,
+        not numbers; pyarrow's double would lose the digits): parsed again with those
+        columns given as strings when a parse found any. ``text_columns`` (names known
+        to hold dates or times, updated here) are given as strings from the first parse;
+        the odd values of a number column are not remembered (the next data may have
+        none)."""
         known = dict(text_columns or {})
         while True:
             table = pacsv.read_csv(
@@ -285,16 +287,22 @@ class CSVReader(ControllerService):
                 convert_options=self._convert_options(known or None, None),
             )
             text = common.temporal_as_text(table.schema) or table.schema
-            found = {
+            temporal = {
                 field.name: pa.string()
-                for field, was, column in zip(text, table.schema, table.columns, strict=True)
-                if not field.type.equals(was.type) or _not_finite(column)
+                for field, was in zip(text, table.schema, strict=True)
+                if not field.type.equals(was.type)
             }
-            if not found:
+            odd = {
+                name: pa.string()
+                for name, column in zip(table.schema.names, table.columns, strict=True)
+                if _not_finite(column) or common.beyond_long(column)
+            }
+            if not temporal and not odd:
                 return table
             if text_columns is not None:
-                text_columns.update(found)
-            known.update(found)
+                text_columns.update(temporal)
+            known.update(temporal)
+            known.update(odd)
 
     def read_bulk(
         self, contents: Sequence[bytes], attributes: Sequence[Mapping[str, str]]

@@ -19,11 +19,12 @@ alone would be an integer); anything else (nested, null) is read alone.
 
 from __future__ import annotations
 
+import decimal
 import io
 import re
 from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import numpy as np
@@ -31,7 +32,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pajson
 
-from processors.record._common import temporal_as_text
+from processors.record._common import (
+    WHOLE_NUMBERS,
+    beyond_long,
+    exact_integers,
+    temporal_as_text,
+)
 from processors.record.bulk import (
     BulkGroup,
     BulkRead,
@@ -201,7 +207,8 @@ def _try_parse(service: JsonTreeReader, parts: list[_Part]) -> tuple[pa.Table, b
     try:
         if table is None:
             table = pajson.read_json(io.BytesIO(buffer), read_options=read)
-            text = temporal_as_text(table.schema)
+            exact = exact_integers(table)
+            text = temporal_as_text(exact or table.schema) or exact
             if text is not None:
                 table = pajson.read_json(
                     io.BytesIO(buffer),
@@ -237,6 +244,8 @@ def _with_types(
         return None
     if table.schema.names != first or temporal_as_text(table.schema) is not None:
         return None
+    if any(beyond_long(column) for column in table.columns):
+        return None
     if any(column.null_count == len(column) for column in table.columns):
         return None
     return table
@@ -249,4 +258,18 @@ def _proof(kind: pa.DataType) -> Proof | None:
         return valid  # a JSON text is a string, dates and times too (read as text)
     if pa.types.is_float64(kind):
         return lambda values: pc.not_equal(values, pc.floor(values))
+    if kind.equals(WHOLE_NUMBERS):  # alone: a value beyond long makes it so too
+        return _beyond_long
     return None
+
+
+_LONG_ENDS = (
+    pa.scalar(decimal.Decimal(2**63), WHOLE_NUMBERS),
+    pa.scalar(decimal.Decimal(-(2**63) - 1), WHOLE_NUMBERS),
+)
+
+
+def _beyond_long(values: pa.ChunkedArray | pa.Array) -> Any:
+    """Whether each whole number is one no ``long`` holds."""
+    upper, lower = _LONG_ENDS
+    return pc.or_(pc.greater_equal(values, upper), pc.less_equal(values, lower))

@@ -364,13 +364,14 @@ class JsonTreeReader(ControllerService):
             if not complete:
                 head = head[: head.rfind(b"\n") + 1]
             try:
-                inferred = pajson.read_json(io.BytesIO(head + b"\n")).schema
+                sample = pajson.read_json(io.BytesIO(head + b"\n"))
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
                 if "changed from" not in str(exc):
                     raise _error(exc, source, 0, 0) from None
                 return self._mixed_lines(stream, source)
-            schema = common.promote_nulls(inferred)
-            schema = common.temporal_as_text(schema) or schema  # NiFi infers text here
+            # NiFi infers text for dates and times here, and reads big integers exactly
+            schema = common.promote_nulls(common.exact_integers(sample) or sample.schema)
+            schema = common.temporal_as_text(schema) or schema
             options = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
         recorded = _RecordedLines(_chain(stream, b"\n"))
         lines = ChunkInput(recorded)

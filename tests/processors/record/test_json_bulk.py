@@ -170,3 +170,19 @@ def test_the_last_parse_types_given_first_never_change_what_is_read(enable: Enab
     for contents in batches:
         result = bulk(reader, contents)
         assert_as_alone(reader, contents, result)
+
+
+def test_integers_beyond_long_read_as_alone(enable: Enable) -> None:
+    reader = enable(JsonTreeReader)
+    contents = [
+        b'{"id":12345678901234567890,"n":1}\n',
+        b'{"id":5,"n":2}\n',  # alone: a long
+        b'{"id":-98765432109876543210,"n":3}\n{"id":7,"n":4}\n',
+        b'{"id":9223372036854775807,"n":5}\n',  # the largest long: a long alone
+    ]
+    for _ in range(2):  # the second time with the last parse's types given first
+        result = bulk(reader, contents)
+        assert_as_alone(reader, contents, result)
+        assert sorted(result.locate()) == [0, 2]
+        group = result.locate()[0]
+        assert group.batch(2).column(0).to_pylist()[0] == -98765432109876543210

@@ -26,7 +26,7 @@ INPUTS = [
     "id,name,price\n5,milk,2.5,extra\n",  # malformed
     "id,name,price\n",  # zero records
     "name,id,price\n6,rice,0.1\n",  # other column order: a schema of its own
-    "id,name,price\n7,\x01ctl\t,1e300\n",
+    "id,name,price\n7,\x01ctl\t,-2.5e-7\n",
 ]
 
 

@@ -81,3 +81,30 @@ def test_a_nan_or_an_infinity_makes_a_column_text(make_runner: RunnerFactory) ->
         '[{"a":3,"p":"-inf","q":2.5},{"a":4,"p":"1.5","q":3.0}]',
     ]
     assert runner.get_flowfiles_for_relationship("failure") == []
+
+
+@pytest.mark.parametrize(
+    ("reader_type", "content"),
+    [
+        ("CSVReader", "id,n\n12345678901234567890,1\n-98765432109876543210,2\n"),
+        (
+            "JsonTreeReader",
+            '{"id":12345678901234567890,"n":1}\n{"id":-98765432109876543210,"n":2}\n',
+        ),
+        (
+            "JsonTreeReader",
+            '[{"id":12345678901234567890,"n":1},{"id":-98765432109876543210,"n":2}]',
+        ),
+    ],
+    ids=["csv", "json lines", "json array"],
+)
+def test_integers_beyond_long_keep_their_digits(
+    make_runner: RunnerFactory, reader_type: str, content: str
+) -> None:
+    # pyarrow would take them for doubles (1.2345678901234567E19): NiFi keeps them
+    # (CSV: as text, JSON: as BIGINT), and so does flowcore.
+    runner = make_runner("ConvertRecord", reader_type=reader_type)
+    runner.enqueue(content)
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert out.text() == "id,n\n12345678901234567890,1\n-98765432109876543210,2\n"
