@@ -41,6 +41,7 @@ from processors.record.csv_minimal import (
     with_java_numbers,
     with_texts,
 )
+from processors.record.nested_text import is_nested, nested_text
 from processors.record.schema import conform
 from processors.record.temporal_text import is_date_time
 
@@ -764,6 +765,7 @@ class _CSVWriter(common.CountingWriter):
             return
         if self._minimal is None:  # (MINIMAL's ``render`` makes their text itself)
             pending = [with_texts(b, is_date_time, self._service.formats.text) for b in pending]
+            pending = [with_texts(b, is_nested, nested_text) for b in pending]
         records = pa.Table.from_batches(pending)
         if self._escape_columns:  # (none with MINIMAL: it doubles the escape as it quotes)
             records = self._escaped(records)

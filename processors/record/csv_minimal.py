@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from processors.record.json_numbers import java_string
+from processors.record.nested_text import is_nested, nested_text
 from processors.record.temporal_text import NO_FORMATS, TemporalFormats, is_date_time
 
 QUOTE = '"'
@@ -217,14 +218,17 @@ def _is_scalar(kind: pa.DataType) -> bool:
 
 def _as_text(column: pa.Array, formats: TemporalFormats = NO_FORMATS) -> pa.Array:
     """A column as the text NiFi writes for it: a floating-point number as Java prints it
-    (``java_string``), a date, time or timestamp as ``formats`` give it, the others as
-    pyarrow's CSV writer writes them (the same cast)."""
+    (``java_string``), a date, time or timestamp as ``formats`` give it, a record, list or
+    map as Java prints it (``nested_text``), the others as pyarrow's CSV writer writes
+    them (the same cast)."""
     if _is_text(column.type):
         return column
     if pa.types.is_floating(column.type):
         return java_string(column)
     if is_date_time(column.type):
         return formats.text(column)
+    if is_nested(column.type):
+        return nested_text(column)
     return pc.cast(column, pa.string())
 
 
@@ -237,7 +241,7 @@ def render(
 ) -> list[pa.Buffer]:
     """The batch's records as CSV lines (no header), in buffers to write in order.
 
-    Raises ``pa.ArrowException`` for a type that has no text form (a list, a struct)."""
+    Raises ``pa.ArrowException`` for a type that has no text form."""
     if batch.num_rows == 0 or batch.num_columns == 0:
         return []
     batch = quoting.with_temporal_text(batch)

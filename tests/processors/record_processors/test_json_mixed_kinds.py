@@ -43,3 +43,11 @@ def test_a_malformed_line_still_fails_with_its_reason(make_runner: RunnerFactory
     runner.run()
     (failed,) = runner.get_flowfiles_for_relationship("failure")
     assert "malformed record" in failed.attributes["record.error.message"]
+
+
+def test_json_with_nested_values_to_csv(make_runner: RunnerFactory) -> None:
+    runner = make_runner("ConvertRecord", reader_type="JsonTreeReader")
+    runner.enqueue('{"id":1,"a":{"x":1},"l":[1,2]}\n{"id":2,"a":{"x":2},"l":[]}\n')
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert out.text() == 'id,a,l\n1,"{""x"":1}","[1, 2]"\n2,"{""x"":2}",[]\n'

@@ -1,0 +1,70 @@
+"""Records, lists and maps as text, as NiFi's CSV writer prints them.
+
+A CSV value is text, so NiFi prints a nested value with Java's ``toString``: a record as
+its serialized form (the JSON text of the object it was read from; ``{"c":true}``), a list
+as ``Arrays.toString`` (``[a, 1, 2.5]``: each element's own text, a text unquoted, a
+missing one ``null``), a map as ``Map.toString`` (``{k=v, l=w}``). Nested columns are rare
+and small, so their values are printed one at a time.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import msgspec
+import pyarrow as pa
+
+from processors.record.json_numbers import java_text
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def is_nested(kind: pa.DataType) -> bool:
+    """A struct, list or map type."""
+    types = pa.types
+    return bool(
+        types.is_struct(kind)
+        or types.is_list(kind)
+        or types.is_large_list(kind)
+        or types.is_fixed_size_list(kind)
+        or types.is_map(kind)
+    )
+
+
+def nested_text(column: pa.Array) -> pa.Array:
+    """Each value of a struct, list or map column as NiFi prints it; null where null."""
+    kind = column.type
+    return pa.array(
+        [None if value is None else _text(value, kind) for value in column.to_pylist()],
+        pa.string(),
+    )
+
+
+def _text(value: Any, kind: pa.DataType) -> str:
+    if pa.types.is_struct(kind):
+        return _ENCODER.encode(value).decode()
+    if pa.types.is_map(kind):
+        pairs = (
+            f"{_element(key, kind.key_type)}={_element(item, kind.item_type)}"
+            for key, item in value
+        )
+        return "{" + ", ".join(pairs) + "}"
+    return "[" + ", ".join(_element(item, kind.value_type) for item in value) + "]"
+
+
+def _element(value: Any, kind: pa.DataType) -> str:
+    """One element as Java's ``String.valueOf`` prints it."""
+    if value is None:
+        return "null"
+    if is_nested(kind):
+        return _text(value, kind)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return java_text(value, pa.types.is_float32(kind), scientific=True)
+    return str(value)
