@@ -11,7 +11,8 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -59,9 +60,9 @@ from processors.record.schema import arrow_to_avro, conform
 from processors.record.serialized import SerializedForms, attach, combined
 from processors.record.temporal import (
     arrow_reads_json,
+    coercer,
     converter,
     java_to_strptime,
-    needs_conversion,
 )
 
 
@@ -241,7 +242,9 @@ class JsonTreeReader(ControllerService):
         self, rows: list[dict[str, Any]], schema: pa.Schema, source: str
     ) -> list[dict[str, Any]]:
         """Rows with text and numbers made into the schema's decimals, dates, times and
-        timestamps (top-level fields), with the Date/Time/Timestamp Formats."""
+        timestamps (top-level fields), with the Date/Time/Timestamp Formats, and a value
+        of another kind coerced into a text, number or Boolean field as NiFi coerces it
+        (``temporal.coercer``)."""
         converters = {
             f.name: c
             for f in schema
@@ -252,6 +255,7 @@ class JsonTreeReader(ControllerService):
                     self.formats["time"],
                     self.formats["timestamp"],
                 )
+                or coercer(f.type)
             )
             is not None
         }
@@ -295,8 +299,13 @@ class JsonTreeReader(ControllerService):
     ) -> RecordReader:
         """JSON lines decoded row by row, for a schema with fields Arrow's JSON reader
         cannot fill (dates, times, formatted timestamps)."""
+        return self._decoded(stream.readall(), given, source)
+
+    def _decoded(self, data: bytes, given: tuple[pa.Schema, str], source: str) -> RecordReader:
+        """JSON lines decoded row by row and converted to the given schema (``_converted``:
+        also where a value is of another kind than its field, which Arrow refuses)."""
         try:
-            rows = _LINES.decode_lines(stream.readall())
+            rows = _LINES.decode_lines(data)
         except msgspec.DecodeError as exc:
             raise MalformedRecordError(source, "unknown position", str(exc)) from None
         for index, row in enumerate(rows):
@@ -324,7 +333,6 @@ class JsonTreeReader(ControllerService):
         self, stream: ChunkInput, given: tuple[pa.Schema, str] | None, source: str
     ) -> RecordReader:
         data = stream.readall()
-        exact = given is not None and needs_conversion(given[0])
         try:
             rows = msgspec.json.decode(data)
         except msgspec.DecodeError as exc:
@@ -338,8 +346,7 @@ class JsonTreeReader(ControllerService):
                 )
         forms = _encoded(rows)
         if given is not None:
-            if exact:
-                rows = self._converted(rows, given[0], source)
+            rows = self._converted(rows, given[0], source)
             return _ListReader(rows, given[0], given[1], self.batch_rows, source, forms)
         try:
             schema = (
@@ -375,6 +382,10 @@ class JsonTreeReader(ControllerService):
             options = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
         recorded = _RecordedLines(_chain(stream, b"\n"))
         lines = ChunkInput(recorded)
+        # With a given schema, a value of another kind than its field fails Arrow's parse
+        # of the first block: then the content is decoded row by row and coerced, as NiFi
+        # coerces it (``_decoded``).
+        fallback = None if given is None else partial(self._decoded, given=given, source=source)
         try:
             reader = pajson.open_json(
                 lines,
@@ -382,8 +393,12 @@ class JsonTreeReader(ControllerService):
                 parse_options=options,
             )
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            if fallback is not None:
+                return fallback(recorded.everything())
             raise _error(exc, source, 0, 0) from None
-        return _LinesReader(reader, schema, text, source, lines, self.batch_rows, recorded)
+        return _LinesReader(
+            reader, schema, text, source, lines, self.batch_rows, recorded, fallback
+        )
 
 
 def _chain(stream: ChunkInput, tail: bytes) -> Iterator[bytes]:
@@ -440,6 +455,15 @@ class _RecordedLines:
         self._chunks = chunks
         self._held = b""
         self._lost = False
+        self._taken = False
+
+    def everything(self) -> bytes:
+        """The whole content (the chunks read so far and the rest), while no line has
+        been taken."""
+        if self._taken or self._lost:
+            msg = "the content's first lines are no longer held"
+            raise RuntimeError(msg)
+        return self._held + b"".join(self._chunks)
 
     def __iter__(self) -> Iterator[bytes]:
         for chunk in self._chunks:
@@ -451,6 +475,7 @@ class _RecordedLines:
         """The lines of the next ``count`` records, or None if they are not known."""
         if self._lost:
             return None
+        self._taken = True
         found = line_texts(self._held, count)
         if found is None:
             self._lost, self._held = True, b""
@@ -513,9 +538,11 @@ class _LinesReader:
         stream: ChunkInput,
         batch_rows: int,
         lines: _RecordedLines,
+        fallback: Callable[[bytes], RecordReader] | None = None,
     ) -> None:
         self._reader: pajson.JSONStreamingReader | None = reader
         self._lines = lines
+        self._fallback = fallback
         self._schema = schema
         self._text = text
         self._source = source
@@ -541,6 +568,10 @@ class _LinesReader:
             except StopIteration:
                 return
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                if records == 0 and self._fallback is not None:
+                    self.close()
+                    yield from self._fallback(self._lines.everything()).batches()
+                    return
                 raise _error(exc, self._source, records, self._stream.offset) from None
             records += batch.num_rows
             batch = batch if batch.schema.equals(self._schema) else conform(batch, self._schema)

@@ -14,7 +14,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import pyarrow as pa
+
+from processors.record.json_numbers import java_text
 
 _TOKENS: dict[str, str] = {
     "yyyy": "%Y",
@@ -136,6 +139,72 @@ def converter(
 
         return to_timestamp
     return None
+
+
+def coercer(data_type: pa.DataType) -> Callable[[Any], Any] | None:
+    """How NiFi's reader coerces a JSON value of another kind into a text, integer,
+    floating-point or Boolean field (``DataTypeUtils.convertType``): a number or a
+    Boolean to its text, a text to the number or Boolean it spells, a double to an
+    integer by truncation; None for other types. A value that does not convert raises
+    ``ValueError``."""
+    t = pa.types
+    if t.is_string(data_type) or t.is_large_string(data_type):
+        return _to_text
+    if t.is_integer(data_type):
+        return _to_integer
+    if t.is_floating(data_type):
+        return _to_float
+    if t.is_boolean(data_type):
+        return _to_boolean
+    return None
+
+
+def _to_text(value: Any) -> Any:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return java_text(value, single=False, scientific=True)
+    if isinstance(value, int):
+        return str(value)
+    return msgspec.json.encode(value).decode()  # an object or an array: its JSON text
+
+
+def _to_integer(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError(f"cannot convert {value!r} to an integer")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value)  # Java's Number.intValue/longValue truncate
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise ValueError(f"cannot convert {value!r} to an integer")
+
+
+def _to_float(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError(f"cannot convert {value!r} to a number")
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            pass
+    raise ValueError(f"cannot convert {value!r} to a number")
+
+
+def _to_boolean(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise ValueError(f"cannot convert {value!r} to a Boolean")
 
 
 def needs_conversion(schema: pa.Schema) -> bool:

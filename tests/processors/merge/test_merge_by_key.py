@@ -432,11 +432,20 @@ def test_type_conflict_fails_only_that_flowfile(runner: TestRunner) -> None:
 def test_records_the_engine_or_the_writer_cannot_take_fail_the_bin_with_the_reason(
     engine: str,
 ) -> None:
-    # JSON in, CSV out: a nested record has no CSV form. With a struct as the Operation
-    # Field the merge itself fails, before Spark would be started.
+    # JSON in, CSV out with a writer schema whose "v" is a long: a nested record cannot
+    # be one. With a struct as the Operation Field the merge itself fails, before Spark
+    # would be started.
     with TestRunner("MergeRecord") as runner:
         runner.add_controller_service("reader", "JsonTreeReader", {})
-        runner.add_controller_service("writer", "CSVRecordSetWriter", {})
+        schema = (
+            '{"type":"record","name":"r","fields":[{"name":"id","type":"long"},'
+            '{"name":"v","type":"long"}]}'
+        )
+        runner.add_controller_service(
+            "writer",
+            "CSVRecordSetWriter",
+            {"Schema Access Strategy": "schema-text-property", "Schema Text": schema},
+        )
         runner.set_property("Record Reader", "reader")
         runner.set_property("Record Writer", "writer")
         keyed(runner, Merge_Engine=engine)
