@@ -191,13 +191,47 @@ NEVER_SUPPRESS = AllowableValue("never-suppress", "Never Suppress", "Fields with
 ALWAYS_SUPPRESS = AllowableValue(
     "always-suppress", "Always Suppress", "Fields with null are not written"
 )
+SUPPRESS_MISSING = AllowableValue(
+    "suppress-missing",
+    "Suppress Missing Values",
+    "When a field has a value of null, it will be written out. However, if a field is "
+    "defined in the schema and not present in the record, the field will not be written "
+    "out.",
+)
+"""A record read from JSON keeps its own fields (its serialized form is written); any
+other record has every field of its schema present, so its nulls are written."""
+HANDLING_ENABLED = AllowableValue(
+    "ENABLED",
+    "Enabled",
+    "The writer may emit the input reader's original JSON bytes verbatim when it can do "
+    "so safely, as a throughput optimization. Timestamp Format, Date Format, Time Format, "
+    "and Suppress Null Values may not be applied to those records.",
+)
+HANDLING_DISABLED = AllowableValue(
+    "DISABLED",
+    "Disabled",
+    "The writer re-serializes every record from typed field values, so Timestamp Format, "
+    "Date Format, Time Format, and Suppress Null Values are honored uniformly.",
+)
+SERIALIZED_JSON_INPUT_HANDLING = PropertyDescriptor(
+    name="Serialized JSON Input Handling",
+    display_name="Serialized JSON Input Handling",
+    description="When enabled, the writer may emit the input reader's original JSON bytes "
+    "verbatim when it can do so safely, as a throughput optimization. In that case, the "
+    "Timestamp Format, Date Format, Time Format, and Suppress Null Values properties may "
+    "not be applied to those records. When disabled, the writer re-serializes every "
+    "record so that these properties are honored uniformly.",
+    default=HANDLING_ENABLED.value,
+    required=True,
+    allowable_values=[HANDLING_ENABLED, HANDLING_DISABLED],
+)
 SUPPRESS_NULLS = PropertyDescriptor(
     name="suppress-nulls",
     display_name="Suppress Null Values",
     description="Specifies how the writer should handle a null field",
     default=NEVER_SUPPRESS.value,
     required=True,
-    allowable_values=[NEVER_SUPPRESS, ALWAYS_SUPPRESS],
+    allowable_values=[NEVER_SUPPRESS, ALWAYS_SUPPRESS, SUPPRESS_MISSING],
 )
 
 
@@ -602,6 +636,7 @@ class JsonRecordSetWriter(ControllerService):
         ALLOW_SCIENTIFIC_NOTATION,
         OUTPUT_GROUPING,
         TIMESTAMP_REPRESENTATION,
+        SERIALIZED_JSON_INPUT_HANDLING,
     )
 
     mime_type = JSON_MIME_TYPE
@@ -652,10 +687,17 @@ class JsonRecordSetWriter(ControllerService):
         self.write_schema = (
             common.choice(context, SCHEMA_WRITE_STRATEGY) == AVRO_SCHEMA_ATTRIBUTE.value
         )
+        representation = common.choice(context, TIMESTAMP_REPRESENTATION)
         self.options = JsonOptions(
             scientific=context.get_property(ALLOW_SCIENTIFIC_NOTATION).as_str() == "true",
             formats=common.temporal_formats(context, DATE_FORMAT, TIME_FORMAT, TIMESTAMP_FORMAT),
-            timestamp_representation=common.choice(context, TIMESTAMP_REPRESENTATION),
+            timestamp_representation=representation,
+            # NiFi writes a record from its serialized form only when enabled and with the
+            # Automatic Timestamp Representation (WriteJsonResult.isUseSerializeForm).
+            serialized_forms=(
+                common.choice(context, SERIALIZED_JSON_INPUT_HANDLING) == HANDLING_ENABLED.value
+                and representation == AUTO
+            ),
         )
 
     def writer_schema(self, read_schema: pa.Schema, attributes: Mapping[str, str]) -> pa.Schema:
@@ -696,7 +738,7 @@ class JsonRecordSetWriter(ControllerService):
                 self.one_line,
                 self.suppress_nulls,
                 self.options,
-                combined([batch], JSON_MIME_TYPE),
+                combined([batch], JSON_MIME_TYPE) if self.options.serialized_forms else None,
             )
         except Exception:  # whatever fails here fails again, per FlowFile, with its reason
             return None
@@ -787,7 +829,7 @@ class _JsonWriter(common.CountingWriter):
         if not self._pending:
             return
         pending, self._pending, self._pending_rows = self._pending, [], 0
-        forms = combined(pending, JSON_MIME_TYPE)
+        forms = combined(pending, JSON_MIME_TYPE) if self._options.serialized_forms else None
         if len(pending) == 1:
             batch = pending[0]
         else:

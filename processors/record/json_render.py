@@ -51,6 +51,9 @@ class JsonOptions:
     timestamp_representation: str = AUTO
     """Timestamp Representation: AUTO, FORMATTED_STRING, EPOCH_MILLISECONDS or
     EPOCH_SECONDS."""
+    serialized_forms: bool = True
+    """Whether a record read from JSON is written from its serialized form (Serialized
+    JSON Input Handling enabled, Automatic Timestamp Representation)."""
 
 
 DEFAULT_OPTIONS = JsonOptions()

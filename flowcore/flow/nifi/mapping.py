@@ -372,8 +372,6 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
             "compression-level": ANY,
             "Compression Format": "none",
             "Compression Level": ANY,
-            # flowcore always writes each record from its values (as Disabled)
-            "Serialized JSON Input Handling": ANY,
         },
         # NiFi sets a JSON writer without this property to "true" (its older behaviour)
         exported={"Allow Scientific Notation": "false"},

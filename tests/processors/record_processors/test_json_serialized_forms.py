@@ -223,3 +223,35 @@ def test_validate_record_writes_each_record_as_read(make_runner: RunnerFactory) 
     runner2.run()
     (valid,) = runner2.get_flowfiles_for_relationship("valid")
     assert valid.text() == '[{"name":"a","id":1},{"id":2}]'
+
+
+def test_suppress_missing_values(make_runner: RunnerFactory) -> None:
+    # NiFi's third choice: a null is written, a field the record lacks is not (a record
+    # read from JSON keeps its own fields; a CSV record has them all).
+    props = {"Suppress Null Values": "Suppress Missing Values"}
+    runner = make_runner("ConvertRecord", **JSON, writer=props)
+    runner.enqueue('{"id":1,"v":null}\n{"id":2}\n')
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert out.text() == '[{"id":1,"v":null},{"id":2}]'
+    csv = make_runner("ConvertRecord", writer_type="JsonRecordSetWriter", writer=props)
+    csv.enqueue("id,v\n1,\n")
+    csv.run()
+    (out,) = csv.get_flowfiles_for_relationship("success")
+    assert out.text() == '[{"id":1,"v":null}]'
+
+
+@pytest.mark.parametrize(
+    "writer",
+    [
+        {"Serialized JSON Input Handling": "Disabled"},
+        {"Timestamp Representation": "Epoch Milliseconds"},
+    ],
+)
+def test_writing_from_the_values(make_runner: RunnerFactory, writer: dict[str, str]) -> None:
+    # NiFi's isUseSerializeForm: not when disabled, nor with another representation
+    runner = make_runner("ConvertRecord", **JSON, writer=writer)
+    runner.enqueue('{"id":1,"v":2.5}\n{"v":3,"id":2}\n')
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert out.text() == '[{"id":1,"v":2.5},{"id":2,"v":3.0}]'

@@ -361,7 +361,7 @@ def test_the_json_writer_takes_number_and_temporal_properties() -> None:
             "Time Format": "HH:mm:ss",
             "Timestamp Format": "yyyy-MM-dd HH:mm:ss.SSS",
             "Timestamp Representation": "EPOCH_SECONDS",
-            "Serialized JSON Input Handling": "ENABLED",
+            "Serialized JSON Input Handling": "DISABLED",
             "Compression Format": "none",
             "Compression Level": "1",
             "suppress-nulls": "never-suppress",
@@ -373,6 +373,7 @@ def test_the_json_writer_takes_number_and_temporal_properties() -> None:
         "Time Format": "HH:mm:ss",
         "Timestamp Format": "yyyy-MM-dd HH:mm:ss.SSS",
         "Timestamp Representation": "EPOCH_SECONDS",
+        "Serialized JSON Input Handling": "DISABLED",
         "Suppress Null Values": "never-suppress",
     }
 
