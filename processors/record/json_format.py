@@ -762,7 +762,10 @@ def record_texts(
     if forms is None or not batch.schema.equals(schema):
         return render_rows(batch, keys, prefix, suffix, suppress_nulls, options)
     bodies = with_serialized_forms(
-        render_rows(batch, keys, "{", "}", suppress_nulls, options), forms, schema
+        render_rows(batch, keys, "{", "}", suppress_nulls, options),
+        forms,
+        schema,
+        options.scientific,
     )
     return pc.binary_join_element_wise(prefix[:-1], bodies, suffix[1:], "")
 

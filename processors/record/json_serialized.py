@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from processors.record._common import temporal_as_text
+from processors.record.json_numbers import java_text
 
 JSON_MIME_TYPE = "application/json"
 _DECODE = msgspec.json.Decoder()
@@ -121,15 +122,24 @@ def _known(value: Any, kind: pa.DataType | pa.Schema) -> Any:
     return value
 
 
-def jackson_text(text: str | bytes, schema: pa.Schema) -> str | None:
+def _java_double(text: str) -> msgspec.Raw:
+    """A JSON double as Jackson writes the double it reads (``Double.toString``)."""
+    return msgspec.Raw(java_text(float(text), single=False, scientific=True).encode())
+
+
+_DECODE_JAVA = msgspec.json.Decoder(float_hook=_java_double)
+
+
+def jackson_text(text: str | bytes, schema: pa.Schema, scientific: bool = False) -> str | None:
     """The text NiFi writes for a record read from the JSON ``text`` with ``schema``, or
-    None when it writes that record field by field (scientific notation, or a text this
-    cannot read back)."""
+    None when it writes that record field by field (scientific notation while
+    ``scientific`` is not allowed, or a text this cannot read back). With it allowed,
+    each double is written as Jackson writes it (``1.0E-4``)."""
     try:
-        value = _DECODE.decode(text)
+        value = (_DECODE_JAVA if scientific else _DECODE).decode(text)
     except (msgspec.DecodeError, ValueError):
         return None
-    if not isinstance(value, dict) or _scientific(value):
+    if not isinstance(value, dict) or (not scientific and _scientific(value)):
         return None
     written = _ENCODE.encode(_known(value, schema))
     if b"\\u00" in written:  # msgspec escapes control characters in lower case
@@ -187,7 +197,9 @@ def _joined(texts: pa.Array) -> bytes:
 _BLANKS = b" \t\r\n"
 
 
-def with_serialized_forms(rendered: pa.Array, forms: pa.Array, schema: pa.Schema) -> pa.Array:
+def with_serialized_forms(
+    rendered: pa.Array, forms: pa.Array, schema: pa.Schema, scientific: bool = False
+) -> pa.Array:
     """The records' texts (``rendered``: ``{...}`` each, field by field) with each record
     that has a serialized form (``forms``, null where none) written from it instead.
 
@@ -219,7 +231,7 @@ def with_serialized_forms(rendered: pa.Array, forms: pa.Array, schema: pa.Schema
     replaced: list[int] = []
     written_texts: list[str] = []
     for position, text in zip(positions, texts.to_pylist(), strict=True):
-        written = jackson_text(text, schema)
+        written = jackson_text(text, schema, scientific)
         if written is not None:
             replaced.append(int(position))
             written_texts.append(written)

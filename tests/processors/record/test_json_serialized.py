@@ -102,3 +102,9 @@ def test_a_written_time_is_not_compared_without_its_blanks() -> None:
     forms = pa.array(['{"t": "2024-01-01 10:00"}'])
     result = with_serialized_forms(rendered, forms, schema)
     assert result.to_pylist() == ['{"t":"2024-01-01 10:00"}']
+
+
+def test_with_scientific_notation_allowed_doubles_are_written_as_jackson_does() -> None:
+    text = '{"id":1,"x":1e-4,"inner":{"a":2.50}}'
+    assert jackson_text(text, SCHEMA) is None
+    assert jackson_text(text, SCHEMA, scientific=True) == '{"id":1,"x":1.0E-4,"inner":{"a":2.5}}'

@@ -255,3 +255,13 @@ def test_writing_from_the_values(make_runner: RunnerFactory, writer: dict[str, s
     runner.run()
     (out,) = runner.get_flowfiles_for_relationship("success")
     assert out.text() == '[{"id":1,"v":2.5},{"id":2,"v":3.0}]'
+
+
+def test_scientific_notation_allowed_keeps_the_text(make_runner: RunnerFactory) -> None:
+    # NiFi checks for scientific notation only when it is not allowed; allowed, the
+    # record's text is written, each double as Jackson writes it.
+    runner = make_runner("ConvertRecord", **JSON, writer={"Allow Scientific Notation": "true"})
+    runner.enqueue('{"x":1.5,"id":1}\n{"id":2,"x":2.5e7}\n{"id":3}\n{"id":4,"x":0.00015}\n')
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert out.text() == ('[{"x":1.5,"id":1},{"id":2,"x":2.5E7},{"id":3},{"id":4,"x":1.5E-4}]')
