@@ -93,23 +93,23 @@ def sliced(batch: pa.RecordBatch, start: int, length: int | None = None) -> pa.R
 
 def taken(batch: pa.RecordBatch, indices: pa.Array) -> pa.RecordBatch:
     """``batch.take(indices)``, carrying the rows' forms."""
-    part = batch.take(indices)
-    forms = _ATTACHED.get(id(batch))
-    if forms is not None and part.num_rows:
-        texts = forms.texts
-        if texts is not None:
-            attach(part, SerializedForms(forms.mime_type, texts.take(indices)))
-    return part
+    return _selected(batch, batch.take(indices), lambda texts: texts.take(indices))
 
 
 def filtered(batch: pa.RecordBatch, mask: pa.Array) -> pa.RecordBatch:
     """``batch.filter(mask)``, carrying the rows' forms."""
-    part = batch.filter(mask)
+    return _selected(batch, batch.filter(mask), lambda texts: texts.filter(mask))
+
+
+def _selected(
+    batch: pa.RecordBatch, part: pa.RecordBatch, select: Callable[[pa.Array], pa.Array]
+) -> pa.RecordBatch:
+    """``part``, rows chosen from ``batch``, with the forms of those rows (``select``)."""
     forms = _ATTACHED.get(id(batch))
     if forms is not None and part.num_rows:
         texts = forms.texts
         if texts is not None:
-            attach(part, SerializedForms(forms.mime_type, texts.filter(mask)))
+            attach(part, SerializedForms(forms.mime_type, select(texts)))
     return part
 
 
