@@ -19,7 +19,7 @@ from flowcore.processor import (
 from processors.record.api import DEFAULT_BATCH_ROWS, CountingSink
 from processors.record.schema import avro_schema_validator, avro_to_arrow
 from processors.record.temporal import TemporalFormatError
-from processors.record.temporal_text import JavaPattern, TemporalFormats
+from processors.record.temporal_text import JavaPattern, TemporalFormats, is_date_time
 
 _Compiled = TypeVar("_Compiled")
 
@@ -244,14 +244,8 @@ def promote_nulls(schema: pa.Schema) -> pa.Schema:
     )
 
 
-def _is_temporal(kind: pa.DataType) -> bool:
-    return pa.types.is_temporal(kind) and not (
-        pa.types.is_duration(kind) or pa.types.is_interval(kind)
-    )
-
-
 def _text_for_temporal(kind: pa.DataType) -> pa.DataType:
-    if _is_temporal(kind):
+    if is_date_time(kind):
         return pa.string()
     if pa.types.is_struct(kind):
         return pa.struct(
@@ -289,11 +283,16 @@ WHOLE_NUMBERS = pa.decimal128(38, 0)
 digits."""
 
 
+def _largest(column: pa.Array | pa.ChunkedArray) -> float:
+    """The largest magnitude of a floating-point column (0 when it has no value)."""
+    if not pa.types.is_floating(column.type) or column.null_count == len(column):
+        return 0.0
+    return float(pc.max(pc.abs(column)).as_py())
+
+
 def beyond_long(column: pa.Array | pa.ChunkedArray) -> bool:
     """Whether a floating-point column holds a value no ``long`` can hold."""
-    if not pa.types.is_floating(column.type) or column.null_count == len(column):
-        return False
-    return bool(pc.max(pc.abs(column)).as_py() >= BEYOND_LONG)
+    return _largest(column) >= BEYOND_LONG
 
 
 def exact_integers(table: pa.Table) -> pa.Schema | None:
@@ -303,10 +302,10 @@ def exact_integers(table: pa.Table) -> pa.Schema | None:
     fields = list(table.schema)
     changed = False
     for index, column in enumerate(table.columns):
-        if not pa.types.is_float64(column.type) or not beyond_long(column):
+        largest = _largest(column) if pa.types.is_float64(column.type) else 0.0
+        if not BEYOND_LONG <= largest < 1e38:
             continue
-        whole = pc.equal(column, pc.floor(column)).fill_null(True)
-        if pc.all(whole).as_py() and pc.max(pc.abs(column)).as_py() < 1e38:
+        if pc.all(pc.equal(column, pc.floor(column)).fill_null(True)).as_py():
             fields[index] = fields[index].with_type(WHOLE_NUMBERS)
             changed = True
     return pa.schema(fields, metadata=table.schema.metadata) if changed else None

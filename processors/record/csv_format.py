@@ -673,9 +673,20 @@ class _CSVWriter(common.CountingWriter):
                 and (
                     pa.types.is_string(f.type)
                     or pa.types.is_large_string(f.type)
-                    or is_date_time(f.type)  # written as their text (``flush``)
+                    or is_date_time(f.type)  # written as their text (``_nifi_text``)
+                    or is_nested(f.type)
                 )
             ]
+
+    def _nifi_text(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """For pyarrow's writer: the columns NiFi prints as Java does made their text, as
+        strings (dates, times and timestamps, records, lists and maps) and, except under
+        NON_NUMERIC (which would then quote them), floating-point numbers."""
+        batch = with_texts(batch, is_date_time, self._service.formats.text)
+        batch = with_texts(batch, is_nested, nested_text)
+        if self._service.quote_mode != "NON_NUMERIC":
+            batch = with_java_numbers(batch)
+        return batch
 
     def _options(self, header: bool, style: str) -> pacsv.WriteOptions:
         return pacsv.WriteOptions(
@@ -695,11 +706,6 @@ class _CSVWriter(common.CountingWriter):
         style = {"NON_NUMERIC": "needed", "ALL": "all_valid", "NONE": "none"}[
             self._service.quote_mode
         ]
-        if style != "needed":  # as text, NON_NUMERIC would quote them
-            if isinstance(records, pa.Table):
-                records = records.combine_chunks().to_batches()[0] if records.num_rows else records
-            if isinstance(records, pa.RecordBatch):
-                records = with_java_numbers(records)
         out = pa.BufferOutputStream()
         try:
             pacsv.write_csv(records, out, self._options(header, style))
@@ -764,8 +770,7 @@ class _CSVWriter(common.CountingWriter):
             self._header_written = True
             return
         if self._minimal is None:  # (MINIMAL's ``render`` makes their text itself)
-            pending = [with_texts(b, is_date_time, self._service.formats.text) for b in pending]
-            pending = [with_texts(b, is_nested, nested_text) for b in pending]
+            pending = [self._nifi_text(batch) for batch in pending]
         records = pa.Table.from_batches(pending)
         if self._escape_columns:  # (none with MINIMAL: it doubles the escape as it quotes)
             records = self._escaped(records)

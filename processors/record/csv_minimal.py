@@ -337,8 +337,7 @@ def _write_unquoted(
             continue  # the caller found no value to quote
         if not (scalars_plain and _is_scalar(kind)) or pa.types.is_null(kind):
             return None
-    if any(pa.types.is_floating(column.type) for column in batch.columns):
-        batch = with_java_numbers(batch)
+    batch = with_java_numbers(batch)
     out = pa.BufferOutputStream()
     options = pacsv.WriteOptions(
         include_header=False,

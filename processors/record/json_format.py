@@ -338,13 +338,7 @@ class JsonTreeReader(ControllerService):
     def _decoded(self, data: bytes, given: tuple[pa.Schema, str], source: str) -> RecordReader:
         """JSON lines decoded row by row and converted to the given schema (``_converted``:
         also where a value is of another kind than its field, which Arrow refuses)."""
-        try:
-            rows = _LINES.decode_lines(data)
-        except msgspec.DecodeError as exc:
-            raise MalformedRecordError(source, "unknown position", str(exc)) from None
-        for index, row in enumerate(rows):
-            if not isinstance(row, dict):
-                raise MalformedRecordError(source, f"record {index}", "a line is not an object")
+        rows = _decoded_lines(data, source)
         forms = _encoded(rows)
         rows = self._converted(rows, given[0], source)
         return _ListReader(rows, given[0], given[1], self.batch_rows, source, forms)
@@ -352,13 +346,7 @@ class JsonTreeReader(ControllerService):
     def _mixed_lines(self, stream: ChunkInput, source: str) -> RecordReader:
         """JSON lines with a field of more than one kind of value (NiFi infers a CHOICE):
         decoded record by record, the schema as ``_mixed_schema`` makes it."""
-        try:
-            rows = _LINES.decode_lines(stream.readall())
-        except msgspec.DecodeError as exc:
-            raise MalformedRecordError(source, "unknown position", str(exc)) from None
-        for index, row in enumerate(rows):
-            if not isinstance(row, dict):
-                raise MalformedRecordError(source, f"record {index}", "a line is not an object")
+        rows = _decoded_lines(stream.readall(), source)
         forms = _encoded(rows)
         schema, rows = _mixed_schema(rows)
         return _ListReader(rows, schema, None, self.batch_rows, source, forms)
@@ -473,10 +461,26 @@ def _mixed_schema(rows: list[dict[str, Any]]) -> tuple[pa.Schema, list[dict[str,
     return pa.schema(fields), rows
 
 
-def _encoded(rows: list[dict[str, Any]]) -> list[bytes]:
-    """Each decoded record's JSON text (its serialized form), before any conversion."""
-    encode = msgspec.json.encode
-    return [encode(row) for row in rows]
+def _decoded_lines(data: bytes, source: str) -> list[dict[str, Any]]:
+    """JSON lines decoded, each one an object, or a ``MalformedRecordError``."""
+    try:
+        rows = _LINES.decode_lines(data)
+    except msgspec.DecodeError as exc:
+        raise MalformedRecordError(source, "unknown position", str(exc)) from None
+    for index, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise MalformedRecordError(source, f"record {index}", "a line is not an object")
+    return rows
+
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def _encoded(rows: list[dict[str, Any]]) -> pa.Array | None:
+    """Each decoded record's JSON text (its serialized form), before any conversion: all
+    encoded in one call, one line each (an encoded text holds no newline), then cut."""
+    found = line_texts(_ENCODER.encode_lines(rows), one_per_line=True)
+    return None if found is None else found.texts
 
 
 class _RecordedLines:
@@ -526,7 +530,7 @@ class _ListReader:
         text: str | None,
         batch_rows: int,
         source: str = "",
-        forms: list[bytes] | None = None,
+        forms: pa.Array | None = None,
     ) -> None:
         self._rows = rows
         self._schema = schema
@@ -553,8 +557,7 @@ class _ListReader:
                 position = f"records {start} to {min(len(rows), start + self._size) - 1}"
                 raise MalformedRecordError(self._source, position, str(exc)) from None
             if forms is not None:
-                texts = pa.array(forms[start : start + self._size], pa.binary())
-                attach(batch, SerializedForms(JSON_MIME_TYPE, texts.cast(pa.string())))
+                attach(batch, SerializedForms(JSON_MIME_TYPE, forms.slice(start, self._size)))
             yield batch
 
     def close(self) -> None:

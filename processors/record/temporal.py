@@ -207,16 +207,6 @@ def _to_boolean(value: Any) -> Any:
     raise ValueError(f"cannot convert {value!r} to a Boolean")
 
 
-def needs_conversion(schema: pa.Schema) -> bool:
-    """Whether a schema has top-level fields that Arrow's JSON conversion cannot fill
-    from text or numbers (decimals, dates, times, timestamps)."""
-    t = pa.types
-    return any(
-        t.is_decimal(f.type) or t.is_date(f.type) or t.is_time(f.type) or t.is_timestamp(f.type)
-        for f in schema
-    )
-
-
 def arrow_reads_json(schema: pa.Schema, timestamp_format: str | None) -> bool:
     """Whether Arrow's JSON reader fills every top-level field itself: decimals from
     numbers or text and ISO 8601 timestamps it does; dates, times and formatted
