@@ -51,11 +51,12 @@ LARGEST = 1 << 20
 """Contents larger than this are read alone (the streaming reader infers from its first
 1 MB block only, which a bulk parse could not reproduce)."""
 
-_NUMBER = r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$"
+_NUMBER = r"^\s*-?([0-9]+(\.[0-9]+)?|\.[0-9]+)\s*$"
 _NOT_TEXT = r"(?i)^\s*[+-]?(true|false|nan|inf|infinity|0x[0-9a-f]*)\s*$"
-"""A string value proves a string column when it is not a number (nor a Boolean, NaN,
-infinity or a hexadecimal integer): alone, its column would be text too (dates, times
-and timestamps are read as text with an inferred schema)."""
+"""A string value proves a string column when it is not a number as NiFi parses one (an
+exponent, a plus sign or a trailing point make text: ``CSVReader._not_nifi_numbers``)
+nor a Boolean, NaN, infinity or a hexadecimal integer: alone, its column would be text
+too (dates, times and timestamps are read as text with an inferred schema)."""
 _NUMBER_RE = re.compile(_NUMBER, re.ASCII)
 _NOT_TEXT_RE = re.compile(_NOT_TEXT, re.ASCII)
 _THREADS_FROM = 64 * 1024
@@ -268,13 +269,20 @@ def _parse(
         schema, text = common.promote_nulls(table.schema), None
         same = same_inference(table, starts, lengths, _proof)
     group = BulkGroup(schema, text, _finish(table, schema, service.trim))
+    others: list[_Part] = []
     for index, part in enumerate(parts):
         if same[index]:
             group.slices[part.position] = (int(starts[index]), part.rows)
         else:
-            result.rest.append(part.position)
+            others.append(part)
     if group.slices:
         result.groups.append(group)
+    # Parts whose types the others changed (a NaN or an exponent in one of them makes a
+    # column text) are parsed together again without those others.
+    if others and group.slices:
+        _parse(service, others, given, result)
+    else:
+        result.rest.extend(part.position for part in others)
 
 
 def _try_parse(

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+import itertools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -260,6 +262,8 @@ class CSVReader(ControllerService):
             null_values=self.null_values,
             strings_can_be_null=True,
             quoted_strings_can_be_null=False,
+            true_values=_TRUE_VALUES,
+            false_values=_FALSE_VALUES,
             include_columns=include,
             include_missing_columns=include is not None,
         )
@@ -273,13 +277,15 @@ class CSVReader(ControllerService):
     ) -> pa.Table:
         """``data`` parsed with the column types inferred, dates, times and timestamps
         read as text (``common.temporal_as_text``), and so a column of numbers with a
-        ``NaN`` or an infinity, or an integer beyond ``long`` (NiFi takes those for text,
-        not numbers; pyarrow's double would lose the digits): parsed again with those
+        ``NaN`` or an infinity, an integer beyond ``long``, or a number NiFi does not parse
+        (``_not_nifi_numbers``) (NiFi takes those for text, not numbers; pyarrow's double
+        would lose the digits or the form): parsed again with those
         columns given as strings when a parse found any. ``text_columns`` (names known
         to hold dates or times, updated here) are given as strings from the first parse;
         the odd values of a number column are not remembered (the next data may have
         none)."""
         known = dict(text_columns or {})
+        numbers_checked = False
         while True:
             table = pacsv.read_csv(
                 io.BytesIO(data),
@@ -298,12 +304,48 @@ class CSVReader(ControllerService):
                 for name, column in zip(table.schema.names, table.columns, strict=True)
                 if _not_finite(column) or common.beyond_long(column)
             }
+            if not numbers_checked:
+                numbers_checked = True
+                odd.update(
+                    self._not_nifi_numbers(data, read, parse_options, table, {**known, **odd})
+                )
             if not temporal and not odd:
                 return table
             if text_columns is not None:
                 text_columns.update(temporal)
             known.update(temporal)
             known.update(odd)
+
+    def _not_nifi_numbers(
+        self,
+        data: bytes,
+        read: pacsv.ReadOptions,
+        parse_options: pacsv.ParseOptions,
+        table: pa.Table,
+        known: dict[str, pa.DataType],
+    ) -> dict[str, pa.DataType]:
+        """The floating-point columns holding a value that NiFi's inference does not take
+        for a number (Commons Lang's ``NumberUtils.isParsable``: no exponent, no plus sign,
+        no trailing point), which pyarrow does: ``1e-05``, ``+5``, ``5.``. One pass over
+        the bytes rules them out (the usual case); else those columns are read again as
+        text and each value tested."""
+        floats = [field.name for field in table.schema if pa.types.is_floating(field.type)]
+        if not floats or not _may_hold_other_numbers(data, parse_options, self.encoding):
+            return {}
+        texts = pacsv.read_csv(
+            io.BytesIO(data),
+            read_options=read,
+            parse_options=parse_options,
+            convert_options=self._convert_options(
+                {**known, **dict.fromkeys(floats, pa.string())}, None
+            ),
+        )
+        odd: dict[str, pa.DataType] = {}
+        for name in floats:
+            column = texts.column(name)
+            if pc.all(pc.match_substring_regex(column, _NIFI_NUMBER)).as_py() is False:
+                odd[name] = pa.string()
+        return odd
 
     def read_bulk(
         self, contents: Sequence[bytes], attributes: Sequence[Mapping[str, str]]
@@ -412,6 +454,48 @@ class CSVReader(ControllerService):
         if complete:
             return schema, table if table.schema.equals(schema) else table.cast(schema)
         return schema, None
+
+
+def _every_case(word: str) -> list[str]:
+    return [
+        "".join(letters) for letters in itertools.product(*((c.lower(), c.upper()) for c in word))
+    ]
+
+
+_TRUE_VALUES = _every_case("true")
+_FALSE_VALUES = _every_case("false")
+"""What reads as a Boolean: ``true`` and ``false`` in any case, as NiFi's inference and
+conversion (``equalsIgnoreCase``); pyarrow would also take ``1`` and ``0``."""
+_NIFI_NUMBER = r"^\s*-?([0-9]+(\.[0-9]+)?|\.[0-9]+)\s*$"
+"""A value NiFi's CSV inference takes for a number (``NumberUtils.isParsable``; the
+blanks are pyarrow's, which reads a number with them)."""
+_OTHER_NUMBER_HINT = (
+    r"(?:^|[{ends}])[ \t]*(?:\+[0-9.]"
+    r"|-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?[0-9]+[ \t]*(?:[{ends}]|$)"
+    r"|-?[0-9]+\.[ \t]*(?:[{ends}]|$))"
+)
+"""A value with a plus sign, an exponent or a trailing point, between the characters that
+may begin and end one (filled in): bytes without a match hold none. Text such as a uuid
+(``4e5a...``) or a time zone offset (``12:00+02:00``) does not match."""
+
+
+def _may_hold_other_numbers(data: bytes, parse_options: pacsv.ParseOptions, encoding: str) -> bool:
+    """Whether ``data`` may hold a number NiFi does not parse (one pass of Arrow's regular
+    expression over the bytes, without the GIL); always for an encoding that is not
+    ASCII's superset or a separator beyond ASCII."""
+    if encoding.upper().replace("-", "") not in ("UTF8", "USASCII", "ISO88591", "WINDOWS1252"):
+        return True
+    ends = [parse_options.delimiter, "\r", "\n"]
+    if parse_options.quote_char:
+        ends.append(parse_options.quote_char)
+    if any(ord(end) > 0x7F for end in ends):
+        return True
+    pattern = _OTHER_NUMBER_HINT.format(ends="".join(f"\\x{ord(end):02x}" for end in ends))
+    offsets = pa.py_buffer(np.array([0, len(data)], dtype=np.int64))
+    whole = pa.LargeBinaryArray.from_buffers(
+        pa.large_binary(), 1, [None, offsets, pa.py_buffer(data)]
+    )
+    return bool(pc.any(pc.match_substring_regex(whole, pattern)).as_py())
 
 
 def _not_finite(column: pa.ChunkedArray) -> bool:

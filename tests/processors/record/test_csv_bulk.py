@@ -165,9 +165,11 @@ def _value(rng: random.Random, kind: str) -> str:
     if kind == "int":
         return str(rng.randrange(-50, 50))
     if kind == "number":
-        return rng.choice([str(rng.randrange(100)), f"{rng.random() * 100:.2f}", "1e3"])
+        return rng.choice(
+            [str(rng.randrange(100)), f"{rng.random() * 100:.2f}", "1e3", "+5", "5.", "-2.5E-3"]
+        )
     if kind == "bool":
-        return rng.choice(["true", "false", "1", "0"])
+        return rng.choice(["true", "false", "1", "0", "TRUE", "fAlse"])
     if kind == "time":
         return rng.choice(["2024-05-01", "2024-05-02T10:00:00", "2024-05-03T00:00:00.5"])
     return rng.choice(["tea", "cafe", "12", "x y", '"a, b"', '"multi\nline"', "nan", "rice"])
@@ -211,6 +213,8 @@ def test_the_text_proof_in_python_never_holds_where_arrows_does_not() -> None:
         "2024-05-01T10:00:00Z",
         "12:30",
         "1e5",
+        "+5",
+        "5.",
         "-3.5",
         "store-01",
         "\xa0",

@@ -108,3 +108,59 @@ def test_integers_beyond_long_keep_their_digits(
     runner.run()
     (out,) = runner.get_flowfiles_for_relationship("success")
     assert out.text() == "id,n\n12345678901234567890,1\n-98765432109876543210,2\n"
+
+
+# NiFi infers a number only for what Commons Lang's ``NumberUtils.isParsable`` accepts: an
+# optional minus, digits, at most one point, not ending in one. pyarrow also reads an
+# exponent (``1e-05``, as Python writes small floats), a leading plus and a trailing point
+# as doubles, which the writers would then print as ``1.0E-5``, ``5.0`` and ``5.0``.
+NOT_NIFI_NUMBERS = (
+    "id,small,big,plus,dot,plain\n1,1e-05,1.5E3,+5,5.,2.5\n2,2.5e-07,-3E+2,+7,6.,3.5\n"
+)
+
+
+def test_a_number_nifi_does_not_parse_makes_a_column_text(make_runner: RunnerFactory) -> None:
+    runner = make_runner("ConvertRecord")
+    runner.enqueue(NOT_NIFI_NUMBERS)
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert out.text() == NOT_NIFI_NUMBERS
+
+
+def test_csv_to_json_writes_numbers_nifi_does_not_parse_as_strings(
+    make_runner: RunnerFactory,
+) -> None:
+    runner = make_runner("ConvertRecord", writer_type="JsonRecordSetWriter")
+    runner.enqueue(NOT_NIFI_NUMBERS)
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert out.text() == (
+        '[{"id":1,"small":"1e-05","big":"1.5E3","plus":"+5","dot":"5.","plain":2.5},'
+        '{"id":2,"small":"2.5e-07","big":"-3E+2","plus":"+7","dot":"6.","plain":3.5}]'
+    )
+
+
+def test_many_flowfiles_read_together_each_read_as_alone(make_runner: RunnerFactory) -> None:
+    # One FlowFile of the poll has an exponent: its column is text; the others' is a number.
+    runner = make_runner("ConvertRecord", writer_type="JsonRecordSetWriter")
+    for n in range(1, 9):
+        runner.enqueue(f"id,p\n{n},{'1e3' if n == 4 else n + 0.5}\n")
+    runner.run()
+    outputs = [f.text() for f in runner.get_flowfiles_for_relationship("success")]
+    assert outputs == [
+        '[{"id":4,"p":"1e3"}]' if n == 4 else f'[{{"id":{n},"p":{n + 0.5}}}]' for n in range(1, 9)
+    ]
+
+
+def test_only_true_and_false_are_booleans(make_runner: RunnerFactory) -> None:
+    # pyarrow also takes 1 and 0 for Booleans; NiFi only true and false, in any case. A
+    # column of both (a CHOICE in NiFi) is text here, each value kept as written.
+    content = "id,flag,mixed\n1,TRUE,1\n2,fAlSe,true\n3,true,0\n"
+    runner = make_runner("ConvertRecord", writer_type="JsonRecordSetWriter")
+    runner.enqueue(content)
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert out.text() == (
+        '[{"id":1,"flag":true,"mixed":"1"},{"id":2,"flag":false,"mixed":"true"},'
+        '{"id":3,"flag":true,"mixed":"0"}]'
+    )
