@@ -464,14 +464,14 @@ class MergeRecord(SessionFactoryProcessor):
             if repository_fault(exc) is not None:
                 self._give_back(target)
                 raise
+            if flowfile not in target.flowfiles:
+                target.flowfiles.append(flowfile)
             self.logger.error(
                 "failed to add %s to a bin: %s; routing the bin's %d FlowFiles to failure",
                 source_of(flowfile),
                 exc,
-                len(target.flowfiles) + 1,
+                len(target.flowfiles),
             )
-            if flowfile not in target.flowfiles:
-                target.flowfiles.append(flowfile)
             self._fail(target, f"cannot add {source_of(flowfile)}: {type(exc).__name__}: {exc}")
             return None
         return target, new

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pyarrow as pa
+import pytest
 
 from flowcore.processor import ControllerService
 from flowcore.testing import TestRunner
@@ -147,3 +148,33 @@ def test_bin_is_completely_full(runner: TestRunner) -> None:
         "Records Merged due to: Bin is completely full",
         "Records Merged due to: Bin is full",
     ]
+
+
+class _FailingFlushWriter(_LateWriter):
+    def flush(self) -> None:
+        msg = "disk said no"
+        raise ValueError(msg)
+
+
+class FailingFlushWriterFactory(LateWriterFactory):
+    def create_writer(
+        self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
+    ) -> RecordSetWriter:
+        return _FailingFlushWriter(self._inner.create_writer(schema, sink, attributes))
+
+
+def test_a_bin_that_cannot_take_a_flowfile_goes_to_failure_counted_once(
+    runner: TestRunner, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The writer fails after the FlowFile joined the bin (its flush, with a size limit):
+    # the bin's one FlowFile goes to failure, and the log counts it once.
+    csv_out: Any = runner.add_controller_service("csv-out", "CSVRecordSetWriter", {})
+    runner.add_controller_service("failing", FailingFlushWriterFactory(csv_out))
+    runner.set_property("Record Writer", "failing")
+    runner.set_property("Maximum Bin Size", "1 MB")
+    runner.enqueue("name,age\nJohn,35\n")
+    runner.run(1)
+    runner.assert_transfer_count("failure", 1)
+    runner.assert_transfer_count("merged", 0)
+    [message] = [r.getMessage() for r in caplog.records if "routing the bin" in r.getMessage()]
+    assert "routing the bin's 1 FlowFiles to failure" in message
