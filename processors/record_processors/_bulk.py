@@ -144,3 +144,21 @@ class BulkReads:
             return None
         start, length = group.slices[position]
         return rendered, start, length
+
+
+class CollectedBytes:
+    """A sink that keeps what a rendering writes, for the session's one-call write of
+    whole bytes (no content writer per output: SplitRecord's and PartitionRecord's many
+    small outputs)."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self) -> None:
+        self._parts: list[bytes | bytearray | memoryview] = []
+
+    def write(self, data: bytes | bytearray | memoryview, /) -> int:
+        self._parts.append(data)
+        return len(data)
+
+    def content(self) -> bytes:
+        return b"".join(self._parts)

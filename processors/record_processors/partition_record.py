@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -70,7 +70,7 @@ from processors.record.api import (
 )
 from processors.record.bulk_write import RenderedRecords, RenderedRows
 from processors.record.serialized import sliced, taken
-from processors.record_processors._bulk import BulkReads, poll
+from processors.record_processors._bulk import BulkReads, CollectedBytes, poll
 from processors.record_processors._common import (
     FRAGMENT_COUNT,
     FRAGMENT_ID,
@@ -399,8 +399,8 @@ class PartitionRecord(Processor):
         """``_partition`` for records rendered in one pass with their poll (one batch):
         each partition's content is its records' lines taken from the rendering, the
         same bytes as a writer of its own."""
-        rendered, first, _count = found
-        assert isinstance(rendered, RenderedRows)
+        rendered = cast("RenderedRows", found[0])  # the caller checked it renders rows
+        first = found[1]
         batches = [batch for batch in reader.batches() if batch.num_rows]
         if not batches:
             return
@@ -410,19 +410,11 @@ class PartitionRecord(Processor):
         for group, key in enumerate(groups.keys):
             start, end = groups.bounds[group], groups.bounds[group + 1]
             child = session.create(flowfile)
-            partitions[key] = _Partition(child, attributes[group], None, None)
-            results: list[WriteResult] = []
-
-            def write(
-                sink: Any,
-                child: FlowFile = child,
-                selected: pa.Array = rows.slice(start, end - start),
-                results: list[WriteResult] = results,
-            ) -> None:
-                results.append(rendered.write_rows(selected, sink, child.attributes))
-
-            partitions[key].child = session.write(child, write)
-            partitions[key].written = results[0]
+            partition = partitions[key] = _Partition(child, attributes[group], None, None)
+            sink = CollectedBytes()
+            written = rendered.write_rows(rows.slice(start, end - start), sink, child.attributes)
+            partition.child = session.write(child, sink.content())
+            partition.written = written
 
     @staticmethod
     def _finish(

@@ -51,7 +51,7 @@ from processors.record.api import (
 )
 from processors.record.bulk_write import RenderedRecords
 from processors.record.serialized import sliced
-from processors.record_processors._bulk import BulkReads, poll
+from processors.record_processors._bulk import BulkReads, CollectedBytes, poll
 from processors.record_processors._common import (
     FRAGMENT_COUNT,
     FRAGMENT_ID,
@@ -198,7 +198,8 @@ class SplitRecord(Processor):
         )
         session.transfer(original, ORIGINAL)
         for split in splits:
-            split = session.put_attribute(split, FRAGMENT_COUNT, count)
+            if split.attributes.get(FRAGMENT_COUNT) != count:  # set already when known ahead
+                split = session.put_attribute(split, FRAGMENT_COUNT, count)
             session.transfer(split, SPLITS)
         self.logger.info(
             "Successfully split %s into %d FlowFiles, each containing up to %d records",
@@ -220,25 +221,17 @@ class SplitRecord(Processor):
         content is a run of the rendered lines (the same bytes as a writer of its own)."""
         records, first, count = rendered
         filename = original.attributes.get("filename", "")
+        total = str(-(-count // max_records))
         for index, start in enumerate(range(first, first + count, max_records)):
             split = session.create(original)
             splits.append(split)
             length = min(max_records, first + count - start)
-            results: list[WriteResult] = []
-
-            def write(
-                sink: Any,
-                split: FlowFile = split,
-                start: int = start,
-                length: int = length,
-                results: list[WriteResult] = results,
-            ) -> None:
-                results.append(records.write(start, length, sink, split.attributes))
-
-            split = session.write(split, write)
-            result = results[0]
+            sink = CollectedBytes()
+            result = records.write(start, length, sink, split.attributes)
+            split = session.write(split, sink.content())
             splits[-1] = session.put_all_attributes(
-                split, _split_attributes(result, index, fragment_id, filename)
+                split,
+                {**_split_attributes(result, index, fragment_id, filename), FRAGMENT_COUNT: total},
             )
 
     @staticmethod
