@@ -407,11 +407,31 @@ class CSVReader(ControllerService):
                 table=whole,
             )
         read = self._read_options(None, 0)
-        convert = self._convert_options(inferred, None)
+        # Floating-point columns stream as text, each batch checked (``_checked_numbers``):
+        # a value NiFi does not parse as a number after the first block fails the read
+        # instead of being rewritten.
+        numbers = (
+            [field.name for field in inferred if pa.types.is_floating(field.type)]
+            if inferred is not None
+            else []
+        )
+        types: pa.Schema | dict[str, pa.DataType] | None = inferred
+        if inferred is not None and numbers:
+            types = {field.name: field.type for field in inferred} | dict.fromkeys(
+                numbers, pa.string()
+            )
+        convert = self._convert_options(types, None)
         reader = self._open(stream, read, convert, source, parse_options)
         schema = inferred if inferred is not None else reader.schema
         return _CSVRecordReader(
-            reader, schema, None, source, stream, self.batch_rows, trim=self.trim
+            reader,
+            schema,
+            None,
+            source,
+            stream,
+            self.batch_rows,
+            trim=self.trim,
+            numbers=numbers,
         )
 
     def _open(
@@ -537,9 +557,13 @@ class _CSVRecordReader:
         *,
         trim: bool = False,
         table: pa.Table | None = None,
+        numbers: Sequence[str] = (),
     ) -> None:
+        """``numbers``: floating-point columns of ``schema`` that the reader gives as text,
+        to be checked and cast batch by batch (``_checked_numbers``)."""
         self._reader = reader
         self._table = table
+        self._numbers = [schema.get_field_index(name) for name in numbers]
         self._schema = schema
         self._text = schema_text
         self._source = source
@@ -583,6 +607,8 @@ class _CSVRecordReader:
                 return
             except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as exc:
                 raise _arrow_error(exc, self._source, records, self._stream.offset) from None
+            if self._numbers:
+                batch = self._checked_numbers(batch, records)
             records += batch.num_rows
             if self._trim:
                 columns = list(batch.columns)
@@ -592,6 +618,34 @@ class _CSVRecordReader:
             if not batch.schema.equals(self._schema):
                 batch = conform(batch, self._schema)
             yield batch
+
+    def _checked_numbers(self, batch: pa.RecordBatch, records_before: int) -> pa.RecordBatch:
+        """The floating-point columns read as text made numbers, once every value is one
+        as NiFi parses it (the type came from the first block; a later ``1e5`` would make
+        NiFi's inference text): else a malformed record naming the value."""
+        columns = list(batch.columns)
+        for index in self._numbers:
+            column = columns[index]
+            valid = pc.match_substring_regex(column, _NIFI_NUMBER)
+            if pc.all(valid).as_py() is False:
+                row = pc.index(valid, False).as_py()
+                name = self._schema.field(index).name
+                detail = (
+                    f"field '{name}' holds {column[row].as_py()!r}, which is not a number "
+                    "as NiFi reads one, where the first 1 MB of the content gave the field "
+                    "a number type (give the reader a schema with the field as a string)"
+                )
+                raise MalformedRecordError(
+                    self._source, f"record {records_before + row + 1}", detail
+                )
+            try:
+                columns[index] = pc.cast(
+                    pc.utf8_trim_whitespace(column), self._schema.field(index).type
+                )
+            except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                raise _arrow_error(exc, self._source, records_before, self._stream.offset) from None
+        names = batch.schema.names
+        return pa.RecordBatch.from_arrays(columns, names=names)
 
     def close(self) -> None:
         self._table = None

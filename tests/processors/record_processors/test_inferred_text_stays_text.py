@@ -164,3 +164,32 @@ def test_only_true_and_false_are_booleans(make_runner: RunnerFactory) -> None:
         '[{"id":1,"flag":true,"mixed":"1"},{"id":2,"flag":false,"mixed":"true"},'
         '{"id":3,"flag":true,"mixed":"0"}]'
     )
+
+
+def test_a_large_csv_with_such_a_number_after_its_first_block_fails_with_the_value(
+    make_runner: RunnerFactory,
+) -> None:
+    # Over 1 MB the types come from the first block: a later 1e5 in a column of numbers
+    # cannot become text any more (NiFi's inference, over the whole content, would make
+    # it text). It fails the FlowFile, naming the value, rather than be written 100000.0.
+    rows = [f"{i},{i}.5" for i in range(120_000)]
+    rows[-2] = "119998,1e5"
+    content = "id,p\n" + "\n".join(rows) + "\n"
+    runner = make_runner("ConvertRecord")
+    runner.enqueue(content)
+    runner.run()
+    assert runner.get_flowfiles_for_relationship("success") == []
+    (failed,) = runner.get_flowfiles_for_relationship("failure")
+    assert failed.text() == content
+    message = failed.attributes["record.error.message"]
+    assert "'1e5'" in message and "field 'p'" in message and "record 119999" in message
+
+
+def test_a_large_csv_of_numbers_streams_unchanged(make_runner: RunnerFactory) -> None:
+    rows = [f"{i},{i}.5,{-i}.25" for i in range(120_000)]
+    content = "id,p,q\n" + "\n".join(rows) + "\n"
+    runner = make_runner("ConvertRecord")
+    runner.enqueue(content)
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert out.text() == content
