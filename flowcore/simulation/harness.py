@@ -486,12 +486,14 @@ class Simulation:
         result.state = {name: node.flowfiles.load_state(name) for name in node.processors}
         result.keyed_state = {name: _keyed(node, name) for name in node.processors}
         if not result.idle:
-            problems.append(
-                Violation(
-                    "idle",
-                    f"the flow was still busy after {self.spec.max_triggers} triggers",
+            busy = f"the flow was still busy after {self.spec.max_triggers} triggers"
+            if not self.spec.run_once_sources:
+                busy += (
+                    " (a source that keeps finding work, such as GetFile with Keep Source"
+                    " File, is never idle: simulate with --run-once-sources, or set"
+                    " simulation.run_once_sources in the flow)"
                 )
-            )
+            problems.append(Violation("idle", busy))
         if declared.lines_delivered_once is not None:
             spec = declared.lines_delivered_once
             if spec.input not in inputs:

@@ -13,6 +13,7 @@ from cli import app
 from flowcore.simulation import Fault, FaultKind, FaultSchedule, Simulation
 from flowcore.simulation.harness import START_MS
 from flowcore.simulation.pytest_plugin import SimulationFixture, seed_for
+from flowcore.simulation.spec import SimulationSpec
 
 sys.path.insert(0, str(Path(__file__).parent))
 import broken_processors  # noqa: F401  (registers the test doubles)
@@ -147,3 +148,16 @@ def test_each_test_has_its_own_stable_seeds(simulation: SimulationFixture) -> No
     )
     assert seed_for("a::b") == seed_for("a::b") != seed_for("a::c")
     assert simulation.clock.now_ms() == START_MS
+
+
+def test_a_source_that_is_never_idle_is_reported_with_the_way_out(tmp_path: Path) -> None:
+    flow = FLOWS / "keep_source.yaml"
+    with Simulation(flow, inputs={"input_dir": inputs(tmp_path, files=2)}) as sim:
+        [violation] = sim.reference.violations
+        assert violation.invariant == "idle"
+        assert "--run-once-sources" in violation.message
+    once = SimulationSpec.parse({"faults": [], "max_triggers": 60, "run_once_sources": True})
+    again = tmp_path / "again"
+    again.mkdir()
+    with Simulation(flow, inputs={"input_dir": inputs(again, files=2)}, spec=once) as sim:
+        assert sim.reference.violations == []
