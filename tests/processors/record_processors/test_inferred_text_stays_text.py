@@ -17,20 +17,21 @@ RunnerFactory = Callable[..., TestRunner]
 CSV = "id,at,day,clock\n1,2024-05-01T12:00:00,2024-05-01,12:30:00\n2,2024-05-02,2024-05-02,08:00\n"
 
 
-def test_csv_through_convert_record_keeps_its_text(make_runner: RunnerFactory) -> None:
-    runner = make_runner("ConvertRecord")
-    runner.enqueue(CSV)
+def converted(make_runner: RunnerFactory, content: str, **services: str) -> str:
+    """The one FlowFile ConvertRecord sends to success for ``content``."""
+    runner = make_runner("ConvertRecord", **services)
+    runner.enqueue(content)
     runner.run()
     (out,) = runner.get_flowfiles_for_relationship("success")
-    assert out.text() == CSV
+    return out.text()
+
+
+def test_csv_through_convert_record_keeps_its_text(make_runner: RunnerFactory) -> None:
+    assert converted(make_runner, CSV) == CSV
 
 
 def test_csv_to_json_writes_the_text_as_strings(make_runner: RunnerFactory) -> None:
-    runner = make_runner("ConvertRecord", writer_type="JsonRecordSetWriter")
-    runner.enqueue(CSV)
-    runner.run()
-    (out,) = runner.get_flowfiles_for_relationship("success")
-    assert out.text() == (
+    assert converted(make_runner, CSV, writer_type="JsonRecordSetWriter") == (
         '[{"id":1,"at":"2024-05-01T12:00:00","day":"2024-05-01","clock":"12:30:00"},'
         '{"id":2,"at":"2024-05-02","day":"2024-05-02","clock":"08:00"}]'
     )
@@ -61,11 +62,7 @@ def test_a_large_csv_streams_with_its_text(make_runner: RunnerFactory) -> None:
     # Over 1 MB: the types come from the first block, the rest streams with them.
     rows = [f"{i},2024-05-{1 + i % 28:02d}T10:{i % 60:02d}:00,x{i}" for i in range(60_000)]
     content = "id,at,name\n" + "\n".join(rows) + "\n"
-    runner = make_runner("ConvertRecord")
-    runner.enqueue(content)
-    runner.run()
-    (out,) = runner.get_flowfiles_for_relationship("success")
-    assert out.text() == content
+    assert converted(make_runner, content) == content
 
 
 def test_a_nan_or_an_infinity_makes_a_column_text(make_runner: RunnerFactory) -> None:
@@ -103,11 +100,10 @@ def test_integers_beyond_long_keep_their_digits(
 ) -> None:
     # pyarrow would take them for doubles (1.2345678901234567E19): NiFi keeps them
     # (CSV: as text, JSON: as BIGINT), and so does flowcore.
-    runner = make_runner("ConvertRecord", reader_type=reader_type)
-    runner.enqueue(content)
-    runner.run()
-    (out,) = runner.get_flowfiles_for_relationship("success")
-    assert out.text() == "id,n\n12345678901234567890,1\n-98765432109876543210,2\n"
+    assert (
+        converted(make_runner, content, reader_type=reader_type)
+        == "id,n\n12345678901234567890,1\n-98765432109876543210,2\n"
+    )
 
 
 # NiFi infers a number only for what Commons Lang's ``NumberUtils.isParsable`` accepts: an
@@ -120,21 +116,13 @@ NOT_NIFI_NUMBERS = (
 
 
 def test_a_number_nifi_does_not_parse_makes_a_column_text(make_runner: RunnerFactory) -> None:
-    runner = make_runner("ConvertRecord")
-    runner.enqueue(NOT_NIFI_NUMBERS)
-    runner.run()
-    (out,) = runner.get_flowfiles_for_relationship("success")
-    assert out.text() == NOT_NIFI_NUMBERS
+    assert converted(make_runner, NOT_NIFI_NUMBERS) == NOT_NIFI_NUMBERS
 
 
 def test_csv_to_json_writes_numbers_nifi_does_not_parse_as_strings(
     make_runner: RunnerFactory,
 ) -> None:
-    runner = make_runner("ConvertRecord", writer_type="JsonRecordSetWriter")
-    runner.enqueue(NOT_NIFI_NUMBERS)
-    runner.run()
-    (out,) = runner.get_flowfiles_for_relationship("success")
-    assert out.text() == (
+    assert converted(make_runner, NOT_NIFI_NUMBERS, writer_type="JsonRecordSetWriter") == (
         '[{"id":1,"small":"1e-05","big":"1.5E3","plus":"+5","dot":"5.","plain":2.5},'
         '{"id":2,"small":"2.5e-07","big":"-3E+2","plus":"+7","dot":"6.","plain":3.5}]'
     )
@@ -156,11 +144,7 @@ def test_only_true_and_false_are_booleans(make_runner: RunnerFactory) -> None:
     # pyarrow also takes 1 and 0 for Booleans; NiFi only true and false, in any case. A
     # column of both (a CHOICE in NiFi) is text here, each value kept as written.
     content = "id,flag,mixed\n1,TRUE,1\n2,fAlSe,true\n3,true,0\n"
-    runner = make_runner("ConvertRecord", writer_type="JsonRecordSetWriter")
-    runner.enqueue(content)
-    runner.run()
-    (out,) = runner.get_flowfiles_for_relationship("success")
-    assert out.text() == (
+    assert converted(make_runner, content, writer_type="JsonRecordSetWriter") == (
         '[{"id":1,"flag":true,"mixed":"1"},{"id":2,"flag":false,"mixed":"true"},'
         '{"id":3,"flag":true,"mixed":"0"}]'
     )
@@ -188,8 +172,4 @@ def test_a_large_csv_with_such_a_number_after_its_first_block_fails_with_the_val
 def test_a_large_csv_of_numbers_streams_unchanged(make_runner: RunnerFactory) -> None:
     rows = [f"{i},{i}.5,{-i}.25" for i in range(120_000)]
     content = "id,p,q\n" + "\n".join(rows) + "\n"
-    runner = make_runner("ConvertRecord")
-    runner.enqueue(content)
-    runner.run()
-    (out,) = runner.get_flowfiles_for_relationship("success")
-    assert out.text() == content
+    assert converted(make_runner, content) == content
