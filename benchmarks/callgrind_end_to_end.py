@@ -45,7 +45,9 @@ def child(flowfiles: int, base: Path) -> None:
     print(f"session module: {session_module.__file__}")
 
 
-def instructions(variant: str, flowfiles: int, scratch: Path) -> int:
+def instructions(
+    variant: str, flowfiles: int, scratch: Path, target: Path = compiled.DEFAULT_TARGET
+) -> int:
     """Callgrind's total instruction count of one child run of ``flowfiles``."""
     work = Path(tempfile.mkdtemp(prefix=f"cg-{variant}-{flowfiles}-", dir=scratch))
     out = work / "callgrind.out"
@@ -64,9 +66,9 @@ def instructions(variant: str, flowfiles: int, scratch: Path) -> int:
     # Valgrind cannot reserve the default 64 GB LMDB map; the size does not change the work.
     fixed = {"PYTHONHASHSEED": "0", "FLOWCORE_FLOWFILE_REPOSITORY__MAP_SIZE": "1 GB"}
     if variant == "compiled":
-        compiled.require_current()
-        env = compiled.child_environment(compiled.DEFAULT_TARGET) | fixed
-        cwd = compiled.DEFAULT_TARGET
+        compiled.require_current(target)
+        env = compiled.child_environment(target) | fixed
+        cwd = target
     else:
         env = dict(os.environ, PYTHONPATH=str(compiled.ROOT)) | fixed
         cwd = compiled.ROOT
@@ -95,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", type=int, default=3000, help="FlowFiles of the long run")
     parser.add_argument("--variants", default="pure,compiled", help="pure, compiled or both")
     parser.add_argument("--dir", type=Path, default=None, help="scratch directory")
+    parser.add_argument(
+        "--compiled-dir",
+        type=Path,
+        default=compiled.DEFAULT_TARGET,
+        help="the compiled copy (python -m benchmarks.compiled build --target DIR)",
+    )
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--child-dir", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -108,8 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     per_flowfile: dict[str, float] = {}
     try:
         for variant in args.variants.split(","):
-            small = instructions(variant, args.small, scratch)
-            large = instructions(variant, args.large, scratch)
+            small = instructions(variant, args.small, scratch, args.compiled_dir)
+            large = instructions(variant, args.large, scratch, args.compiled_dir)
             per_flowfile[variant] = (large - small) / (args.large - args.small)
             print(
                 f"{variant}: {args.small:,} FlowFiles {small:,} instructions, "

@@ -1,4 +1,4 @@
-"""An opt-in copy of the engine with its per-hop hot modules compiled by mypyc.
+"""A copy of the engine with its per-hop hot modules compiled by mypyc, to measure.
 
 The copy is built out of the tree, in ``build/compiled/`` (git-ignored): the packages are
 copied there and the modules of ``HOT_MODULES`` compiled in place, so that an extension
@@ -6,15 +6,16 @@ module can never shadow edited source in the tree. The copy records the hash of 
 sources it was built from (``MANIFEST``); a copy whose hash differs from the tree's is
 stale and is refused, since it would run yesterday's code.
 
-    python -m benchmarks.compiled build             # make compiled
-    python -m benchmarks.compiled build --if-stale  # what make bench runs (gcc present)
+    python -m benchmarks.compiled build             # session and queue, ~40 s
+    python -m benchmarks.compiled build --if-stale  # only if missing or stale
+    python -m benchmarks.compiled build --target build/compiled-wide --modules a,b/c.py
     python -m benchmarks.compiled check             # exit 1 unless the copy is current
 
 Use the copy by running Python from its directory with it first on the path (a script's
 or ``-m``'s own directory comes first on ``sys.path``, so the tree must not be the
 working directory): ``cd build/compiled && PYTHONPATH=$PWD:<tree> python -m ...``.
-``bench_end_to_end`` does this itself (``run_compiled``). Measured figures and the
-reasons for the module choice are in docs/performance.md.
+``callgrind_end_to_end`` does this itself. The measured figures, and why the compiled
+copy is a measuring tool and not a build the engine ships, are in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -181,7 +182,7 @@ def child_environment(target: Path, root: Path = ROOT) -> dict[str, str]:
     """The environment of a child Python that imports the compiled copy first (run it
     with ``cwd=target``), then the tree (for ``benchmarks``)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(target), str(root)])
+    env["PYTHONPATH"] = os.pathsep.join([str(target.resolve()), str(root.resolve())])
     return env
 
 
