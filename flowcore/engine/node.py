@@ -45,8 +45,9 @@ from flowcore.queue.queue import BackPressure
 from flowcore.repository.content import ContentRepository
 from flowcore.repository.flowfile import FlowFileRepository
 from flowcore.repository.provenance import ProvenanceRepository
-from flowcore.session.binding import ComponentBinding, IdGenerator, SessionServices
+from flowcore.session.binding import ComponentBinding, IdGenerator
 from flowcore.session.commit import SessionCommitter
+from flowcore.session.services import SessionServices
 from flowcore.session.session import ProcessSession
 from flowcore.settings import EngineSettings
 

@@ -21,7 +21,8 @@ from flowcore.processor.processor import Processor, SessionFactoryProcessor
 from flowcore.processor.service import ControllerService
 from flowcore.processor.validation import ValidationResult
 from flowcore.queue.queue import FlowFileQueue
-from flowcore.session.binding import ComponentBinding, SessionServices
+from flowcore.session.binding import ComponentBinding
+from flowcore.session.services import SessionServices
 from flowcore.session.session import ProcessSession
 from flowcore.settings import EngineSettings
 

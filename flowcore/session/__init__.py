@@ -5,10 +5,10 @@ from flowcore.session.binding import (
     ComponentState,
     ComponentStats,
     IdGenerator,
-    SessionServices,
 )
 from flowcore.session.commit import CommitPhase, SessionChanges, SessionCommitter
 from flowcore.session.reporter import ProvenanceReporter
+from flowcore.session.services import SessionServices
 from flowcore.session.session import ProcessSession
 
 __all__ = [

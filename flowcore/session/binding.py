@@ -6,14 +6,8 @@ import itertools
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from flowcore.clock import Clock
 from flowcore.queue.queue import FlowFileQueue
-from flowcore.repository.content import ContentRepository
-
-if TYPE_CHECKING:
-    from flowcore.session.commit import SessionCommitter
 
 
 @dataclass(slots=True)
@@ -78,13 +72,3 @@ class IdGenerator:
 
     def next(self) -> int:
         return next(self._counter)
-
-
-@dataclass(slots=True)
-class SessionServices:
-    """The engine-wide collaborators every session uses."""
-
-    clock: Clock
-    content: ContentRepository
-    ids: IdGenerator
-    committer: SessionCommitter

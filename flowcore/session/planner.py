@@ -12,13 +12,14 @@ from flowcore.errors import FlowFileHandlingError
 from flowcore.model.flowfile import CoreAttribute
 from flowcore.model.provenance import ProvenanceEventType
 from flowcore.repository.flowfile import QueuedFlowFile
-from flowcore.session.binding import ComponentBinding, SessionServices
+from flowcore.session.binding import ComponentBinding
 from flowcore.session.commit import SessionChanges
 from flowcore.session.content_errors import mark_damaged
 from flowcore.session.events import EventBuilder
 from flowcore.session.ledger import SessionLedger
 from flowcore.session.records import SessionRecord, describe
 from flowcore.session.reporter import ReportedEvent
+from flowcore.session.services import SessionServices
 from flowcore.session.uuids import random_uuid
 
 T = ProvenanceEventType

@@ -32,7 +32,7 @@ from flowcore.processor.descriptors import Relationship
 from flowcore.queue.queue import FlowFileQueue
 from flowcore.repository.content import ContentWriter
 from flowcore.repository.flowfile import QueuedFlowFile
-from flowcore.session.binding import ComponentBinding, SessionServices
+from flowcore.session.binding import ComponentBinding
 from flowcore.session.commit import SessionChanges
 from flowcore.session.content_errors import (
     CONTENT_ERROR_REASON,
@@ -45,6 +45,7 @@ from flowcore.session.ledger import SessionLedger
 from flowcore.session.planner import CommitPlanner
 from flowcore.session.records import SessionRecord, describe
 from flowcore.session.reporter import ProvenanceReporter, ReportedEvent
+from flowcore.session.services import SessionServices
 from flowcore.session.uuids import random_uuid
 
 log = safe_logger("flowcore.session")

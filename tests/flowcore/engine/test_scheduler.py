@@ -31,7 +31,7 @@ from flowcore.processor import (
 )
 from flowcore.repository import ProvenanceQuery
 from flowcore.session import ProcessSession
-from flowcore.session.binding import SessionServices
+from flowcore.session.services import SessionServices
 from flowcore.settings import EngineSettings
 
 SettingsFactory = Callable[..., EngineSettings]

@@ -214,6 +214,22 @@ def test_reported_events_and_their_validation(runner_factory: RunnerFactory) -> 
     assert events[1].alternate_identifier == "order:42"
 
 
+def test_add_info_is_associate_under_its_other_name(runner_factory: RunnerFactory) -> None:
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.get()
+        assert flowfile is not None
+        session.provenance.add_info(flowfile, "order", "42")
+        session.provenance.add_info(flowfile, "", "urn:x")
+        session.transfer(flowfile, "success")
+
+    runner = runner_factory(trigger)
+    runner.enqueue("x")
+    runner.run()
+    events = runner.get_provenance_events()
+    assert kinds(events) == ["ADDINFO", "ADDINFO"]
+    assert [e.alternate_identifier for e in events] == ["order:42", "urn:x"]
+
+
 def test_each_event_describes_its_own_flowfile(runner_factory: RunnerFactory) -> None:
     def trigger(_: ProcessContext, session: ProcessSession) -> None:
         for flowfile in session.get_batch(10):
