@@ -301,6 +301,24 @@ class ProcessSession:
             return b""
         return self._read_range(flowfile, flowfile.claim, flowfile.claim_offset, flowfile.size)
 
+    def read_many(self, flowfiles: Sequence[FlowFile]) -> list[bytes]:
+        """The content of each FlowFile, in order, as ``read`` gives it (and raising what
+        ``read`` raises for the first that cannot be read); contents that share a file
+        are read together."""
+        ranges: list[tuple[ContentClaim, int, int]] = []
+        for flowfile in flowfiles:
+            self._record(flowfile)
+            if flowfile.claim is not None and flowfile.size:
+                ranges.append((flowfile.claim, flowfile.claim_offset, flowfile.size))
+        try:
+            read = iter(self._content.read_many(ranges))
+        except ContentNotFoundError:
+            return [self.read(flowfile) for flowfile in flowfiles]  # names the one missing
+        return [
+            next(read) if flowfile.claim is not None and flowfile.size else b""
+            for flowfile in flowfiles
+        ]
+
     def stream(self, flowfile: FlowFile, chunk_size: int = _CHUNK) -> Iterator[bytes]:
         """The content in chunks, never all of it in memory.
 
