@@ -156,6 +156,23 @@ class ProcessSession:
                 break
         return result
 
+    def get_each(self, max_results: int, max_bytes: int) -> list[FlowFile]:
+        """What calling ``get`` gives, called until ``max_results`` FlowFiles are taken or
+        those taken hold ``max_bytes`` or more: one connection after another, as ``get``
+        takes them. From a single incoming connection that is ``get_batch``, one poll of
+        its queue instead of one per FlowFile."""
+        if len(self._binding.incoming) == 1:
+            return self.get_batch(max_results, max_bytes=max_bytes)
+        flowfiles: list[FlowFile] = []
+        size = 0
+        while len(flowfiles) < max_results and size < max_bytes:
+            flowfile = self.get()
+            if flowfile is None:
+                break
+            flowfiles.append(flowfile)
+            size += flowfile.size
+        return flowfiles
+
     @property
     def queue_size(self) -> int:
         return sum(queue.size for queue in self._binding.incoming)
