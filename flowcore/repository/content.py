@@ -16,7 +16,7 @@ of a claim is not checked.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from flowcore.model.flowfile import ContentClaim, ResourceClaim
 from flowcore.repository.checksum import RunningChecksum, check
@@ -69,6 +69,14 @@ class ContentRepository(IdentifiedRepository):
 
         Reading the whole claim checks its checksum: ``ContentCorruptedError`` if damaged.
         """
+
+    def read_many(self, ranges: Sequence[tuple[ContentClaim, int, int]]) -> list[bytes]:
+        """The bytes of many ranges (claim, offset, length), in order, as ``read`` gives
+        each: the same checks, and the error of the first range that fails.
+
+        A repository may read ranges that lie close together in one file with one call
+        (many small contents share a file); this one reads them one by one."""
+        return [self.read(claim, offset, length) for claim, offset, length in ranges]
 
     def stream(
         self, claim: ContentClaim, offset: int = 0, length: int = -1, chunk: int = STREAM_CHUNK

@@ -38,6 +38,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -195,9 +196,11 @@ class SessionCommitter:
             commit.advance(CommitPhase.QUEUES_UPDATED)
             if hook is not None:
                 hook(commit.phase)
-            # Step 4: claim release, once the transaction of step 2 is durable.
-            for resource in changes.released:
-                self._content.decrement(resource)
+            # Step 4: claim release, once the transaction of step 2 is durable. The
+            # references of one resource claim are dropped together (many small contents
+            # share a file).
+            for resource, count in Counter(changes.released).items():
+                self._content.decrement(resource, count)
             if self._power:
                 self._content.release(self._content.take_release_candidates())
             commit.advance(CommitPhase.COMPLETE)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import msgspec
+
 from flowcore.model.flowfile import FlowFile
 from flowcore.model.provenance import ContentRef, ProvenanceEvent, ProvenanceEventType
 from flowcore.queue.queue import FlowFileQueue
@@ -26,6 +28,10 @@ _SELF_AS_PARENT = frozenset({T.FORK, T.CLONE})
 _NO_TYPES: frozenset[ProvenanceEventType] = frozenset()
 # Event type names as plain strings (an enum member's ``.value`` is a descriptor call).
 _TYPE_NAMES: dict[T, str] = {member: member.value for member in T}
+_CREATE = _TYPE_NAMES[T.CREATE]
+_CONTENT_MODIFIED = _TYPE_NAMES[T.CONTENT_MODIFIED]
+_ATTRIBUTES_MODIFIED = _TYPE_NAMES[T.ATTRIBUTES_MODIFIED]
+_DROP = _TYPE_NAMES[T.DROP]
 
 
 class EventBuilder:
@@ -80,7 +86,11 @@ class EventBuilder:
             types_by_uuid.setdefault(event.uuid, set()).add(event.event_type)
             for child in event.children:
                 types_by_uuid.setdefault(child, set()).add(event.event_type)
-        generated: list[ReportedEvent] = []
+        # Generated events and auto-terminate DROPs have nothing but their type (and a
+        # DROP its details) of their own: they are built here straight from the record,
+        # and a record's attribute delta and content references are worked out once for
+        # all its events (an auto-terminated FlowFile whose attributes changed has two).
+        generated: list[tuple[str, SessionRecord]] = []
         for record in records.values():
             if record.removed and not record.auto_terminated:
                 continue
@@ -89,7 +99,7 @@ class EventBuilder:
             original = record.original
             if original is None:
                 if not seen & _CREATION_TYPES:
-                    generated.append(ReportedEvent(T.CREATE, current, now))
+                    generated.append((_CREATE, record))
                 continue
             content_changed = (
                 (current.claim is not original.claim and current.claim != original.claim)
@@ -97,25 +107,55 @@ class EventBuilder:
                 or current.size != original.size
             )
             if content_changed and T.CONTENT_MODIFIED not in seen:
-                generated.append(ReportedEvent(T.CONTENT_MODIFIED, current, now))
+                generated.append((_CONTENT_MODIFIED, record))
                 seen = seen | {T.CONTENT_MODIFIED}
             if not seen and current.attributes != original.attributes:
-                generated.append(ReportedEvent(T.ATTRIBUTES_MODIFIED, current, now))
-        drops = [
-            ReportedEvent(
-                T.DROP, r.current, now, details=f"Auto-Terminated by {r.relationship} Relationship"
-            )
-            for r in auto_drops
-        ]
+                generated.append((_ATTRIBUTES_MODIFIED, record))
         events: list[ProvenanceEvent] = []
-        for reported_event in ordered + generated + clone_events + drops:
+        for reported_event in ordered:
             if reported_event.frozen is not None:
                 events.append(reported_event.frozen)
                 continue
             found = by_id.get(reported_event.flowfile.id)
             final = found.current if found is not None else reported_event.flowfile
             events.append(self.event(reported_event, final, found, reported_event.time_ms, now))
+        templates: dict[int, ProvenanceEvent] = {}
+        for type_name, record in generated:
+            events.append(self._plain(type_name, record, now, None, templates))
+        for reported_event in clone_events:
+            if reported_event.frozen is not None:
+                events.append(reported_event.frozen)
+                continue
+            found = by_id.get(reported_event.flowfile.id)
+            final = found.current if found is not None else reported_event.flowfile
+            events.append(self.event(reported_event, final, found, reported_event.time_ms, now))
+        for record in auto_drops:
+            details = f"Auto-Terminated by {record.relationship} Relationship"
+            events.append(self._plain(_DROP, record, now, details, templates))
         return events
+
+    def _plain(
+        self,
+        type_name: str,
+        record: SessionRecord,
+        now: int,
+        details: str | None,
+        templates: dict[int, ProvenanceEvent],
+    ) -> ProvenanceEvent:
+        """An event of the record's final FlowFile at ``now`` with nothing of its own but
+        its type and ``details``: what ``event`` gives for a ``ReportedEvent`` of just that
+        type (and details). The first one of a record is built whole; the next ones
+        copy it (same attribute delta, content references and duration) with their own
+        type and details."""
+        flowfile = record.current
+        template = templates.get(flowfile.id)
+        if template is not None:
+            return msgspec.structs.replace(template, event_type=type_name, details=details)
+        event = self._core(type_name, flowfile, flowfile.uuid, record, now, now - record.entered_ms)
+        if details is not None:
+            event.details = details
+        templates[flowfile.id] = event
+        return event
 
     def event(
         self,
@@ -126,54 +166,24 @@ class EventBuilder:
         commit_ms: int | None = None,
     ) -> ProvenanceEvent:
         """One event, with the attribute delta and content references NiFi records."""
-        original = record.original if record is not None else None
-        # Attribute maps are never mutated once in a FlowFile, so events share them.
-        previous = original.attributes if original is not None else {}
-        current = flowfile.attributes
-        updated: dict[str, str | None]
-        if current is previous:
-            updated = {}
-        else:
-            updated = {k: v for k, v in current.items() if previous.get(k) != v}
-            for key in previous:
-                if key not in current:
-                    updated[key] = None
         duration = reported.duration_ms
         if duration < 0 and record is not None and commit_ms is not None:
             duration = commit_ms - record.entered_ms
-        source = record.source.name if record is not None and record.source else None
-        current_content = _content_ref(flowfile)
-        if (
-            original is not None
-            and original.claim is flowfile.claim
-            and original.claim_offset == flowfile.claim_offset
-            and original.size == flowfile.size
-        ):
-            previous_content = current_content  # the same bytes: one (immutable) reference
-        else:
-            previous_content = _content_ref(original)
         event_type = reported.event_type
-        # Only the fields most events set go through the constructor: msgspec matches
-        # keyword arguments by name, and the rarely set ones, passed as None or empty
-        # every time, cost more than the rest together. They are set below when present.
         # A REPLAY is an event of the FlowFile replayed (its parent), as in NiFi.
         replayed = event_type is T.REPLAY and reported.parents
-        event = ProvenanceEvent(
-            event_time=time_ms,
-            event_type=_TYPE_NAMES[event_type],
-            flowfile_uuid=reported.parents[0] if replayed else flowfile.uuid,
-            component_id=self._binding.component_id,
-            component_type=self._binding.component_type,
-            entry_date=flowfile.entry_date,
-            lineage_start_date=flowfile.lineage_start_date,
-            event_duration=duration,
-            previous_attributes=previous,
-            updated_attributes=updated,
-            previous_content=previous_content,
-            current_content=current_content,
-            source_queue_id=source,
-            size=flowfile.size,
+        event = self._core(
+            _TYPE_NAMES[event_type],
+            flowfile,
+            reported.parents[0] if replayed else flowfile.uuid,
+            record,
+            time_ms,
+            duration,
         )
+        # Only the fields most events set go through the constructor (``_core``): msgspec
+        # matches keyword arguments by name, and the rarely set ones, passed as None or
+        # empty every time, cost more than the rest together. They are set here when
+        # present.
         if reported.parents:
             event.parent_uuids = list(reported.parents)
         elif event_type in _SELF_AS_PARENT:
@@ -193,6 +203,57 @@ class EventBuilder:
         if reported.alternate_identifier is not None:
             event.alternate_identifier = reported.alternate_identifier
         return event
+
+    def _core(
+        self,
+        type_name: str,
+        flowfile: FlowFile,
+        flowfile_uuid: str,
+        record: SessionRecord | None,
+        time_ms: int,
+        duration: int,
+    ) -> ProvenanceEvent:
+        """An event with the fields every event has: the FlowFile's attribute delta since
+        the session took it, its content references, where it came from."""
+        original = record.original if record is not None else None
+        # Attribute maps are never mutated once in a FlowFile, so events share them.
+        previous = original.attributes if original is not None else {}
+        current = flowfile.attributes
+        updated: dict[str, str | None]
+        if current is previous:
+            updated = {}
+        else:
+            updated = {k: v for k, v in current.items() if previous.get(k) != v}
+            for key in previous:
+                if key not in current:
+                    updated[key] = None
+        source = record.source.name if record is not None and record.source else None
+        current_content = _content_ref(flowfile)
+        if (
+            original is not None
+            and original.claim is flowfile.claim
+            and original.claim_offset == flowfile.claim_offset
+            and original.size == flowfile.size
+        ):
+            previous_content = current_content  # the same bytes: one (immutable) reference
+        else:
+            previous_content = _content_ref(original)
+        return ProvenanceEvent(
+            event_time=time_ms,
+            event_type=type_name,
+            flowfile_uuid=flowfile_uuid,
+            component_id=self._binding.component_id,
+            component_type=self._binding.component_type,
+            entry_date=flowfile.entry_date,
+            lineage_start_date=flowfile.lineage_start_date,
+            event_duration=duration,
+            previous_attributes=previous,
+            updated_attributes=updated,
+            previous_content=previous_content,
+            current_content=current_content,
+            source_queue_id=source,
+            size=flowfile.size,
+        )
 
 
 def _is_spurious_route(

@@ -157,6 +157,23 @@ class ProcessSession:
                 break
         return result
 
+    def get_each(self, max_results: int, max_bytes: int) -> list[FlowFile]:
+        """What calling ``get`` gives, called until ``max_results`` FlowFiles are taken or
+        those taken hold ``max_bytes`` or more: one connection after another, as ``get``
+        takes them. From a single incoming connection that is ``get_batch``, one poll of
+        its queue instead of one per FlowFile."""
+        if len(self._binding.incoming) == 1:
+            return self.get_batch(max_results, max_bytes=max_bytes)
+        flowfiles: list[FlowFile] = []
+        size = 0
+        while len(flowfiles) < max_results and size < max_bytes:
+            flowfile = self.get()
+            if flowfile is None:
+                break
+            flowfiles.append(flowfile)
+            size += flowfile.size
+        return flowfiles
+
     @property
     def queue_size(self) -> int:
         return sum(queue.size for queue in self._binding.incoming)
@@ -301,6 +318,24 @@ class ProcessSession:
         if flowfile.claim is None or flowfile.size == 0:
             return b""
         return self._read_range(flowfile, flowfile.claim, flowfile.claim_offset, flowfile.size)
+
+    def read_many(self, flowfiles: Sequence[FlowFile]) -> list[bytes]:
+        """The content of each FlowFile, in order, as ``read`` gives it (and raising what
+        ``read`` raises for the first that cannot be read); contents that share a file
+        are read together."""
+        ranges: list[tuple[ContentClaim, int, int]] = []
+        for flowfile in flowfiles:
+            self._record(flowfile)
+            if flowfile.claim is not None and flowfile.size:
+                ranges.append((flowfile.claim, flowfile.claim_offset, flowfile.size))
+        try:
+            read = iter(self._content.read_many(ranges))
+        except ContentNotFoundError:
+            return [self.read(flowfile) for flowfile in flowfiles]  # names the one missing
+        return [
+            next(read) if flowfile.claim is not None and flowfile.size else b""
+            for flowfile in flowfiles
+        ]
 
     def stream(self, flowfile: FlowFile, chunk_size: int = _CHUNK) -> Iterator[bytes]:
         """The content in chunks, never all of it in memory.

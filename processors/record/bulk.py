@@ -85,12 +85,15 @@ def read_in_bulk(
     vouch for, is absent: it is read alone, which reports its error."""
     if len(flowfiles) < 2 or not isinstance(readers, BulkRecordReaderFactory):
         return {}
-    contents: list[bytes] = []
-    for flowfile in flowfiles:
-        try:
-            contents.append(session.read(flowfile))
-        except Exception:
-            contents.append(b"")  # read alone again, and failed there
+    try:
+        contents = session.read_many(flowfiles)
+    except Exception:
+        contents = []
+        for flowfile in flowfiles:
+            try:
+                contents.append(session.read(flowfile))
+            except Exception:
+                contents.append(b"")  # read alone again, and failed there
     return readers.read_bulk(contents, [f.attributes for f in flowfiles]).locate()
 
 

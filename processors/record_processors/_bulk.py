@@ -41,16 +41,9 @@ _UNSEEN: Any = object()
 
 
 def poll(session: ProcessSession) -> list[FlowFile]:
-    """Up to ``POLL_COUNT`` FlowFiles or ``POLL_BYTES`` of content."""
-    flowfiles: list[FlowFile] = []
-    size = 0
-    while len(flowfiles) < POLL_COUNT and size < POLL_BYTES:
-        flowfile = session.get()
-        if flowfile is None:
-            break
-        flowfiles.append(flowfile)
-        size += flowfile.size
-    return flowfiles
+    """Up to ``POLL_COUNT`` FlowFiles or ``POLL_BYTES`` of content, as one ``get`` after
+    another would take them."""
+    return session.get_each(POLL_COUNT, POLL_BYTES)
 
 
 class RecordsReader:

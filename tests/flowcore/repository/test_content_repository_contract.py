@@ -77,6 +77,50 @@ def test_read_ranges(content_factory: Any) -> None:
             repo.read(claim, offset, length)
 
 
+def test_read_many_gives_what_read_gives_each_range_in_order(content_factory: Any) -> None:
+    repo = content_factory()
+    first = repo.write(b"first content")
+    skipped = repo.write(b"not asked for")
+    second = repo.write(b"second")
+    empty = repo.create_writer().close()
+    large = repo.write(b"L" * (60 * KB))  # a file of its own
+    third = repo.write(b"third, after the large one")
+    ranges = [
+        (third, 0, third.length),
+        (first, 0, -1),
+        (large, 0, large.length),
+        (second, 0, second.length),
+        (empty, 0, 0),
+        (first, 6, 7),  # part of a claim
+        (first, 0, first.length),  # the same claim twice
+    ]
+
+    assert repo.read_many(ranges) == [repo.read(c, o, n) for c, o, n in ranges]
+    assert repo.read_many(ranges)[:4] == [
+        b"third, after the large one",
+        b"first content",
+        b"L" * (60 * KB),
+        b"second",
+    ]
+    assert repo.read_many([]) == []
+    assert repo.read(skipped) == b"not asked for"
+
+
+def test_read_many_raises_what_read_raises_for_the_first_failing_range(
+    content_factory: Any,
+) -> None:
+    repo = content_factory()
+    claim = repo.write(b"abcdefghijklmnopqrstuvwxyz")
+    never = ContentClaim(ResourceClaim("0", "0", "1-never-written"), 0, 5)
+    with pytest.raises(ValueError, match="outside content claim"):
+        repo.read_many([(claim, 0, claim.length), (claim, 20, 7), (never, 0, 5)])
+    with pytest.raises(ContentNotFoundError) as raised:
+        repo.read_many([(claim, 0, claim.length), (never, 0, 5)])
+    with pytest.raises(ContentNotFoundError) as alone:
+        repo.read(never)
+    assert str(raised.value) == str(alone.value)
+
+
 def test_two_open_writers_never_share_a_claim(content_factory: Any) -> None:
     repo = content_factory(max_appendable_size="1 MB")
     first, second = repo.create_writer(), repo.create_writer()

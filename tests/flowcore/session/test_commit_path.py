@@ -95,10 +95,10 @@ def test_after_its_transaction_a_commit_never_reports_failure(
         real_decrement = node.content.decrement
         failures = [OSError("cannot archive the claim")]
 
-        def archive_fails_once(resource: Any) -> None:
+        def archive_fails_once(resource: Any, amount: int = 1) -> None:
             if failures:
                 raise failures.pop()
-            real_decrement(resource)
+            real_decrement(resource, amount)
 
         monkeypatch.setattr(node.content, "decrement", archive_fails_once)  # step 4
         node.processors["sink"].start()
@@ -138,4 +138,39 @@ def test_a_journal_that_fills_the_repository_is_indexed_and_the_commit_goes_thro
         assert len(received) == 1000
         assert queued_numbers(node) == list(range(1000))
     finally:
+        node.close()
+
+
+def test_the_references_of_one_resource_claim_are_released_together(
+    settings_factory: SettingsFactory, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Step 4 drops a commit's references to one resource claim in one call, with their
+    count: the claimant counts end as if dropped one by one."""
+    node = open_node(settings_factory(), clock)
+    try:
+        node.enqueue("in", items(0, 12))
+        node.enqueue("in", items(12, 3))
+        resources = {
+            r.flowfile.claim.resource
+            for r in node.connections["incoming"].queue.listing()
+            if r.flowfile.claim is not None
+        }
+        assert len(resources) == 1
+        (resource,) = resources
+        assert node.content.claimant_count(resource) == 15
+        calls: list[tuple[Any, int]] = []
+        real_decrement = node.content.decrement
+
+        def counting(claim: Any, amount: int = 1) -> int:
+            calls.append((claim, amount))
+            return real_decrement(claim, amount)
+
+        monkeypatch.setattr(node.content, "decrement", counting)
+        node.processors["sink"].start()
+        node.trigger("sink")
+        assert node.connections["incoming"].queue.size == 0
+        assert calls == [(resource, 15)]
+        assert node.content.claimant_count(resource) == 0
+    finally:
+        monkeypatch.undo()
         node.close()

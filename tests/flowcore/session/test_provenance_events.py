@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
+
+import msgspec
 
 from flowcore.model import ProvenanceEvent
+from flowcore.model.flowfile import FlowFile
+from flowcore.model.provenance import ContentRef
 from flowcore.processor import ProcessContext
 from flowcore.session import ProcessSession
 from flowcore.testing import TestRunner
+from flowcore.testing.runner import INPUT, UNDER_TEST
 
 RunnerFactory = Callable[..., TestRunner]
 
@@ -325,3 +331,108 @@ def test_a_range_clone_points_at_its_own_bytes(runner_factory: RunnerFactory) ->
     assert fork.current_content is not None and fork.current_content.size == 10
     [part] = [f for f in runner.get_flowfiles_for_relationship("success") if f.size == 3]
     assert part.content == b"234"
+
+
+def test_generated_and_auto_terminate_events_field_by_field(
+    runner_factory: RunnerFactory,
+) -> None:
+    """Each generated event and auto-terminate DROP describes its FlowFile's final state:
+    the attribute delta since the session took it, both content references, the source
+    queue, the time in the session; a FlowFile with two events has the same in both."""
+    final: dict[str, FlowFile] = {}
+    clock: list[TestRunner] = []
+
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        first, second, third = session.get_batch(3)
+        clock[0].advance_time(0.25)
+        first = session.put_all_attributes(first, {"colour": "red", "gone": "x"})
+        first = session.remove_attribute(first, "gone")
+        first = session.remove_attribute(first, "size")
+        second = session.put_attribute(session.write(second, b"new bytes"), "colour", "blue")
+        third = session.put_attribute(third, "colour", "green")
+        created = session.write(session.create(), b"created")
+        for name, flowfile in (("first", first), ("second", second), ("created", created)):
+            final[name] = flowfile
+            session.transfer(flowfile, "other")
+        final["third"] = third
+        session.transfer(third, "success")
+
+    runner = runner_factory(trigger)
+    clock.append(runner)
+    runner.set_relationship_auto_terminated("other")
+    taken = {
+        name: runner.enqueue(name, {"size": "s"}).flowfile for name in ("first", "second", "third")
+    }
+    runner.run()
+    events = runner.get_provenance_events()
+    assert [(e.event_type, e.flowfile_uuid) for e in events] == [
+        ("ATTRIBUTES_MODIFIED", final["first"].uuid),
+        ("CONTENT_MODIFIED", final["second"].uuid),
+        ("ATTRIBUTES_MODIFIED", final["third"].uuid),
+        ("CREATE", final["created"].uuid),
+        ("DROP", final["first"].uuid),
+        ("DROP", final["second"].uuid),
+        ("DROP", final["created"].uuid),
+    ]
+    now = runner.clock.now_ms()
+
+    def ref(flowfile: FlowFile) -> ContentRef | None:
+        claim = flowfile.claim
+        if claim is None:
+            return None
+        resource = claim.resource
+        return ContentRef(
+            resource.container,
+            resource.section,
+            resource.id,
+            claim.offset,
+            claim.length,
+            claim.checksum,
+        )
+
+    def expected(event_type: str, name: str, details: str | None = None) -> dict[str, Any]:
+        flowfile, original = final[name], taken.get(name)
+        before = original.attributes if original is not None else {}
+        updated: dict[str, str | None] = {
+            k: v for k, v in flowfile.attributes.items() if before.get(k) != v
+        }
+        updated.update({k: None for k in before if k not in flowfile.attributes})
+        return {
+            "event_time": now,
+            "event_type": event_type,
+            "flowfile_uuid": flowfile.uuid,
+            "component_id": UNDER_TEST,
+            "component_type": "Scripted",
+            "entry_date": flowfile.entry_date,
+            "lineage_start_date": flowfile.lineage_start_date,
+            "event_duration": 250,
+            "parent_uuids": [],
+            "child_uuids": [],
+            "previous_attributes": before,
+            "updated_attributes": updated,
+            "previous_content": ref(original) if original is not None else None,
+            "current_content": ref(flowfile),
+            "details": details,
+            "relationship": None,
+            "transit_uri": None,
+            "source_system_flowfile_id": None,
+            "alternate_identifier": None,
+            "source_queue_id": INPUT if original is not None else None,
+            "size": flowfile.size,
+        }
+
+    drop = "Auto-Terminated by other Relationship"
+    wanted = [
+        expected("ATTRIBUTES_MODIFIED", "first"),
+        expected("CONTENT_MODIFIED", "second"),
+        expected("ATTRIBUTES_MODIFIED", "third"),
+        expected("CREATE", "created"),
+        expected("DROP", "first", drop),
+        expected("DROP", "second", drop),
+        expected("DROP", "created", drop),
+    ]
+    wanted[3]["event_duration"] = 0  # created after the clock moved
+    wanted[6]["event_duration"] = 0
+    got = [{k: v for k, v in msgspec.structs.asdict(e).items() if k != "event_id"} for e in events]
+    assert got == wanted
+    assert wanted[0]["updated_attributes"] == {"colour": "red", "size": None}

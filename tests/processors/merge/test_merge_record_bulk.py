@@ -210,3 +210,38 @@ def test_json_bulk_and_one_by_one_give_the_same_outcome(monkeypatch: pytest.Monk
     assert failed_text.startswith('{"id": 5')
     assert reason.startswith("cannot read records: malformed record in FlowFile[...]")
     assert len(together["merged"]) == 3
+
+
+def test_contents_read_together_from_one_file_and_a_damaged_one_fails_alone() -> None:
+    """The polled contents come from one resource-claim file, read together; a damaged one
+    among them fails alone, as when each was read alone, and the rest merge."""
+    with TestRunner("MergeRecord", repositories="durable") as runner:
+        runner.add_controller_service("csv", "CSVReader", {"Treat First Line as Header": "true"})
+        runner.add_controller_service("writer", "CSVRecordSetWriter", {})
+        runner.set_property("Record Reader", "csv")
+        runner.set_property("Record Writer", "writer")
+        texts = [f"id,name\n{n},name {n}\n" for n in range(8)]
+        enqueued = [runner.enqueue(text) for text in texts]
+        claims = [e.flowfile.claim for e in enqueued]
+        assert len({c.resource for c in claims if c is not None}) == 1
+        damaged = enqueued[5].flowfile
+        assert damaged.claim is not None
+        resource = damaged.claim.resource
+        path = runner.settings.content_containers[int(resource.container)]
+        with (path / resource.section / resource.id).open("r+b") as handle:
+            handle.seek(damaged.claim.offset + 9)
+            handle.write(b"X")
+
+        runner.run(2)
+        (failed,) = runner.get_flowfiles_for_relationship("failure")
+        assert failed.uuid == enqueued[5].uuid
+        reason = failed.get_attribute("merge.failure.reason") or ""
+        assert reason.startswith("cannot read records: content claim")
+        assert "is damaged" in reason
+        (merged,) = runner.get_flowfiles_for_relationship("merged")
+        merged.assert_content_equals(
+            "id,name\n" + "".join(t.split("\n", 1)[1] for n, t in enumerate(texts) if n != 5)
+        )
+        assert sorted(o.uuid for o in runner.get_flowfiles_for_relationship("original")) == sorted(
+            e.uuid for n, e in enumerate(enqueued) if n != 5
+        )
