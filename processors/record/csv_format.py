@@ -412,8 +412,8 @@ class CSVReader(ControllerService):
         # instead of being rewritten.
         numbers = (
             [field.name for field in inferred if pa.types.is_floating(field.type)]
-            if inferred is not None
-            else []
+            if inferred is not None and len(set(inferred.names)) == len(inferred.names)
+            else []  # columns of the same name cannot be told apart by name
         )
         types: pa.Schema | dict[str, pa.DataType] | None = inferred
         if inferred is not None and numbers:
