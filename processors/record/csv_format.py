@@ -329,22 +329,23 @@ class CSVReader(ControllerService):
         no trailing point), which pyarrow does: ``1e-05``, ``+5``, ``5.``. One pass over
         the bytes rules them out (the usual case); else those columns are read again as
         text and each value tested."""
-        floats = [field.name for field in table.schema if pa.types.is_floating(field.type)]
+        floats = [i for i, field in enumerate(table.schema) if pa.types.is_floating(field.type)]
         if not floats or not _may_hold_other_numbers(data, parse_options, self.encoding):
             return {}
+        names = table.schema.names
         texts = pacsv.read_csv(
             io.BytesIO(data),
             read_options=read,
             parse_options=parse_options,
             convert_options=self._convert_options(
-                {**known, **dict.fromkeys(floats, pa.string())}, None
+                {**known, **{names[i]: pa.string() for i in floats}}, None
             ),
         )
         odd: dict[str, pa.DataType] = {}
-        for name in floats:
-            column = texts.column(name)
+        for index in floats:  # by position: a header may name two columns alike
+            column = texts.column(index)
             if pc.all(pc.match_substring_regex(column, _NIFI_NUMBER)).as_py() is False:
-                odd[name] = pa.string()
+                odd[names[index]] = pa.string()
         return odd
 
     def read_bulk(

@@ -182,3 +182,7 @@ def test_a_large_csv_with_two_columns_of_one_name_streams_unchanged(
     rows = [f"{i}.5,{i}.25,x" for i in range(120_000)]
     content = "a,a,b\n" + "\n".join(rows) + "\n"
     assert converted(make_runner, content) == content
+
+
+def test_two_columns_of_one_name_with_such_a_number_are_read(make_runner: RunnerFactory) -> None:
+    assert converted(make_runner, "a,a,b\n1.5,+2,x\n") == "a,a,b\n1.5,+2,x\n"
