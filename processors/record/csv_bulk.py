@@ -52,11 +52,11 @@ LARGEST = 1 << 20
 1 MB block only, which a bulk parse could not reproduce)."""
 
 _NUMBER = r"^\s*-?([0-9]+(\.[0-9]+)?|\.[0-9]+)\s*$"
-_NOT_TEXT = r"(?i)^\s*[+-]?(true|false|nan|inf|infinity|0x[0-9a-f]*)\s*$"
+_NOT_TEXT = r"(?i)^\s*[+-]?(true|false|nan|inf|infinity)\s*$"
 """A string value proves a string column when it is not a number as NiFi parses one (an
-exponent, a plus sign or a trailing point make text: ``CSVReader._not_nifi_numbers``)
-nor a Boolean, NaN, infinity or a hexadecimal integer: alone, its column would be text
-too (dates, times and timestamps are read as text with an inferred schema)."""
+exponent, a plus sign, a trailing point or a hexadecimal prefix make text:
+``CSVReader._not_nifi_numbers``) nor a Boolean, NaN or infinity: alone, its column would
+be text too (dates, times and timestamps are read as text with an inferred schema)."""
 _NUMBER_RE = re.compile(_NUMBER, re.ASCII)
 _NOT_TEXT_RE = re.compile(_NOT_TEXT, re.ASCII)
 _THREADS_FROM = 64 * 1024

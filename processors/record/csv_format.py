@@ -324,12 +324,13 @@ class CSVReader(ControllerService):
         table: pa.Table,
         known: dict[str, pa.DataType],
     ) -> dict[str, pa.DataType]:
-        """The floating-point columns holding a value that NiFi's inference does not take
-        for a number (Commons Lang's ``NumberUtils.isParsable``: no exponent, no plus sign,
-        no trailing point), which pyarrow does: ``1e-05``, ``+5``, ``5.``. One pass over
+        """The number columns holding a value that NiFi's inference does not take for a
+        number (Commons Lang's ``NumberUtils.isParsable``: no exponent, no plus sign, no
+        trailing point, no hexadecimal), which pyarrow does: ``1e-05``, ``+5``, ``5.``,
+        ``0x1F``. One pass over
         the bytes rules them out (the usual case); else those columns are read again as
         text and each value tested."""
-        floats = [i for i, field in enumerate(table.schema) if pa.types.is_floating(field.type)]
+        floats = [i for i, field in enumerate(table.schema) if _is_number(field.type)]
         if not floats or not _may_hold_other_numbers(data, parse_options, self.encoding):
             return {}
         names = table.schema.names
@@ -408,11 +409,11 @@ class CSVReader(ControllerService):
                 table=whole,
             )
         read = self._read_options(None, 0)
-        # Floating-point columns stream as text, each batch checked (``_checked_numbers``):
+        # Number columns stream as text, each batch checked (``_checked_numbers``):
         # a value NiFi does not parse as a number after the first block fails the read
         # instead of being rewritten.
         numbers = (
-            [field.name for field in inferred if pa.types.is_floating(field.type)]
+            [field.name for field in inferred if _is_number(field.type)]
             if inferred is not None and len(set(inferred.names)) == len(inferred.names)
             else []  # columns of the same name cannot be told apart by name
         )
@@ -491,13 +492,18 @@ _NIFI_NUMBER = r"^\s*-?([0-9]+(\.[0-9]+)?|\.[0-9]+)\s*$"
 """A value NiFi's CSV inference takes for a number (``NumberUtils.isParsable``; the
 blanks are pyarrow's, which reads a number with them)."""
 _OTHER_NUMBER_HINT = (
-    r"(?:^|[{ends}])[ \t]*(?:\+[0-9.]"
+    r"(?:^|[{ends}])[ \t]*(?:\+[0-9.]|0[xX][0-9a-fA-F]"
     r"|-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?[0-9]+[ \t]*(?:[{ends}]|$)"
     r"|-?[0-9]+\.[ \t]*(?:[{ends}]|$))"
 )
-"""A value with a plus sign, an exponent or a trailing point, between the characters that
-may begin and end one (filled in): bytes without a match hold none. Text such as a uuid
-(``4e5a...``) or a time zone offset (``12:00+02:00``) does not match."""
+"""A value with a plus sign, an exponent, a trailing point or a hexadecimal prefix,
+between the characters that may begin and end one (filled in): bytes without a match
+hold none. Text such as a uuid (``4e5a...``) or a time zone offset (``12:00+02:00``)
+does not match."""
+
+
+def _is_number(data_type: pa.DataType) -> bool:
+    return bool(pa.types.is_floating(data_type) or pa.types.is_integer(data_type))
 
 
 def _may_hold_other_numbers(data: bytes, parse_options: pacsv.ParseOptions, encoding: str) -> bool:
@@ -560,7 +566,7 @@ class _CSVRecordReader:
         table: pa.Table | None = None,
         numbers: Sequence[str] = (),
     ) -> None:
-        """``numbers``: floating-point columns of ``schema`` that the reader gives as text,
+        """``numbers``: number columns of ``schema`` that the reader gives as text,
         to be checked and cast batch by batch (``_checked_numbers``)."""
         self._reader = reader
         self._table = table
@@ -621,7 +627,7 @@ class _CSVRecordReader:
             yield batch
 
     def _checked_numbers(self, batch: pa.RecordBatch, records_before: int) -> pa.RecordBatch:
-        """The floating-point columns read as text made numbers, once every value is one
+        """The number columns read as text made numbers, once every value is one
         as NiFi parses it (the type came from the first block; a later ``1e5`` would make
         NiFi's inference text): else a malformed record naming the value."""
         columns = list(batch.columns)

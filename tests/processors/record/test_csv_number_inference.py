@@ -39,6 +39,8 @@ TAB = pacsv.ParseOptions(delimiter="\t", quote_char=False)
         (b"a,-7.\r\n", COMMA),
         (b"a\t1e5\tb\n", TAB),
         (b"a\t3.\n", TAB),
+        (b"a,0x1F\n", COMMA),
+        (b"0X1f", COMMA),
     ],
 )
 def test_a_number_nifi_does_not_parse_is_found(data: bytes, options: pacsv.ParseOptions) -> None:
