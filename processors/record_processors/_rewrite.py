@@ -20,6 +20,7 @@ from processors.record.api import (
     RecordSetWriterFactory,
     WriteResult,
 )
+from processors.record.serialized import SerializedForms, attach, forms_of
 from processors.record_processors.record_path import to_text
 
 _CONVERSION_ERRORS = (
@@ -97,10 +98,15 @@ class RecordSink:
         self._writer: RecordSetWriter | None = None
         self._schema: pa.Schema | None = None
 
-    def write(self, records: list[dict[str, Any]]) -> None:
+    def write(self, records: list[dict[str, Any]], source: pa.RecordBatch | None = None) -> None:
+        """Write ``records``; with ``source`` (the batch they were read as, row for row),
+        a record equal to its source row keeps that row's serialized form
+        (``unchanged_forms``)."""
         if not records:
             return
         batch = to_batch(records, self._schema or self._read_schema)
+        if source is not None:
+            unchanged_forms(batch, source)
         if self._writer is None:
             self._schema = batch.schema
             schema = self._writers.writer_schema(batch.schema, self._attributes)
@@ -118,3 +124,30 @@ class RecordSink:
     def abort(self) -> None:
         if self._writer is not None:
             self._writer.abort()
+
+
+def unchanged_forms(batch: pa.RecordBatch, source: pa.RecordBatch) -> None:
+    """Give ``batch`` the serialized forms of ``source``'s rows that it holds unchanged.
+
+    NiFi's ``MapRecord`` drops a record's serialized form only when a value set on it
+    differs from the one it held (``Objects.equals``, after conversion to the field's
+    type), so the writer still writes the text of a record that an update left as it was;
+    here the rows are compared as converted (same schema, value for value). A batch whose
+    schema is not its source's (a field added or retyped) gets none, as NiFi's writer
+    writes every record field by field when the schema is not its own."""
+    forms = forms_of(source)
+    if forms is None or not batch.schema.equals(source.schema):
+        return
+    texts = forms.texts
+    if texts is None:
+        return
+    before = source.to_pylist()
+    after = batch.to_pylist()
+    kept = pa.array(
+        [
+            text if old == new else None
+            for text, old, new in zip(texts.to_pylist(), before, after, strict=True)
+        ],
+        pa.string(),
+    )
+    attach(batch, SerializedForms(forms.mime_type, kept))

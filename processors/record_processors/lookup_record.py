@@ -39,6 +39,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
+
 from flowcore.errors import ConfigurationError, repository_fault
 from flowcore.model import FlowFile
 from flowcore.processor import (
@@ -61,6 +63,7 @@ from processors.record.api import (
     source_of,
 )
 from processors.record.lookup import LookupService
+from processors.record.serialized import taken
 from processors.record_processors._common import (
     RECORD_FAILURES,
     reader_descriptor,
@@ -398,9 +401,12 @@ class LookupRecord(Processor):
                         matched_to.name: [],
                         unmatched_to.name: [],
                     }
-                    for record in records_of(batch):
+                    rows: dict[str, list[int]] = {matched_to.name: [], unmatched_to.name: []}
+                    for row, record in enumerate(records_of(batch)):
                         matched = self._lookup(root_of(record, batch.schema), plan)
-                        split[matched_to.name if matched else unmatched_to.name].append(record)
+                        name = matched_to.name if matched else unmatched_to.name
+                        split[name].append(record)
+                        rows[name].append(row)
                     for name, records in split.items():
                         if records:
                             output = outputs.get(name)
@@ -408,7 +414,12 @@ class LookupRecord(Processor):
                                 output = outputs[name] = self._open(
                                     session, flowfile, writers, reader.schema
                                 )
-                            output.sink.write(records)
+                            source = (
+                                batch
+                                if len(records) == batch.num_rows
+                                else taken(batch, pa.array(rows[name], pa.int64()))
+                            )
+                            output.sink.write(records, source)
             finally:
                 reader.close()
             finished: list[tuple[str, FlowFile]] = []

@@ -194,7 +194,7 @@ class UpdateRecord(Processor):
                                 context, flowfile, record, batch, index, updates
                             )
                             index += 1
-                        out.write(records)
+                        out.write(records, batch)
                     results.append(out.finish())
                 except BaseException:
                     out.abort()

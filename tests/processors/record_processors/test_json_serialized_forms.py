@@ -265,3 +265,50 @@ def test_scientific_notation_allowed_keeps_the_text(make_runner: RunnerFactory) 
     runner.run()
     (out,) = runner.get_flowfiles_for_relationship("success")
     assert out.text() == ('[{"x":1.5,"id":1},{"id":2,"x":2.5E7},{"id":3},{"id":4,"x":1.5E-4}]')
+
+
+def test_update_record_keeps_the_text_of_records_it_leaves_as_they_were(
+    make_runner: RunnerFactory,
+) -> None:
+    # NiFi's MapRecord drops a record's serialized form only when a value set on it
+    # differs from the one it held: /b set to "x" leaves the first record as it was
+    # (its 3 stays 3, its field order stays), the others are written field by field.
+    runner = make_runner("UpdateRecord", {"/b": "x"}, **JSON)
+    runner.enqueue('{"c":3,"a":1,"b":"x"}\n{"a":2,"b":"y","c":2.5}\n{"a":3,"c":4}\n')
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert out.text() == ('[{"c":3,"a":1,"b":"x"},{"c":2.5,"a":2,"b":"x"},{"c":4.0,"a":3,"b":"x"}]')
+
+
+def test_lookup_record_keeps_the_text_of_records_it_leaves_as_they_were(
+    make_runner: RunnerFactory,
+) -> None:
+    # The unmatched record is routed as it was read; the matched one whose sport is
+    # already the looked-up value is unchanged too; the one given a new value is not.
+    runner = make_runner(
+        "LookupRecord",
+        {
+            "key": "/name",
+            "Result RecordPath": "/sport",
+            "Routing Strategy": "Route to 'matched' or 'unmatched'",
+        },
+        reader_type="JsonTreeReader",
+        writer_type="JsonRecordSetWriter",
+        writer={"Output Grouping": "One Line Per Object"},
+    )
+    runner.add_controller_service(
+        "lookup", "SimpleKeyValueLookupService", {"ann": "Soccer", "bob": "Golf"}
+    )
+    runner.set_property("Lookup Service", "lookup")
+    runner.enqueue(
+        '{"sport":"Soccer","name":"ann","n":1}\n'
+        '{"name":"bob","n":2.5,"sport":null}\n'
+        '{"n":3,"name":"cy"}\n'
+    )
+    runner.run()
+    (matched,) = runner.get_flowfiles_for_relationship("matched")
+    (unmatched,) = runner.get_flowfiles_for_relationship("unmatched")
+    assert matched.text() == (
+        '{"sport":"Soccer","name":"ann","n":1}\n{"sport":"Golf","name":"bob","n":2.5}\n'
+    )
+    assert unmatched.text() == '{"n":3,"name":"cy"}\n'
