@@ -46,6 +46,7 @@ from processors.python_extensions.views import (
     PropertyEngine,
     SessionState,
 )
+from processors.record._common import schema_of_rows
 from processors.record.api import (
     RecordReader,
     RecordReaderFactory,
@@ -544,6 +545,9 @@ def _first_table(records: list[Any], read_schema: pa.Schema) -> pa.Table:
             return pa.Table.from_pylist(records, schema=read_schema)
         except (pa.ArrowException, ValueError, TypeError):
             pass
+    if all(isinstance(r, dict) for r in records):
+        schema = schema_of_rows(records)  # every record's fields, not the first one's
+        return pa.Table.from_pylist(records, schema=schema)
     return pa.Table.from_pylist(records)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -232,6 +232,23 @@ def schema_source(context: ProcessContext, strategy: PropertyDescriptor) -> Sche
 
 def rows_per_batch(context: ProcessContext) -> int:
     return context.get_property(BATCH_ROWS).as_int() or DEFAULT_BATCH_ROWS
+
+
+def schema_of_rows(rows: list[dict[str, Any]]) -> pa.Schema:
+    """The schema of records given as dictionaries, inferred from every one of them (each
+    field where it first appears). ``pa.Table.from_pylist`` alone takes the first record's
+    keys and silently drops a field that only later records have."""
+    if not rows:
+        return pa.schema([])
+    return pa.schema(list(pa.array(rows).type))
+
+
+def batch_of_rows(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.RecordBatch:
+    """Records as a batch of ``schema``; one row per record even when it has no field
+    (``from_pylist`` would give none)."""
+    if len(schema) == 0:
+        return pa.RecordBatch.from_struct_array(pa.array([{}] * len(rows), pa.struct([])))
+    return pa.RecordBatch.from_pylist(rows, schema)
 
 
 def promote_nulls(schema: pa.Schema) -> pa.Schema:

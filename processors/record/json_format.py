@@ -371,9 +371,9 @@ class JsonTreeReader(ControllerService):
             rows = self._converted(rows, given[0], source)
             return _ListReader(rows, given[0], given[1], self.batch_rows, source, forms)
         try:
-            schema = (
-                common.promote_nulls(pa.Table.from_pylist(rows).schema) if rows else pa.schema([])
-            )
+            if _booleans_among_others(rows):
+                raise pa.ArrowTypeError(source)
+            schema = common.promote_nulls(common.schema_of_rows(rows))
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
             schema, rows = _mixed_schema(rows)
         return _ListReader(rows, schema, None, self.batch_rows, source, forms)
@@ -429,6 +429,28 @@ def _chain(stream: ChunkInput, tail: bytes) -> Iterator[bytes]:
     yield tail
 
 
+def _booleans_among_others(values: list[Any]) -> bool:
+    """Whether Booleans share the values, or the elements of lists or a field of objects
+    among them, with values of another kind (Arrow would make ``true`` the number 1)."""
+    kinds: set[type] = set()
+    elements: list[Any] = []
+    objects: list[dict[str, Any]] = []
+    for value in values:
+        if value is None:
+            continue
+        kinds.add(type(value))
+        if isinstance(value, list):
+            elements.extend(value)
+        elif isinstance(value, dict):
+            objects.append(value)
+    if bool in kinds and len(kinds) > 1:
+        return True
+    if elements and _booleans_among_others(elements):
+        return True
+    keys = {key for value in objects for key in value}
+    return any(_booleans_among_others([value.get(key) for value in objects]) for key in keys)
+
+
 def _mixed_schema(rows: list[dict[str, Any]]) -> tuple[pa.Schema, list[dict[str, Any]]]:
     """The schema of records where a field holds values of more than one kind (a number
     and a text, an object and a number...), and the records to fit it.
@@ -445,8 +467,11 @@ def _mixed_schema(rows: list[dict[str, Any]]) -> tuple[pa.Schema, list[dict[str,
     fields: list[pa.Field] = []
     mixed: list[str] = []
     for name in names:
+        values = [row.get(name) for row in rows]
         try:
-            kind = pa.array([row.get(name) for row in rows]).type
+            if _booleans_among_others(values):
+                raise pa.ArrowTypeError(name)
+            kind = pa.array(values).type
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
             kind = pa.string()
             mixed.append(name)
@@ -552,7 +577,7 @@ class _ListReader:
         forms, self._forms = self._forms, None
         for start in range(0, len(rows), self._size):
             try:
-                batch = pa.RecordBatch.from_pylist(rows[start : start + self._size], self._schema)
+                batch = common.batch_of_rows(rows[start : start + self._size], self._schema)
             except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
                 position = f"records {start} to {min(len(rows), start + self._size) - 1}"
                 raise MalformedRecordError(self._source, position, str(exc)) from None

@@ -358,3 +358,33 @@ def test_concurrent_tasks_read_the_state_the_previous_task_committed(
     numbers = sorted(int(f.get_attribute("greeting.number") or 0) for f in out)
     assert numbers == list(range(1, 301))
     assert runner.state == {"count": "300"}
+
+
+def test_a_field_only_later_records_are_given_is_written(tmp_path: Path) -> None:
+    # The group's schema comes from every record it holds, not from the first one.
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    (folder / "FlagEven.py").write_text(
+        "from nifiapi.recordtransform import RecordTransform, RecordTransformResult\n"
+        "class FlagEven(RecordTransform):\n"
+        "    class Java:\n"
+        "        implements = ['org.apache.nifi.python.processor.RecordTransform']\n"
+        "    def transform(self, context, record, schema, attributemap):\n"
+        "        if record['id'] % 2 == 0:\n"
+        "            record['even'] = True\n"
+        "        return RecordTransformResult(record=record, relationship='success')\n"
+    )
+    settings = EngineSettings(data_dir=tmp_path / "data", python_extensions_dir=folder)
+    runner = TestRunner("FlagEven", settings=settings)
+    runner.add_controller_service("reader", "JsonTreeReader")
+    runner.add_controller_service("writer", "JsonRecordSetWriter")
+    runner.set_property("Record Reader", "reader")
+    runner.set_property("Record Writer", "writer")
+    runner.enqueue('[{"id":1},{"id":2},{"id":3}]')
+    runner.run()
+    (out,) = runner.get_flowfiles_for_relationship("success")
+    assert json.loads(out.content) == [
+        {"id": 1, "even": None},
+        {"id": 2, "even": True},
+        {"id": 3, "even": None},
+    ]
