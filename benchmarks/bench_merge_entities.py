@@ -255,7 +255,7 @@ def main() -> None:
     rng = random.Random(7)
     with tempfile.TemporaryDirectory(prefix="bench-merge-entities-") as tmp:
         root = Path(tmp)
-        with TestRunner("MergeEntities", data_dir=root / "data") as runner:
+        with TestRunner("MergeEntities", data_dir=root / "data", repositories="durable") as runner:
             runner.set_property("Datasets", DATASETS)
             runner.set_property("Equality", EQUALITY)
             runner.set_property("Batch Size", "3")

@@ -61,7 +61,9 @@ def to_parquet(table: pa.Table) -> bytes:
 
 
 def run_ours(data_dir: Path, content: bytes, flowfiles: int) -> float:
-    runner = TestRunner("QueryRecord", settings=EngineSettings(data_dir=data_dir))
+    runner = TestRunner(
+        "QueryRecord", settings=EngineSettings(data_dir=data_dir), repositories="durable"
+    )
     try:
         runner.add_controller_service("reader", "ParquetReader", {})
         runner.add_controller_service("writer", "ParquetRecordSetWriter", {})
