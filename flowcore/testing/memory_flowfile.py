@@ -9,6 +9,7 @@ not durable against a crash of the process, whatever ``durability`` says.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import threading
 from collections import Counter
@@ -46,6 +47,9 @@ class MemoryFlowFileStore:
     journal: dict[int, ProvenanceEvent] = field(default_factory=dict)
     state: dict[str, dict[str, str]] = field(default_factory=dict)
     keyed: dict[str, dict[bytes, bytes]] = field(default_factory=dict)
+    keyed_order: dict[str, list[bytes]] = field(default_factory=dict)
+    """Each component's keyed-state keys, sorted (a scan bisects it, as LMDB's cursor
+    seeks, instead of filtering every key)."""
     next_event_id: int = 0
     next_flowfile_id: int = 0
     identity: RepositoryIdentity | None = None
@@ -116,10 +120,14 @@ class InMemoryFlowFileRepository(FlowFileRepository):
                 store.state[component] = dict(values)
             for component, changes in update.keyed_state.items():
                 keyed = store.keyed.setdefault(component, {})
+                order = store.keyed_order.setdefault(component, [])
                 for key, value in changes.items():
                     if value is None:
-                        keyed.pop(key, None)
+                        if keyed.pop(key, None) is not None:
+                            del order[bisect.bisect_left(order, key)]
                     else:
+                        if key not in keyed:
+                            bisect.insort(order, key)
                         keyed[key] = value
             store.next_flowfile_id = max(store.next_flowfile_id, highest + 1)
         return CommitReceipt(event_ids=ids, swapped=summaries)
@@ -197,11 +205,18 @@ class InMemoryFlowFileRepository(FlowFileRepository):
         self, component_id: str, prefix: bytes, after: bytes | None, limit: int
     ) -> list[KeyedStateItem]:
         with self.store.lock:
-            keyed = dict(self.store.keyed.get(component_id, {}))
-        keys = sorted(k for k in keyed if k.startswith(prefix) and (after is None or k > after))[
-            : max(limit, 0)
-        ]
-        return [KeyedStateItem(key, keyed[key]) for key in keys]
+            keyed = self.store.keyed.get(component_id, {})
+            order = self.store.keyed_order.get(component_id, [])
+            start = bisect.bisect_left(order, prefix)
+            if after is not None:
+                start = max(start, bisect.bisect_right(order, after))
+            found: list[KeyedStateItem] = []
+            for index in range(start, len(order)):
+                key = order[index]
+                if len(found) >= limit or not key.startswith(prefix):
+                    break
+                found.append(KeyedStateItem(key, keyed[key]))
+            return found
 
     # -- provenance journal ----------------------------------------------------------
 
