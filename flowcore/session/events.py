@@ -111,24 +111,11 @@ class EventBuilder:
                 seen = seen | {T.CONTENT_MODIFIED}
             if not seen and current.attributes != original.attributes:
                 generated.append((_ATTRIBUTES_MODIFIED, record))
-        events: list[ProvenanceEvent] = []
-        for reported_event in ordered:
-            if reported_event.frozen is not None:
-                events.append(reported_event.frozen)
-                continue
-            found = by_id.get(reported_event.flowfile.id)
-            final = found.current if found is not None else reported_event.flowfile
-            events.append(self.event(reported_event, final, found, reported_event.time_ms, now))
+        events = [self._of_reported(e, by_id, now) for e in ordered]
         templates: dict[int, ProvenanceEvent] = {}
         for type_name, record in generated:
             events.append(self._plain(type_name, record, now, None, templates))
-        for reported_event in clone_events:
-            if reported_event.frozen is not None:
-                events.append(reported_event.frozen)
-                continue
-            found = by_id.get(reported_event.flowfile.id)
-            final = found.current if found is not None else reported_event.flowfile
-            events.append(self.event(reported_event, final, found, reported_event.time_ms, now))
+        events.extend(self._of_reported(e, by_id, now) for e in clone_events)
         for record in auto_drops:
             details = f"Auto-Terminated by {record.relationship} Relationship"
             events.append(self._plain(_DROP, record, now, details, templates))
@@ -156,6 +143,16 @@ class EventBuilder:
             event.details = details
         templates[flowfile.id] = event
         return event
+
+    def _of_reported(
+        self, reported: ReportedEvent, by_id: Mapping[int, SessionRecord], now: int
+    ) -> ProvenanceEvent:
+        """The event of a reported (or framework) event, as frozen when it was."""
+        if reported.frozen is not None:
+            return reported.frozen
+        found = by_id.get(reported.flowfile.id)
+        final = found.current if found is not None else reported.flowfile
+        return self.event(reported, final, found, reported.time_ms, now)
 
     def event(
         self,
