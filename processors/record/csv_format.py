@@ -327,11 +327,10 @@ class CSVReader(ControllerService):
         """The number columns holding a value that NiFi's inference does not take for a
         number (Commons Lang's ``NumberUtils.isParsable``: no exponent, no plus sign, no
         trailing point, no hexadecimal), which pyarrow does: ``1e-05``, ``+5``, ``5.``,
-        ``0x1F``. One pass over
-        the bytes rules them out (the usual case); else those columns are read again as
-        text and each value tested."""
-        floats = [i for i, field in enumerate(table.schema) if _is_number(field.type)]
-        if not floats or not _may_hold_other_numbers(data, parse_options, self.encoding):
+        ``0x1F``. One pass over the bytes rules them out (the usual case); else those
+        columns are read again as text and each value tested."""
+        numbers = [i for i, field in enumerate(table.schema) if _is_number(field.type)]
+        if not numbers or not _may_hold_other_numbers(data, parse_options, self.encoding):
             return {}
         names = table.schema.names
         texts = pacsv.read_csv(
@@ -339,11 +338,11 @@ class CSVReader(ControllerService):
             read_options=read,
             parse_options=parse_options,
             convert_options=self._convert_options(
-                {**known, **{names[i]: pa.string() for i in floats}}, None
+                {**known, **{names[i]: pa.string() for i in numbers}}, None
             ),
         )
         odd: dict[str, pa.DataType] = {}
-        for index in floats:  # by position: a header may name two columns alike
+        for index in numbers:  # by position: a header may name two columns alike
             column = texts.column(index)
             if pc.all(pc.match_substring_regex(column, _NIFI_NUMBER)).as_py() is False:
                 odd[names[index]] = pa.string()

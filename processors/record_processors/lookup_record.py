@@ -63,7 +63,7 @@ from processors.record.api import (
     source_of,
 )
 from processors.record.lookup import LookupService
-from processors.record.serialized import taken
+from processors.record.serialized import forms_of, taken
 from processors.record_processors._common import (
     RECORD_FAILURES,
     reader_descriptor,
@@ -414,8 +414,12 @@ class LookupRecord(Processor):
                                 output = outputs[name] = self._open(
                                     session, flowfile, writers, reader.schema
                                 )
+                            # The rows the records were read as, when they carry serialized
+                            # forms to keep (no selection made for a batch without them).
                             source = (
-                                batch
+                                None
+                                if forms_of(batch) is None
+                                else batch
                                 if len(records) == batch.num_rows
                                 else taken(batch, pa.array(rows[name], pa.int64()))
                             )
