@@ -8,7 +8,7 @@ FlowFile's inherited attributes by Attribute Strategy.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -29,17 +29,6 @@ FRAGMENTS_INCONSISTENT = (
 
 class BinFailed(Exception):
     """The bin must be failed: all its FlowFiles go to failure."""
-
-
-class FlowFileContent:
-    """Content of a FlowFile read through whichever session holds it when reading starts."""
-
-    def __init__(self, session: ProcessSession, flowfile: FlowFile) -> None:
-        self.session = session
-        self.flowfile = flowfile
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from self.session.stream(self.flowfile)
 
 
 @dataclass(slots=True)

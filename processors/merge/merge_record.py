@@ -85,7 +85,6 @@ from processors.merge.bins import (
     Bin,
     BinFailed,
     BinThresholds,
-    FlowFileContent,
     merged_attributes,
 )
 from processors.merge.keyed import keyed_spec, merge_by_key, validate_keyed
@@ -124,6 +123,7 @@ from processors.merge.properties import (
     java_int,
 )
 from processors.record.api import (
+    FlowFileContent,
     RecordReaderFactory,
     RecordSetWriterFactory,
     WriteResult,

@@ -48,6 +48,7 @@ from processors.python_extensions.views import (
 )
 from processors.record._common import schema_of_rows
 from processors.record.api import (
+    FlowFileContent,
     RecordReader,
     RecordReaderFactory,
     RecordSetWriter,
@@ -419,7 +420,7 @@ class RecordTransformAdapter(PythonProcessorAdapter):
         counts = [0, 0]
         try:
             reader = readers.create_reader(
-                session.stream(flowfile), flowfile.attributes, source_of(flowfile)
+                FlowFileContent(session, flowfile), flowfile.attributes, source_of(flowfile)
             )
             try:
                 self._transform(python, context, session, flowfile, reader, writers, groups, counts)

@@ -20,6 +20,7 @@ it and route the FlowFile to failure.
 from __future__ import annotations
 
 import io
+import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -31,6 +32,7 @@ from processors.record.serialized import sliced
 
 if TYPE_CHECKING:
     from flowcore.model import FlowFile
+    from flowcore.session import ProcessSession
 
 DEFAULT_BATCH_ROWS = 65_536
 """The most rows a built-in reader puts in one batch."""
@@ -169,6 +171,65 @@ class ChunkInput(io.RawIOBase):
         rest = bytes(self._buffer)
         self._buffer = memoryview(bytes(taken) + rest)
         return bytes(taken)
+
+
+class FlowFileContent:
+    """A FlowFile's content, read through whichever session holds it when a read starts;
+    it can be read again (a reader that infers a schema reads a large content twice, as
+    NiFi does)."""
+
+    def __init__(self, session: ProcessSession, flowfile: FlowFile) -> None:
+        self.session = session
+        self.flowfile = flowfile
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self.session.stream(self.flowfile)
+
+
+SPOOL_IN_MEMORY = 32 << 20
+"""Bytes of a content that can be read only once kept in memory for a second read;
+beyond, a temporary file holds them."""
+
+
+class RereadableContent:
+    """Content to read more than once, each read from its start: bytes, or an iterable
+    that is not its own iterator (``FlowFileContent``), are simply read again; the chunks
+    of one that can be read only once (a generator) are spooled as reads take them, and
+    later reads replay the spool before taking more. Reads run one after another."""
+
+    def __init__(self, content: Content) -> None:
+        self._content = content
+        self._source: Iterator[bytes] | None = None
+        self._spool: tempfile.SpooledTemporaryFile[bytes] | None = None
+        if not isinstance(content, bytes | bytearray | memoryview):
+            chunks = iter(content)
+            if chunks is content:
+                self._source = chunks
+                # Kept open across reads; removed when collected.
+                self._spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
+
+    def read(self) -> Content:
+        """The whole content, from its start."""
+        if self._source is None:
+            return self._content
+        return self._replayed()
+
+    def _replayed(self) -> Iterator[bytes]:
+        spool, source = self._spool, self._source
+        assert spool is not None and source is not None
+        position = 0
+        while True:
+            spool.seek(position)
+            chunk = spool.read(1 << 20)
+            if not chunk:
+                taken = next(source, None)
+                if taken is None:
+                    return
+                chunk = bytes(taken)
+                spool.seek(0, io.SEEK_END)
+                spool.write(chunk)
+            position += len(chunk)
+            yield chunk
 
 
 # -- readers ------------------------------------------------------------------------------

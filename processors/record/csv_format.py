@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import itertools
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -31,11 +31,13 @@ from processors.record.api import (
     MalformedRecordError,
     RecordReader,
     RecordSetWriter,
+    RereadableContent,
     WriteResult,
     bounded,
 )
 from processors.record.bulk import BulkRead
 from processors.record.bulk_write import RenderedRecords, row_bounds
+from processors.record.csv_inference import NIFI_NUMBER, ColumnKinds, Kind
 from processors.record.csv_minimal import (
     MinimalQuoting,
     render,
@@ -241,13 +243,13 @@ class CSVReader(ControllerService):
         self,
         column_names: list[str] | None,
         skip: int,
-        block: int = _BLOCK,
+        block: int | None = None,
         *,
         threads: bool = False,
     ) -> pacsv.ReadOptions:
         return pacsv.ReadOptions(
             use_threads=threads,
-            block_size=block,
+            block_size=block or _BLOCK,
             skip_rows=skip,
             column_names=column_names,
             autogenerate_column_names=column_names is None and not self.header,
@@ -344,7 +346,7 @@ class CSVReader(ControllerService):
         odd: dict[str, pa.DataType] = {}
         for index in numbers:  # by position: a header may name two columns alike
             column = texts.column(index)
-            if pc.all(pc.match_substring_regex(column, _NIFI_NUMBER)).as_py() is False:
+            if pc.all(pc.match_substring_regex(column, NIFI_NUMBER)).as_py() is False:
                 odd[names[index]] = pa.string()
         return odd
 
@@ -358,8 +360,6 @@ class CSVReader(ControllerService):
         self, content: Content, attributes: Mapping[str, str], source: str
     ) -> RecordReader:
         given = self.schema_source.resolve(attributes)
-        if self.comment_marker is not None:
-            content = _without_comments(content, self.comment_marker)
         parse_options = self.parse_options
         if self.separator_expression:
             parse_options = pacsv.ParseOptions(
@@ -370,32 +370,52 @@ class CSVReader(ControllerService):
                 newlines_in_values=True,
                 ignore_empty_lines=True,
             )
-        return self._create(content, given, source, parse_options)
+        if given is not None:
+            return self._given(ChunkInput(self._uncommented(content)), given, source, parse_options)
+        rereadable = RereadableContent(content)
+        return self._inferred(
+            lambda: ChunkInput(self._uncommented(rereadable.read())), source, parse_options
+        )
 
-    def _create(
+    def _uncommented(self, content: Content) -> Content:
+        if self.comment_marker is None:
+            return content
+        return _without_comments(content, self.comment_marker)
+
+    def _given(
         self,
-        content: Content,
-        given: tuple[pa.Schema, str] | None,
+        stream: ChunkInput,
+        given: tuple[pa.Schema, str],
         source: str,
         parse_options: pacsv.ParseOptions,
     ) -> RecordReader:
-        stream = ChunkInput(content)
-        if not stream.peek_bytes(1).strip() and not stream.peek_bytes(_BLOCK).strip():
-            schema = given[0] if given else pa.schema([])
-            return _CSVRecordReader(None, schema, given[1] if given else None, source, stream, 0)
-        if given is not None:
-            schema, text = given
-            if self.header and not self.ignore_header:
-                read = self._read_options(None, 0)
-                convert = self._convert_options(schema, schema.names)
-            else:
-                read = self._read_options(schema.names, 1 if self.header else 0)
-                convert = self._convert_options(schema, None)
-            reader = self._open(stream, read, convert, source, parse_options)
-            return _CSVRecordReader(
-                reader, schema, text, source, stream, self.batch_rows, trim=self.trim
-            )
-        inferred, whole = self._infer(stream, source, parse_options)
+        schema, text = given
+        if _blank(stream):
+            return _CSVRecordReader(None, schema, text, source, stream, 0)
+        if self.header and not self.ignore_header:
+            read = self._read_options(None, 0)
+            convert = self._convert_options(schema, schema.names)
+        else:
+            read = self._read_options(schema.names, 1 if self.header else 0)
+            convert = self._convert_options(schema, None)
+        reader = self._open(stream, read, convert, source, parse_options)
+        return _CSVRecordReader(
+            reader, schema, text, source, stream, self.batch_rows, trim=self.trim
+        )
+
+    def _inferred(
+        self,
+        read_from_start: Callable[[], ChunkInput],
+        source: str,
+        parse_options: pacsv.ParseOptions,
+    ) -> RecordReader:
+        """A content that fits in one block is parsed once, its types inferred from all
+        of it. A larger one is read twice, as NiFi does: first every column as text, to
+        type each column from all its values (``csv_inference``), then with those types."""
+        stream = read_from_start()
+        if _blank(stream):
+            return _CSVRecordReader(None, pa.schema([]), None, source, stream, 0)
+        head, whole = self._infer(stream, source, parse_options)
         if whole is not None:  # the content fitted in the first block: parsed once
             return _CSVRecordReader(
                 None,
@@ -407,32 +427,67 @@ class CSVReader(ControllerService):
                 trim=self.trim,
                 table=whole,
             )
-        read = self._read_options(None, 0)
-        # Number columns stream as text, each batch checked (``_checked_numbers``):
-        # a value NiFi does not parse as a number after the first block fails the read
-        # instead of being rewritten.
-        numbers = (
-            [field.name for field in inferred if _is_number(field.type)]
-            if inferred is not None and len(set(inferred.names)) == len(inferred.names)
-            else []  # columns of the same name cannot be told apart by name
-        )
-        types: pa.Schema | dict[str, pa.DataType] | None = inferred
-        if inferred is not None and numbers:
-            types = {field.name: field.type for field in inferred} | dict.fromkeys(
-                numbers, pa.string()
+        if head is None:  # the first block ends inside a value: names from the stream
+            opened = self._open(
+                stream,
+                self._read_options(None, 0),
+                self._convert_options(None, None),
+                source,
+                parse_options,
             )
-        convert = self._convert_options(types, None)
-        reader = self._open(stream, read, convert, source, parse_options)
-        schema = inferred if inferred is not None else reader.schema
+            names = opened.schema.names
+            opened.close()
+            stream = read_from_start()
+        else:
+            names = head.names
+        schema = self._typed_from_all(stream, names, head, source, parse_options)
+        stream = read_from_start()
+        convert = self._convert_options({f.name: f.type for f in schema}, None)
+        reader = self._open(stream, self._read_options(None, 0), convert, source, parse_options)
         return _CSVRecordReader(
-            reader,
-            schema,
-            None,
-            source,
-            stream,
-            self.batch_rows,
-            trim=self.trim,
-            numbers=numbers,
+            reader, schema, None, source, stream, self.batch_rows, trim=self.trim
+        )
+
+    def _typed_from_all(
+        self,
+        stream: ChunkInput,
+        names: list[str],
+        head: pa.Schema | None,
+        source: str,
+        parse_options: pacsv.ParseOptions,
+    ) -> pa.Schema:
+        """The columns typed from every value of the content, read as text (columns the
+        first block made text stay text, unread). Columns of the same name take one type,
+        text when theirs differ (a type is given to a column by its name)."""
+        known = {}
+        if head is not None:
+            known = {i: Kind.TEXT for i, field in enumerate(head) if pa.types.is_string(field.type)}
+        kinds = ColumnKinds(len(names), known)
+        if kinds.undecided():
+            as_text = self._convert_options(dict.fromkeys(names, pa.string()), None)
+            read = self._read_options(None, 0, threads=True)  # batch order does not matter
+            reader = self._open(stream, read, as_text, source, parse_options)
+            records = 0
+            try:
+                while kinds.undecided():
+                    try:
+                        batch = reader.read_next_batch()
+                    except StopIteration:
+                        break
+                    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as exc:
+                        raise _arrow_error(exc, source, records, stream.offset) from None
+                    kinds.fold(batch)
+                    records += batch.num_rows
+            finally:
+                reader.close()
+        schema = kinds.schema(names)
+        by_name: dict[str, set[pa.DataType]] = {}
+        for field in schema:
+            by_name.setdefault(field.name, set()).add(field.type)
+        if all(len(types) == 1 for types in by_name.values()):
+            return schema
+        return pa.schema(
+            [f.with_type(pa.string()) if len(by_name[f.name]) > 1 else f for f in schema]
         )
 
     def _open(
@@ -456,8 +511,9 @@ class CSVReader(ControllerService):
     def _infer(
         self, stream: ChunkInput, source: str, parse_options: pacsv.ParseOptions
     ) -> tuple[pa.Schema | None, pa.Table | None]:
-        """Infer from the first block (nulls-only columns become strings); when that block
-        is the whole content, also give its table."""
+        """Infer from the first block; when that block is the whole content, also give its
+        table (nulls-only columns become strings). None when the block cannot be parsed
+        alone (it ends inside a quoted value)."""
         head = stream.peek_bytes(_BLOCK)
         complete = len(head) < _BLOCK
         if not complete:
@@ -471,10 +527,10 @@ class CSVReader(ControllerService):
             if complete:
                 raise _arrow_error(exc, source, 0, 0) from None
             return None, None  # the cut fell inside a quoted value: let the stream infer
+        if not complete:
+            return table.schema, None
         schema = common.promote_nulls(table.schema)
-        if complete:
-            return schema, table if table.schema.equals(schema) else table.cast(schema)
-        return schema, None
+        return schema, table if table.schema.equals(schema) else table.cast(schema)
 
 
 def _every_case(word: str) -> list[str]:
@@ -487,9 +543,6 @@ _TRUE_VALUES = _every_case("true")
 _FALSE_VALUES = _every_case("false")
 """What reads as a Boolean: ``true`` and ``false`` in any case, as NiFi's inference and
 conversion (``equalsIgnoreCase``); pyarrow would also take ``1`` and ``0``."""
-_NIFI_NUMBER = r"^\s*-?([0-9]+(\.[0-9]+)?|\.[0-9]+)\s*$"
-"""A value NiFi's CSV inference takes for a number (``NumberUtils.isParsable``; the
-blanks are pyarrow's, which reads a number with them)."""
 _OTHER_NUMBER_HINT = (
     r"(?:^|[{ends}])[ \t]*(?:\+[0-9.]|0[xX][0-9a-fA-F]"
     r"|-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?[0-9]+[ \t]*(?:[{ends}]|$)"
@@ -499,6 +552,11 @@ _OTHER_NUMBER_HINT = (
 between the characters that may begin and end one (filled in): bytes without a match
 hold none. Text such as a uuid (``4e5a...``) or a time zone offset (``12:00+02:00``)
 does not match."""
+
+
+def _blank(stream: ChunkInput) -> bool:
+    """Whether the content is empty or blanks only (no records, no header)."""
+    return not stream.peek_bytes(1).strip() and not stream.peek_bytes(_BLOCK).strip()
 
 
 def _is_number(data_type: pa.DataType) -> bool:
@@ -563,13 +621,9 @@ class _CSVRecordReader:
         *,
         trim: bool = False,
         table: pa.Table | None = None,
-        numbers: Sequence[str] = (),
     ) -> None:
-        """``numbers``: number columns of ``schema`` that the reader gives as text,
-        to be checked and cast batch by batch (``_checked_numbers``)."""
         self._reader = reader
         self._table = table
-        self._numbers = [schema.get_field_index(name) for name in numbers]
         self._schema = schema
         self._text = schema_text
         self._source = source
@@ -613,8 +667,6 @@ class _CSVRecordReader:
                 return
             except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as exc:
                 raise _arrow_error(exc, self._source, records, self._stream.offset) from None
-            if self._numbers:
-                batch = self._checked_numbers(batch, records)
             records += batch.num_rows
             if self._trim:
                 columns = list(batch.columns)
@@ -624,34 +676,6 @@ class _CSVRecordReader:
             if not batch.schema.equals(self._schema):
                 batch = conform(batch, self._schema)
             yield batch
-
-    def _checked_numbers(self, batch: pa.RecordBatch, records_before: int) -> pa.RecordBatch:
-        """The number columns read as text made numbers, once every value is one
-        as NiFi parses it (the type came from the first block; a later ``1e5`` would make
-        NiFi's inference text): else a malformed record naming the value."""
-        columns = list(batch.columns)
-        for index in self._numbers:
-            column = columns[index]
-            valid = pc.match_substring_regex(column, _NIFI_NUMBER)
-            if pc.all(valid).as_py() is False:
-                row = pc.index(valid, False).as_py()
-                name = self._schema.field(index).name
-                detail = (
-                    f"field '{name}' holds {column[row].as_py()!r}, which is not a number "
-                    "as NiFi reads one, where the first 1 MB of the content gave the field "
-                    "a number type (give the reader a schema with the field as a string)"
-                )
-                raise MalformedRecordError(
-                    self._source, f"record {records_before + row + 1}", detail
-                )
-            try:
-                columns[index] = pc.cast(
-                    pc.utf8_trim_whitespace(column), self._schema.field(index).type
-                )
-            except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-                raise _arrow_error(exc, self._source, records_before, self._stream.offset) from None
-        names = batch.schema.names
-        return pa.RecordBatch.from_arrays(columns, names=names)
 
     def close(self) -> None:
         self._table = None

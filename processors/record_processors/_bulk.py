@@ -22,6 +22,7 @@ from flowcore.model import FlowFile
 from flowcore.session import ProcessSession
 from processors.record.api import (
     BinarySink,
+    FlowFileContent,
     RecordReader,
     RecordReaderFactory,
     RecordSetWriterFactory,
@@ -90,7 +91,7 @@ class BulkReads:
         group = self._located.get(position)
         if group is None:
             return self._readers.create_reader(
-                self._session.stream(flowfile), flowfile.attributes, source_of(flowfile)
+                FlowFileContent(self._session, flowfile), flowfile.attributes, source_of(flowfile)
             )
         return RecordsReader(group.schema, group.schema_text, group.batch(position))
 

@@ -57,6 +57,7 @@ from flowcore.processor import (
 from flowcore.session import ProcessSession
 from flowcore.session.session import OpenContent
 from processors.record.api import (
+    FlowFileContent,
     RecordSetWriterFactory,
     as_reader_factory,
     as_writer_factory,
@@ -393,7 +394,7 @@ class LookupRecord(Processor):
         outputs: dict[str, _Output] = {}
         try:
             reader = readers.create_reader(
-                session.stream(flowfile), attributes, source_of(flowfile)
+                FlowFileContent(session, flowfile), attributes, source_of(flowfile)
             )
             try:
                 for batch in reader.batches():

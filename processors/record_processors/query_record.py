@@ -46,6 +46,7 @@ from flowcore.processor import (
 )
 from flowcore.session import ProcessSession
 from processors.record.api import (
+    FlowFileContent,
     RecordSetWriterFactory,
     as_reader_factory,
     as_writer_factory,
@@ -281,7 +282,7 @@ class QueryRecord(Processor):
             precision = context.get_property(DEFAULT_PRECISION).evaluate(original).as_int() or 10
             scale = context.get_property(DEFAULT_SCALE).evaluate(original).as_int() or 0
             reader = readers.create_reader(
-                session.stream(original), attributes, source_of(original)
+                FlowFileContent(session, original), attributes, source_of(original)
             )
             try:
                 table = pa.Table.from_batches(list(reader.batches()), schema=reader.schema)

@@ -45,6 +45,7 @@ from flowcore.processor import (
 )
 from flowcore.session import ProcessSession
 from processors.record.api import (
+    FlowFileContent,
     WriteResult,
     as_reader_factory,
     as_writer_factory,
@@ -181,7 +182,7 @@ class UpdateRecord(Processor):
 
         def rewrite(sink: Any) -> None:
             reader = readers.create_reader(
-                session.stream(flowfile), attributes, source_of(flowfile)
+                FlowFileContent(session, flowfile), attributes, source_of(flowfile)
             )
             try:
                 out = RecordSink(writers, sink, attributes, reader.schema)

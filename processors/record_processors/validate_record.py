@@ -48,6 +48,7 @@ from flowcore.processor import (
 from flowcore.session import ProcessSession
 from flowcore.session.session import OpenContent
 from processors.record.api import (
+    FlowFileContent,
     RecordReaderFactory,
     RecordSetWriter,
     RecordSetWriterFactory,
@@ -363,7 +364,7 @@ class ValidateRecord(Processor):
         counts = {"valid": 0, "invalid": 0}
         try:
             reader = readers.create_reader(
-                session.stream(flowfile), flowfile.attributes, source_of(flowfile)
+                FlowFileContent(session, flowfile), flowfile.attributes, source_of(flowfile)
             )
             try:
                 schema = self._validation_schema(context, flowfile, reader.schema)

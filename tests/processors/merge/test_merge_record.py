@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from flowcore.testing import TestRunner
 from flowcore.testing.mock_flowfile import MockFlowFile
 from flowcore.testing.runner import INPUT
@@ -222,25 +224,65 @@ def test_keep_only_common_with_single_input_keeps_filename(runner: TestRunner) -
     assert out.uuid != runner.get_flowfiles_for_relationship("original")[0].uuid
 
 
-def test_read_error_in_the_middle_fails_the_whole_bin(runner: TestRunner) -> None:
-    runner.set_property("Minimum Number of Records", "1000000")
-    runner.set_property("Maximum Number of Records", "1000000")
+AGES = json.dumps(
+    {
+        "type": "record",
+        "name": "person",
+        "fields": [{"name": "name", "type": "string"}, {"name": "age", "type": "int"}],
+    }
+)
+
+
+def test_read_error_in_the_middle_fails_the_whole_bin() -> None:
+    # With a given schema the records stream into the bin as they are read: a value that
+    # is not an int, past the first megabyte, fails the bin and every FlowFile in it.
+    with TestRunner("MergeRecord") as runner:
+        runner.add_controller_service(
+            "reader",
+            "CSVReader",
+            {
+                "Treat First Line as Header": "true",
+                "Schema Access Strategy": "Use 'Schema Text' Property",
+                "Schema Text": AGES,
+            },
+        )
+        runner.add_controller_service("writer", "CSVRecordSetWriter", {})
+        runner.set_property("Record Reader", "reader")
+        runner.set_property("Record Writer", "writer")
+        runner.set_property("Minimum Number of Records", "1000000")
+        runner.set_property("Maximum Number of Records", "1000000")
+        runner.enqueue(TWO)
+        runner.enqueue(TWO_MORE)
+        big = "name,age\n" + "".join(f"n{i},{i}\n" for i in range(200_000)) + "bad,abc\n"
+        bad = runner.enqueue(big)
+        runner.enqueue("name,age\nAfter,1\n")
+        runner.run(1, stop_on_finish=False)
+        failed = runner.get_flowfiles_for_relationship("failure")
+        assert len(failed) == 3
+        assert failed[-1].uuid == bad.uuid
+        for flowfile in failed:
+            flowfile.assert_attribute_not_exists("merge.uuid")
+        runner.assert_transfer_count("merged", 0)
+        runner.assert_transfer_count("original", 0)
+        assert joins(runner) == []
+        runner.stop()  # the FlowFile after the error started a new bin, now rolled back
+        assert runner.queue_size == 1
+
+
+def test_a_large_content_that_cannot_be_inferred_fails_alone(runner: TestRunner) -> None:
+    # Inferring reads a large content whole first (as NiFi does): a content that cannot
+    # be parsed fails before it joins a bin, alone, and the bin goes on.
+    runner.set_property("Minimum Number of Records", "4")
     runner.enqueue(TWO)
-    runner.enqueue(TWO_MORE)
-    big = "name,age\n" + "".join(f"n{i},{i}\n" for i in range(200_000)) + "bad,abc\n"
+    big = "name,age\n" + "".join(f"n{i},{i}\n" for i in range(200_000)) + "bad,3,x\nlast,4\n"
     bad = runner.enqueue(big)
-    runner.enqueue("name,age\nAfter,1\n")
-    runner.run(1, stop_on_finish=False)
-    failed = runner.get_flowfiles_for_relationship("failure")
-    assert len(failed) == 3
-    assert failed[-1].uuid == bad.uuid
-    for flowfile in failed:
-        flowfile.assert_attribute_not_exists("merge.uuid")
-    runner.assert_transfer_count("merged", 0)
-    runner.assert_transfer_count("original", 0)
-    assert joins(runner) == []
-    runner.stop()  # the FlowFile after the error started a new bin, now rolled back
-    assert runner.queue_size == 1
+    runner.enqueue(TWO_MORE)
+    runner.run(2)
+    (failed,) = runner.get_flowfiles_for_relationship("failure")
+    assert failed.uuid == bad.uuid
+    assert failed.text() == big
+    (out,) = merged(runner)
+    out.assert_attribute_equals("record.count", "4")
 
 
 def test_reader_cannot_be_created_fails_only_that_flowfile(runner: TestRunner) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 import pyarrow as pa
@@ -64,7 +65,28 @@ def test_writer_sink_is_the_open_content_of_the_merged_flowfile(runner: TestRunn
     assert "CREATE" not in event_types(runner)
 
 
+AGES = json.dumps(
+    {
+        "type": "record",
+        "name": "person",
+        "fields": [{"name": "name", "type": "string"}, {"name": "age", "type": "int"}],
+    }
+)
+
+
 def test_failed_bin_leaves_no_merged_flowfile(runner: TestRunner) -> None:
+    # A given schema: the records stream into the bin, and a value past the first
+    # megabyte that is no int fails the bin after it has written some.
+    runner.add_controller_service(
+        "typed",
+        "CSVReader",
+        {
+            "Treat First Line as Header": "true",
+            "Schema Access Strategy": "Use 'Schema Text' Property",
+            "Schema Text": AGES,
+        },
+    )
+    runner.set_property("Record Reader", "typed")
     runner.set_property("Minimum Number of Records", "100")
     runner.enqueue(TWO)
     runner.enqueue(TWO_MORE)

@@ -150,23 +150,18 @@ def test_only_true_and_false_are_booleans(make_runner: RunnerFactory) -> None:
     )
 
 
-def test_a_large_csv_with_such_a_number_after_its_first_block_fails_with_the_value(
+def test_a_large_csv_with_such_a_number_after_its_first_block_makes_its_column_text(
     make_runner: RunnerFactory,
 ) -> None:
-    # Over 1 MB the types come from the first block: a later 1e5 in a column of numbers
-    # cannot become text any more (NiFi's inference, over the whole content, would make
-    # it text). It fails the FlowFile, naming the value, rather than be written 100000.0.
+    # Over 1 MB the content is read twice, as NiFi reads it: a 1e5 deep in a column of
+    # numbers makes the whole column text, each value passed through as written.
     rows = [f"{i},{i}.5" for i in range(120_000)]
     rows[-2] = "119998,1e5"
     content = "id,p\n" + "\n".join(rows) + "\n"
-    runner = make_runner("ConvertRecord")
-    runner.enqueue(content)
-    runner.run()
-    assert runner.get_flowfiles_for_relationship("success") == []
-    (failed,) = runner.get_flowfiles_for_relationship("failure")
-    assert failed.text() == content
-    message = failed.attributes["record.error.message"]
-    assert "'1e5'" in message and "field 'p'" in message and "record 119999" in message
+    assert converted(make_runner, content) == content
+    as_json = converted(make_runner, content, writer_type="JsonRecordSetWriter")
+    assert as_json.startswith('[{"id":0,"p":"0.5"},')
+    assert '{"id":119998,"p":"1e5"}' in as_json
 
 
 def test_a_large_csv_of_numbers_streams_unchanged(make_runner: RunnerFactory) -> None:
@@ -178,10 +173,21 @@ def test_a_large_csv_of_numbers_streams_unchanged(make_runner: RunnerFactory) ->
 def test_a_large_csv_with_two_columns_of_one_name_streams_unchanged(
     make_runner: RunnerFactory,
 ) -> None:
-    # Columns of the same name cannot be checked by name: they stream as before.
+    # Columns of the same name are typed by position, each value kept as written.
     rows = [f"{i}.5,{i}.25,x" for i in range(120_000)]
     content = "a,a,b\n" + "\n".join(rows) + "\n"
     assert converted(make_runner, content) == content
+
+
+def test_a_large_csv_with_two_columns_of_one_name_and_two_kinds_reads_both_as_text(
+    make_runner: RunnerFactory,
+) -> None:
+    # A type is given to a column by its name: two kinds under one name make both text.
+    rows = [f"{i},w{i},{i}.5" for i in range(120_000)]
+    content = "a,a,b\n" + "\n".join(rows) + "\n"
+    assert converted(make_runner, content) == content
+    as_json = converted(make_runner, content, writer_type="JsonRecordSetWriter")
+    assert as_json.startswith('[{"a":"0","a":"w0","b":0.5},')
 
 
 def test_two_columns_of_one_name_with_such_a_number_are_read(make_runner: RunnerFactory) -> None:
