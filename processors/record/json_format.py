@@ -39,6 +39,7 @@ from processors.record.api import (
     MalformedRecordError,
     RecordReader,
     RecordSetWriter,
+    RereadableContent,
     WriteResult,
     bounded,
 )
@@ -317,7 +318,8 @@ class JsonTreeReader(ControllerService):
         self, content: Content, attributes: Mapping[str, str], source: str
     ) -> RecordReader:
         given = self.schema_source.resolve(attributes)
-        stream = ChunkInput(content)
+        rereadable = RereadableContent(content) if given is None else None
+        stream = ChunkInput(content if rereadable is None else rereadable.read())
         head = stream.peek_bytes(4096).lstrip() or stream.peek_bytes(_BLOCK).lstrip()
         if not head:
             schema = given[0] if given else pa.schema([])
@@ -326,7 +328,26 @@ class JsonTreeReader(ControllerService):
             return self._array(stream, given, source)
         if given is not None and not arrow_reads_json(given[0], self.formats["timestamp"]):
             return self._decoded_lines(stream, given, source)
+        if rereadable is not None:
+            return self._inferred_lines(stream, lambda: ChunkInput(rereadable.read()), source)
         return self._lines(stream, given, source)
+
+    def _inferred_lines(
+        self, stream: ChunkInput, read_from_start: Callable[[], ChunkInput], source: str
+    ) -> RecordReader:
+        """JSON lines with the schema inferred from all of them, as NiFi infers it. A
+        content over one block is read twice: first block by block, each block's schema
+        merged into the whole's (``_whole_schema``), then streamed with the result."""
+        head = stream.peek_bytes(_BLOCK)
+        if len(head) < _BLOCK:
+            return self._lines(stream, None, source)
+        try:
+            schema = _whole_schema(stream)
+        except _MixedKinds:
+            return self._mixed_lines(read_from_start(), source)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise _error(exc, source, 0, 0) from None
+        return self._lines(read_from_start(), (schema, None), source, inferred=True)
 
     def _decoded_lines(
         self, stream: ChunkInput, given: tuple[pa.Schema, str], source: str
@@ -379,9 +400,19 @@ class JsonTreeReader(ControllerService):
         return _ListReader(rows, schema, None, self.batch_rows, source, forms)
 
     def _lines(
-        self, stream: ChunkInput, given: tuple[pa.Schema, str] | None, source: str
+        self,
+        stream: ChunkInput,
+        given: tuple[pa.Schema, str | None] | None,
+        source: str,
+        *,
+        inferred: bool = False,
     ) -> RecordReader:
-        if given is not None:
+        """JSON lines streamed through Arrow: with the given schema, with one
+        ``inferred`` from the whole content, or inferred here from the first block."""
+        if inferred and given is not None:
+            schema, text = given
+            options = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
+        elif given is not None:
             schema, text = given
             options = pajson.ParseOptions(
                 explicit_schema=schema, unexpected_field_behavior="ignore"
@@ -407,7 +438,11 @@ class JsonTreeReader(ControllerService):
         # With a given schema, a value of another kind than its field fails Arrow's parse
         # of the first block: then the content is decoded row by row and coerced, as NiFi
         # coerces it (``_decoded``).
-        fallback = None if given is None else partial(self._decoded, given=given, source=source)
+        fallback = (
+            None
+            if given is None or inferred
+            else partial(self._decoded, given=(given[0], text or ""), source=source)
+        )
         try:
             reader = pajson.open_json(
                 lines,
@@ -421,6 +456,89 @@ class JsonTreeReader(ControllerService):
         return _LinesReader(
             reader, schema, text, source, lines, self.batch_rows, recorded, fallback
         )
+
+
+_PIECE = 8 << 20
+"""Bytes of JSON lines inferred at once in the first read of a large content."""
+
+
+class _MixedKinds(Exception):
+    """A field holds values of more than one kind (NiFi infers a CHOICE)."""
+
+
+def _whole_schema(stream: ChunkInput) -> pa.Schema:
+    """The schema of all the JSON lines in ``stream``, as a content read whole is typed:
+    each piece's schema merged into the whole's (new fields join, nulls take the other's
+    type, integers with doubles are doubles), dates and times as text, and a top-level
+    double field whose values are all whole, one beyond ``long``, exact
+    (``common.exact_integers`` over the whole content); ``_MixedKinds`` when a field
+    holds values of two kinds."""
+    schema: pa.Schema | None = None
+    numbers: dict[str, _Numbers] = {}
+    for piece in _pieces(stream):
+        try:
+            table = pajson.read_json(io.BytesIO(piece))
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            if "changed from" in str(exc):
+                raise _MixedKinds from None
+            raise
+        for name, column in zip(table.schema.names, table.columns, strict=True):
+            numbers.setdefault(name, _Numbers()).add(column)
+        found = common.temporal_as_text(table.schema) or table.schema
+        try:
+            schema = (
+                found
+                if schema is None
+                else pa.unify_schemas([schema, found], promote_options="permissive")
+            )
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            raise _MixedKinds from None
+    if schema is None:
+        return pa.schema([])
+    exact = [
+        field.with_type(common.WHOLE_NUMBERS)
+        if pa.types.is_float64(field.type) and numbers[field.name].beyond_long_and_whole()
+        else field
+        for field in schema
+    ]
+    return common.promote_nulls(pa.schema(exact, metadata=schema.metadata))
+
+
+class _Numbers:
+    """Whether a top-level field's numbers so far are all whole, and their largest
+    magnitude as doubles."""
+
+    def __init__(self) -> None:
+        self.whole = True
+        self.largest = 0.0
+
+    def add(self, column: pa.ChunkedArray) -> None:
+        kind = column.type
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+            return
+        if column.null_count == len(column):
+            return
+        doubles = pc.cast(column, pa.float64(), safe=False)
+        self.largest = max(self.largest, float(pc.max(pc.abs(doubles)).as_py()))
+        if pa.types.is_floating(kind):
+            whole = pc.all(pc.equal(doubles, pc.floor(doubles)).fill_null(True)).as_py()
+            self.whole = self.whole and bool(whole)
+
+    def beyond_long_and_whole(self) -> bool:
+        return self.whole and common.BEYOND_LONG <= self.largest < 1e38
+
+
+def _pieces(stream: ChunkInput) -> Iterator[bytes]:
+    """The content in pieces of whole lines (about ``_PIECE`` bytes each)."""
+    pending = b""
+    while chunk := stream.read(_PIECE):
+        data = pending + chunk
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            yield data[:cut]
+        pending = data[cut:]
+    if pending.strip():
+        yield pending + b"\n"
 
 
 def _chain(stream: ChunkInput, tail: bytes) -> Iterator[bytes]:

@@ -16,30 +16,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowcore.testing import TestRunner
 from processors.record import csv_format
+from tests.processors.record_processors import outcomes
+from tests.processors.record_processors.outcomes import Outcome
 from tests.processors.record_processors.test_csv_inference_property import VALUES
 
 SMALL_BLOCK = 256
 
 
-def converted(content: str, writer_type: str) -> tuple[str, str]:
-    """(relationship, text or error) of ConvertRecord for ``content``."""
-    with TestRunner("ConvertRecord") as runner:
-        runner.add_controller_service("reader", "CSVReader", {"Treat First Line as Header": "true"})
-        runner.add_controller_service("writer", writer_type, {})
-        runner.set_property("Record Reader", "reader")
-        runner.set_property("Record Writer", "writer")
-        runner.enqueue(content)
-        runner.run()
-        (failed,) = runner.get_flowfiles_for_relationship("failure") or [None]
-        if failed is not None:
-            return "failure", failed.attributes.get("record.error.message", "")
-        (out,) = runner.get_flowfiles_for_relationship("success")
-        return "success", out.text()
+def converted(content: str, writer_type: str) -> Outcome:
+    return outcomes.converted(
+        content, "CSVReader", {"Treat First Line as Header": "true"}, writer_type
+    )
 
 
-def streamed(content: str, writer_type: str) -> tuple[str, str]:
+def streamed(content: str, writer_type: str) -> Outcome:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(csv_format, "_BLOCK", SMALL_BLOCK)
         return converted(content, writer_type)
@@ -113,9 +104,9 @@ def test_a_value_after_the_first_megabyte_types_its_column(
     # Before, a fraction in a column of integers, a word in a column of numbers or
     # Booleans failed the FlowFile, and a column empty through the first 1 MB was text.
     content = "a,b,c,d\n" + "".join(_rows(100_000, "1,abc,true,\n")) + late + "\n"
-    relationship, text = converted(content, "JsonRecordSetWriter")
-    assert relationship == "success", text
-    records = text[1:-1].split("},{")
+    outcome = converted(content, "JsonRecordSetWriter")
+    assert outcome.relationship == "success", outcome.text
+    records = outcome.text[1:-1].split("},{")
     assert len(records) == 100_001
     assert "{" + records[0].lstrip("{") + "}" == first_json
     assert "{" + records[-1].rstrip("}") + "}" == late_json
