@@ -274,7 +274,7 @@ class JsonTreeReader(ControllerService):
         )
 
     def _converted(
-        self, rows: list[dict[str, Any]], schema: pa.Schema, source: str
+        self, rows: list[dict[str, Any]], schema: pa.Schema, source: str, first_record: int = 0
     ) -> list[dict[str, Any]]:
         """Rows with text and numbers made into the schema's decimals, dates, times and
         timestamps (top-level fields), with the Date/Time/Timestamp Formats, and a value
@@ -303,7 +303,7 @@ class JsonTreeReader(ControllerService):
                     row[name] = convert(value)
                 except (ValueError, TypeError, ArithmeticError) as exc:
                     raise MalformedRecordError(
-                        source, f"record {index}", f"field '{name}': {exc}"
+                        source, f"record {first_record + index}", f"field '{name}': {exc}"
                     ) from None
         return rows
 
@@ -356,12 +356,15 @@ class JsonTreeReader(ControllerService):
         cannot fill (dates, times, formatted timestamps)."""
         return self._decoded(stream.readall(), given, source)
 
-    def _decoded(self, data: bytes, given: tuple[pa.Schema, str], source: str) -> RecordReader:
+    def _decoded(
+        self, data: bytes, given: tuple[pa.Schema, str], source: str, first_record: int = 0
+    ) -> RecordReader:
         """JSON lines decoded row by row and converted to the given schema (``_converted``:
-        also where a value is of another kind than its field, which Arrow refuses)."""
+        also where a value is of another kind than its field, which Arrow refuses).
+        ``first_record``: the number of the first line's record in the content."""
         rows = _decoded_lines(data, source)
         forms = _encoded(rows)
-        rows = self._converted(rows, given[0], source)
+        rows = self._converted(rows, given[0], source, first_record)
         return _ListReader(rows, given[0], given[1], self.batch_rows, source, forms)
 
     def _mixed_lines(self, stream: ChunkInput, source: str) -> RecordReader:
@@ -435,9 +438,9 @@ class JsonTreeReader(ControllerService):
             options = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
         recorded = _RecordedLines(_chain(stream, b"\n"))
         lines = ChunkInput(recorded)
-        # With a given schema, a value of another kind than its field fails Arrow's parse
-        # of the first block: then the content is decoded row by row and coerced, as NiFi
-        # coerces it (``_decoded``).
+        # With a given schema, a value of another kind than its field fails Arrow's parse:
+        # then the content from the first record not yet read on is decoded row by row
+        # and coerced, as NiFi coerces it (``_decoded``).
         fallback = (
             None
             if given is None or inferred
@@ -646,6 +649,13 @@ class _RecordedLines:
             raise RuntimeError(msg)
         return self._held + b"".join(self._chunks)
 
+    def rest(self) -> bytes | None:
+        """The content from the line of the first record not taken on (the chunks read so
+        far and the rest), or None when the lines no longer line up with the records."""
+        if self._lost:
+            return None
+        return self._held + b"".join(self._chunks)
+
     def __iter__(self) -> Iterator[bytes]:
         for chunk in self._chunks:
             if not self._lost:
@@ -718,7 +728,7 @@ class _LinesReader:
         stream: ChunkInput,
         batch_rows: int,
         lines: _RecordedLines,
-        fallback: Callable[[bytes], RecordReader] | None = None,
+        fallback: Callable[..., RecordReader] | None = None,
     ) -> None:
         self._reader: pajson.JSONStreamingReader | None = reader
         self._lines = lines
@@ -748,9 +758,10 @@ class _LinesReader:
             except StopIteration:
                 return
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-                if records == 0 and self._fallback is not None:
+                rest = self._lines.rest() if self._fallback is not None else None
+                if self._fallback is not None and rest is not None:
                     self.close()
-                    yield from self._fallback(self._lines.everything()).batches()
+                    yield from self._fallback(rest, first_record=records).batches()
                     return
                 raise _error(exc, self._source, records, self._stream.offset) from None
             records += batch.num_rows

@@ -41,15 +41,31 @@ def test_values_of_another_kind_are_coerced(
     assert read_records(reader, content).to_pylist() == ROWS
 
 
-def test_a_large_content_with_a_late_mismatch_still_streams_and_fails_there(
+def test_a_large_content_with_a_late_mismatch_is_coerced_from_there_on(
     enable_with: Callable[..., Any], read_records: Any
 ) -> None:
-    # Only Arrow's first block falls back to decoding: a mismatch later is an error.
+    # Arrow streams the records until the first value of another kind, past its first
+    # block; the rest is decoded and coerced, each record read once.
     reader = enable_with(JsonTreeReader, GIVEN)
     good = b'{"id":1,"zip":"a","ok":true,"p":1.5}\n' * 40_000
-    with pytest.raises(MalformedRecordError):
-        read_records(reader, good + b'{"id":"2","zip":"b"}\n')
-    assert read_records(reader, good).num_rows == 40_000
+    records = read_records(reader, good + b'{"id":"2","zip":3}\n' + good[:74])
+    assert records.num_rows == 40_003
+    rows = records.slice(39_999, 4).to_pylist()
+    assert rows == [
+        {"id": 1, "zip": "a", "ok": True, "p": 1.5},
+        {"id": 2, "zip": "3", "ok": None, "p": None},
+        {"id": 1, "zip": "a", "ok": True, "p": 1.5},
+        {"id": 1, "zip": "a", "ok": True, "p": 1.5},
+    ]
+
+
+def test_a_late_value_that_does_not_convert_names_its_record(
+    enable_with: Callable[..., Any], read_records: Any
+) -> None:
+    reader = enable_with(JsonTreeReader, GIVEN)
+    good = b'{"id":1,"zip":"a","ok":true,"p":1.5}\n' * 40_000
+    with pytest.raises(MalformedRecordError, match="at record 40001: field 'id'"):
+        read_records(reader, good + b'{"id":2}\n{"id":"x"}\n')
 
 
 @pytest.mark.parametrize("value", ['"x"', "true", '{"a":1}'])

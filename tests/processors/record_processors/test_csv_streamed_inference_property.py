@@ -18,19 +18,19 @@ from hypothesis import strategies as st
 
 from processors.record import csv_format
 from tests.processors.record_processors import outcomes
-from tests.processors.record_processors.outcomes import Outcome
+from tests.processors.record_processors.outcomes import Converted
 from tests.processors.record_processors.test_csv_inference_property import VALUES
 
 SMALL_BLOCK = 256
 
 
-def converted(content: str, writer_type: str) -> Outcome:
-    return outcomes.converted(
+def converted(content: str, writer_type: str) -> Converted:
+    return outcomes.convert_one(
         content, "CSVReader", {"Treat First Line as Header": "true"}, writer_type
     )
 
 
-def streamed(content: str, writer_type: str) -> Outcome:
+def streamed(content: str, writer_type: str) -> Converted:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(csv_format, "_BLOCK", SMALL_BLOCK)
         return converted(content, writer_type)

@@ -19,17 +19,17 @@ from hypothesis import strategies as st
 
 from processors.record import json_format
 from tests.processors.record_processors import outcomes
-from tests.processors.record_processors.outcomes import Outcome
+from tests.processors.record_processors.outcomes import Converted
 from tests.processors.record_processors.test_json_inference_property import _MISSING, VALUES
 
 SMALL_BLOCK = 256
 
 
-def converted(content: str, writer_type: str) -> Outcome:
-    return outcomes.converted(content, "JsonTreeReader", {}, writer_type)
+def converted(content: str, writer_type: str) -> Converted:
+    return outcomes.convert_one(content, "JsonTreeReader", {}, writer_type)
 
 
-def streamed(content: str, writer_type: str) -> Outcome:
+def streamed(content: str, writer_type: str) -> Converted:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(json_format, "_BLOCK", SMALL_BLOCK)
         patch.setattr(json_format, "_PIECE", SMALL_BLOCK)
