@@ -8,12 +8,12 @@ Groups the attributes are ``name.<group>`` (``name.<group>.<n>`` for repeats). E
 groups set nothing. Only the first Maximum Buffer Size bytes of the content are searched,
 as in NiFi. Choices made here:
 
-* Patterns are Java's, through flowcore's Java regex translation. The flags map to the
-  ``regex`` package's: case-insensitive, comments, DOTALL, multiline and literal as in
-  Java. Unicode-aware case folding and Unicode character classes are always on (Python's
-  text matching is Unicode throughout); Canonical Equivalence and Unix Lines Mode have
-  no equivalent and are accepted without effect. As in Python, ``$`` in multiline mode
-  matches before "\n" only, not before "\r\n" as Java's does.
+* Patterns are Java's, through flowcore's Java regex translation (which also gives
+  ``.``, ``^`` and ``$`` Java's line terminators: "\r\n", "\r", "\n" and the Unicode
+  ones). The flags map to inline flags: case-insensitive, comments, DOTALL, multiline,
+  Unix lines and literal as in Java. Unicode-aware case folding and Unicode character
+  classes are always on (Python's text matching is Unicode throughout); Canonical
+  Equivalence has no equivalent and is accepted without effect.
 """
 
 from __future__ import annotations
@@ -156,6 +156,7 @@ def _inline_flags(context: ProcessContext) -> str:
         (COMMENTS, "x"),
         (DOTALL, "s"),
         (MULTILINE, "m"),
+        (UNIX_LINES, "d"),
     ):
         if context.get_property(descriptor).as_bool():
             flags += letter
