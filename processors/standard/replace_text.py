@@ -250,6 +250,12 @@ def substitute_variables(text: str, attributes: Mapping[str, str]) -> str:
     return _VARIABLE.sub(substitute, text)
 
 
+def _substitute(pattern: Pattern, replacer: Callable[[Match], str], text: str) -> str:
+    """Every match replaced; ``text`` itself when nothing matched."""
+    replaced, count = pattern.subn(replacer, text)
+    return replaced if count else text
+
+
 def _selected(mode: str, index: int, last: bool) -> bool:
     """Whether the line at ``index`` (``last`` if it is the last line) is replaced."""
     if mode == FIRST_LINE:
@@ -401,7 +407,12 @@ class ReplaceText(Processor):
             replace = self._regex_replacer(context, flowfile)
         if entire:
             text = session.read(flowfile).decode(charset, errors="replace")
-            return session.write(flowfile, replace(text).encode(charset))
+            replaced = replace(text)
+            if strategy == REGEX_REPLACE and replaced is text:
+                # NiFi leaves content the pattern does not match untouched: not decoded and
+                # encoded again, which would turn bytes invalid in the charset into U+FFFD.
+                return flowfile
+            return session.write(flowfile, replaced.encode(charset))
         return self._by_line(context, session, flowfile, charset, max_buffer, replace)
 
     @staticmethod
@@ -420,7 +431,7 @@ class ReplaceText(Processor):
         if "${" not in replacement_text and "#{" not in replacement_text:
             fixed = normalize_replacement(escape_missing_back_references(replacement_text, groups))
             replacer = java_replacer(pattern, fixed)
-            return lambda text: pattern.sub(replacer, text)
+            return lambda text: _substitute(pattern, replacer, text)
         expression = compile_expression(replacement_text)
 
         def escape(value: str) -> str:
@@ -434,7 +445,7 @@ class ReplaceText(Processor):
             fixed = normalize_replacement(escape_missing_back_references(evaluated, groups))
             return java_replacer(pattern, fixed)(match)
 
-        return lambda text: pattern.sub(per_match, text)
+        return lambda text: _substitute(pattern, per_match, text)
 
     @staticmethod
     def _surround_all(
