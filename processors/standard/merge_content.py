@@ -202,7 +202,7 @@ HEADER = PropertyDescriptor(
     display_name="Header",
     description="Filename or text specifying the header to use. If not specified, no header "
     "is supplied.",
-    validators=(validators.non_empty,),
+    validators=(validators.any_text,),
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 FOOTER = PropertyDescriptor(
@@ -210,7 +210,7 @@ FOOTER = PropertyDescriptor(
     display_name="Footer",
     description="Filename or text specifying the footer to use. If not specified, no footer "
     "is supplied.",
-    validators=(validators.non_empty,),
+    validators=(validators.any_text,),
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 DEMARCATOR = PropertyDescriptor(
@@ -218,7 +218,7 @@ DEMARCATOR = PropertyDescriptor(
     display_name="Demarcator",
     description="Filename or text specifying the demarcator to use. If not specified, no "
     "demarcator is supplied.",
-    validators=(validators.non_empty,),
+    validators=(validators.any_text,),
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 COMPRESSION_LEVEL = PropertyDescriptor(
