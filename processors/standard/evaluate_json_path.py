@@ -184,8 +184,19 @@ def representation(value: Any, null_value: str) -> str:
     if isinstance(value, float):
         return java_double_str(value)
     if isinstance(value, dict | list):
-        return to_json_text(value)
-    return str(value)
+        return _encodable(to_json_text(value))
+    return _encodable(str(value))
+
+
+def _encodable(text: str) -> str:
+    """The text with each lone surrogate (a JSON escape such as ``"\\ud800"`` without its
+    pair) as ``?``, which is how Java's ``getBytes(UTF_8)`` writes it in NiFi; Python
+    cannot encode it at all, and an attribute cannot hold it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="replace").decode("utf-8")
+    return text
 
 
 def null_value(context: ProcessContext) -> str:
