@@ -142,7 +142,7 @@ def test_max_string_length(make_runner: RunnerFactory) -> None:
 
 
 def test_lone_surrogate_escape_becomes_a_question_mark(make_runner: RunnerFactory) -> None:
-    """"\\udc00" alone: "?" in the content (Java's getBytes) and in the attribute, which
+    """A lone "\\udc00": "?" in the content (Java's getBytes) and in the attribute, which
     cannot hold a lone surrogate (the session refused to commit it)."""
     for destination in ("flowfile-content", "flowfile-attribute"):
         runner = make_runner("EvaluateJsonPath", properties={"Destination": destination})
