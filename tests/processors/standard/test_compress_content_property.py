@@ -8,15 +8,12 @@ chunk borders.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowcore.session import ProcessSession
 from flowcore.testing import TestRunner
+from tests.processors.standard.chunked_streams import streamed_in_chunks_of
 
 FORMATS = {  # format -> (mime.type NiFi sets when compressing, extension)
     "gzip": ("application/gzip", ".gz"),
@@ -35,19 +32,6 @@ contents = st.one_of(
         lambda byte, count: byte * count, st.binary(min_size=1, max_size=2), st.integers(0, 5000)
     ),
 )
-
-
-@contextmanager
-def streamed_in_chunks_of(size: int) -> Iterator[None]:
-    """Every ``session.stream`` of the block hands over chunks of ``size`` bytes."""
-    original = ProcessSession.stream
-
-    def stream(self: ProcessSession, flowfile: object, chunk_size: int = size) -> Iterator[bytes]:
-        return original(self, flowfile, size)  # type: ignore[arg-type]
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ProcessSession, "stream", stream)
-        yield
 
 
 def _run(

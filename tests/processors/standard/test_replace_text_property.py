@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flowcore.testing import TestRunner
+from tests.processors.standard.chunked_streams import streamed_in_chunks_of
 
 _EOL = re.compile(r"\r\n|\r|\n")
 
@@ -39,8 +40,8 @@ pieces = st.sampled_from(
 contents = st.lists(pieces, max_size=30).map(b"".join)
 
 
-def _run(data: bytes, **properties: str) -> tuple[str, bytes]:
-    with TestRunner("ReplaceText") as runner:
+def _run(data: bytes, chunk: int = 1 << 20, **properties: str) -> tuple[str, bytes]:
+    with streamed_in_chunks_of(chunk), TestRunner("ReplaceText") as runner:
         for name, value in properties.items():
             runner.set_property(name.replace("_", " "), value)
         runner.enqueue(data)
@@ -62,10 +63,11 @@ def _wrap_lines(text: str) -> str:
 
 
 @settings(max_examples=200, deadline=None)
-@given(contents)
-def test_line_by_line_regex_keeps_every_line_ending(data: bytes) -> None:
+@given(contents, st.integers(1, 9))
+def test_line_by_line_regex_keeps_every_line_ending(data: bytes, chunk: int) -> None:
     relationship, out = _run(
         data,
+        chunk,
         Replacement_Strategy="Regex Replace",
         Evaluation_Mode="Line-by-Line",
         Search_Value="^(.*)$",
@@ -76,10 +78,11 @@ def test_line_by_line_regex_keeps_every_line_ending(data: bytes) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(contents)
-def test_line_by_line_append_goes_before_the_line_ending(data: bytes) -> None:
+@given(contents, st.integers(1, 9))
+def test_line_by_line_append_goes_before_the_line_ending(data: bytes, chunk: int) -> None:
     relationship, out = _run(
         data,
+        chunk,
         Replacement_Strategy="Append",
         Evaluation_Mode="Line-by-Line",
         Replacement_Value=">",
@@ -92,29 +95,30 @@ def test_line_by_line_append_goes_before_the_line_ending(data: bytes) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(contents)
-def test_entire_text_without_a_match_is_left_as_it_was(data: bytes) -> None:
+@given(contents, st.integers(1, 9))
+def test_entire_text_without_a_match_is_left_as_it_was(data: bytes, chunk: int) -> None:
     relationship, out = _run(
-        data, Evaluation_Mode="Entire text", Search_Value="zz+", Replacement_Value="y"
+        data, chunk, Evaluation_Mode="Entire text", Search_Value="zz+", Replacement_Value="y"
     )
     assert (relationship, out) == ("success", data)
 
 
 @settings(max_examples=200, deadline=None)
-@given(contents)
-def test_entire_text_match_reencodes_the_text(data: bytes) -> None:
+@given(contents, st.integers(1, 9))
+def test_entire_text_match_reencodes_the_text(data: bytes, chunk: int) -> None:
     relationship, out = _run(
-        data, Evaluation_Mode="Entire text", Search_Value="b", Replacement_Value="B"
+        data, chunk, Evaluation_Mode="Entire text", Search_Value="b", Replacement_Value="B"
     )
     expected = data.decode("utf-8", errors="replace").replace("b", "B").encode("utf-8")
     assert (relationship, out) == ("success", expected if b"b" in data else data)
 
 
 @settings(max_examples=200, deadline=None)
-@given(contents, st.sampled_from(["Prepend", "Append", "Surround"]))
-def test_entire_text_surround_copies_the_bytes(data: bytes, strategy: str) -> None:
+@given(contents, st.sampled_from(["Prepend", "Append", "Surround"]), st.integers(1, 9))
+def test_entire_text_surround_copies_the_bytes(data: bytes, strategy: str, chunk: int) -> None:
     relationship, out = _run(
         data,
+        chunk,
         Replacement_Strategy=strategy,
         Evaluation_Mode="Entire text",
         Replacement_Value="é",

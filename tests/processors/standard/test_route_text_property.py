@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flowcore.testing import TestRunner
+from tests.processors.standard.chunked_streams import streamed_in_chunks_of
 
 _EOL = re.compile(r"\r\n|\r|\n")
 _JAVA_TRIM = "".join(chr(code) for code in range(33))
@@ -43,8 +44,15 @@ def _matched_text(line: str, trim: bool) -> str:
 
 
 @settings(max_examples=200, deadline=None)
-@given(contents, st.booleans(), st.sampled_from(["Starts With", "Ends With", "Contains", "Equals"]))
-def test_every_line_goes_where_nifi_sends_it(data: bytes, trim: bool, strategy: str) -> None:
+@given(
+    contents,
+    st.booleans(),
+    st.sampled_from(["Starts With", "Ends With", "Contains", "Equals"]),
+    st.integers(1, 9),
+)
+def test_every_line_goes_where_nifi_sends_it(
+    data: bytes, trim: bool, strategy: str, chunk: int
+) -> None:
     values = {"first": "a", "second": "b"}
     tests = {
         "Starts With": str.startswith,
@@ -58,7 +66,7 @@ def test_every_line_goes_where_nifi_sends_it(data: bytes, trim: bool, strategy: 
         routes = [name for name, value in values.items() if tests[strategy](seen, value)]
         for route in routes or ["unmatched"]:
             expected[route] = expected.get(route, "") + line
-    with TestRunner("RouteText") as runner:
+    with streamed_in_chunks_of(chunk), TestRunner("RouteText") as runner:
         runner.set_property("Matching Strategy", strategy)
         runner.set_property("Ignore Leading/Trailing Whitespace", str(trim).lower())
         for name, value in values.items():

@@ -15,16 +15,13 @@ straddle chunk borders.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flowcore.model import ProvenanceEventType
-from flowcore.session import ProcessSession
 from flowcore.testing import TestRunner
+from tests.processors.standard.chunked_streams import streamed_in_chunks_of
 
 _EOL = re.compile(rb"\r\n|\r|\n")
 
@@ -127,19 +124,6 @@ def expected_splits(
 
 def _ending(line: bytes) -> int:
     return len(line) - len(line.rstrip(b"\r\n"))
-
-
-@contextmanager
-def streamed_in_chunks_of(size: int) -> Iterator[None]:
-    """Every ``session.stream`` of the block hands over chunks of ``size`` bytes."""
-    original = ProcessSession.stream
-
-    def stream(self: ProcessSession, flowfile: object, chunk_size: int = size) -> Iterator[bytes]:
-        return original(self, flowfile, size)  # type: ignore[arg-type]
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ProcessSession, "stream", stream)
-        yield
 
 
 def _split(runner: TestRunner, data: bytes, chosen: dict[str, object]) -> None:
