@@ -30,6 +30,7 @@ from flowcore.processor import (
     validators,
 )
 from flowcore.session import ProcessSession
+from processors.standard._charsets import decode
 from processors.standard._support import character_set
 from processors.standard._text import java_quote, read_prefix
 
@@ -257,7 +258,7 @@ class ExtractText(Processor):
         named = context.get_property(ENABLE_NAMED_GROUPS).as_bool()
         repeating = context.get_property(ENABLE_REPEATING_CAPTURE_GROUP).as_bool()
         data = read_prefix(session.stream(flowfile), max_buffer)
-        text = data.decode(charset, errors="replace")
+        text = decode(data, charset)
 
         results: dict[str, str] = {}
         for base, pattern in self._patterns:

@@ -46,6 +46,7 @@ from flowcore.processor import (
     validators,
 )
 from flowcore.session import ProcessSession
+from processors.standard._charsets import decode, encode
 from processors.standard._support import Writer, character_set
 from processors.standard._text import (
     BufferOverflow,
@@ -387,7 +388,7 @@ class ReplaceText(Processor):
         if strategy == ALWAYS_REPLACE:
             replacement = value.evaluate(flowfile).as_str()
             if entire:
-                return session.write(flowfile, replacement.encode(charset))
+                return session.write(flowfile, encode(replacement, charset))
             return self._by_line(
                 context,
                 session,
@@ -406,13 +407,13 @@ class ReplaceText(Processor):
         else:
             replace = self._regex_replacer(context, flowfile)
         if entire:
-            text = session.read(flowfile).decode(charset, errors="replace")
+            text = decode(session.read(flowfile), charset)
             replaced = replace(text)
             if strategy == REGEX_REPLACE and replaced is text:
                 # NiFi leaves content the pattern does not match untouched: not decoded and
                 # encoded again, which would turn bytes invalid in the charset into U+FFFD.
                 return flowfile
-            return session.write(flowfile, replaced.encode(charset))
+            return session.write(flowfile, encode(replaced, charset))
         return self._by_line(context, session, flowfile, charset, max_buffer, replace)
 
     @staticmethod
@@ -453,11 +454,11 @@ class ReplaceText(Processor):
     ) -> Callable[[Writer], None]:
         def write(writer: Writer) -> None:
             if before:
-                writer.write(before.encode(charset))
+                writer.write(encode(before, charset))
             for chunk in session.stream(flowfile):
                 writer.write(chunk)
             if after:
-                writer.write(after.encode(charset))
+                writer.write(encode(after, charset))
 
         return write
 
