@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from flowcore.model import ProvenanceEventType
 from flowcore.testing import TestRunner
 from tests.processors.standard.chunked_streams import streamed_in_chunks_of
 
@@ -42,9 +43,13 @@ def _run(
             runner.set_property(name.replace("_", " "), value)
         runner.enqueue(data, attributes)
         runner.run()
-        assert len(runner.get_provenance_events()) <= 1
+        events = [event.event_type for event in runner.get_provenance_events()]
         for relationship in ("success", "failure"):
             for out in runner.get_flowfiles_for_relationship(relationship):
+                modified = (
+                    [ProvenanceEventType.CONTENT_MODIFIED] if relationship == "success" else []
+                )
+                assert events == modified
                 return relationship, out.content, dict(out.attributes)
     raise AssertionError("the FlowFile vanished")
 
