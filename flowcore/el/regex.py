@@ -8,7 +8,8 @@ classes (``\\p{Punct}``, ``\\p{Alpha}``, ``\\p{javaLowerCase}``; the POSIX ones 
 in Java), ``\\Q...\\E``, ``\\k<name>``, ``\\z``, and ``$1`` / ``${name}`` group references in
 replacement strings. Class unions and intersections (``[a-c[x-z]]``, ``[a-z&&[^e]]``) use
 the package's version 1 syntax, which has nested sets. Patterns and replacers are cached,
-so literal patterns cost nothing after the first use. ``java_split`` is ``String.split``.
+so literal patterns cost nothing after the first use. ``java_finditer`` and ``java_sub``
+find matches as ``Matcher.find`` does; ``java_split`` is ``String.split``.
 
 Java's line terminators are ``\\n``, ``\\r\\n``, ``\\r``, ``\\u0085``, ``\\u2028`` and
 ``\\u2029`` (only ``\\n`` with UNIX_LINES, ``(?d)``), where Python knows only ``\\n``: so
@@ -21,13 +22,21 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import regex
 
 from flowcore.errors import ExpressionError
 
-__all__ = ["Match", "Pattern", "java_regex", "java_replacer", "java_split"]
+__all__ = [
+    "Match",
+    "Pattern",
+    "java_finditer",
+    "java_regex",
+    "java_replacer",
+    "java_split",
+    "java_sub",
+]
 
 Pattern = regex.Pattern[str]
 Match = regex.Match[str]
@@ -220,12 +229,46 @@ def java_regex(pattern: str) -> Pattern:
         raise ExpressionError(f"Invalid regular expression '{pattern}': {exc}") from None
 
 
+def java_finditer(pattern: Pattern, text: str) -> Iterator[Match]:
+    """The matches ``Matcher.find`` gives, one after another: after an empty match the next
+    search starts one character on. (Python's ``finditer`` may instead take a longer match
+    at the same place: ``a*?b?`` on ``ab`` is ``""``, ``b``, ``""`` in Java and ``""``,
+    ``ab``, ``""`` in Python.)"""
+    position, size = 0, len(text)
+    while position <= size:
+        match = pattern.search(text, position)
+        if match is None:
+            return
+        yield match
+        position = match.end() + 1 if match.end() == match.start() else match.end()
+
+
+def java_sub(
+    pattern: Pattern, replace: Callable[[Match], str], text: str, count: int = 0
+) -> tuple[str, int]:
+    """``Matcher.replaceAll`` (``count`` 0) or the first ``count`` replacements, over
+    ``java_finditer``'s matches; the text and the number of replacements."""
+    pieces: list[str] = []
+    start = done = 0
+    for match in java_finditer(pattern, text):
+        pieces.append(text[start : match.start()])
+        pieces.append(replace(match))
+        start = match.end()
+        done += 1
+        if done == count:
+            break
+    if not done:
+        return text, 0
+    pieces.append(text[start:])
+    return "".join(pieces), done
+
+
 def java_split(pattern: Pattern, text: str) -> list[str]:
     """``String.split(regex)``: trailing empty strings dropped, no leading empty piece for a
     zero-width match at the start."""
     pieces: list[str] = []
     start = 0
-    for match in pattern.finditer(text):
+    for match in java_finditer(pattern, text):
         if match.end() == 0:
             continue
         pieces.append(text[start : match.start()])

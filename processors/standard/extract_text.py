@@ -18,7 +18,7 @@ as in NiFi. Choices made here:
 
 from __future__ import annotations
 
-from flowcore.el.regex import Pattern, java_regex
+from flowcore.el.regex import Pattern, java_finditer, java_regex
 from flowcore.errors import ExpressionError
 from flowcore.processor import (
     ProcessContext,
@@ -264,7 +264,7 @@ class ExtractText(Processor):
         for base, pattern in self._patterns:
             names = sorted(pattern.groupindex, key=pattern.groupindex.__getitem__)
             j = 0
-            for match in pattern.finditer(text):
+            for match in java_finditer(pattern, text):
                 if named and pattern.groups == len(names):
                     for group in names:
                         key = f"{base}.{group}" + (f".{j}" if j > 0 else "")

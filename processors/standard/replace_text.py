@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from flowcore.el import compile_expression
 from flowcore.el.lookup import FlowFileLookup
-from flowcore.el.regex import Match, Pattern, java_regex, java_replacer
+from flowcore.el.regex import Match, Pattern, java_regex, java_replacer, java_sub
 from flowcore.errors import ExpressionError
 from flowcore.model import FlowFile
 from flowcore.processor import (
@@ -253,8 +253,7 @@ def substitute_variables(text: str, attributes: Mapping[str, str]) -> str:
 
 def _substitute(pattern: Pattern, replacer: Callable[[Match], str], text: str) -> str:
     """Every match replaced; ``text`` itself when nothing matched."""
-    replaced, count = pattern.subn(replacer, text)
-    return replaced if count else text
+    return java_sub(pattern, replacer, text)[0]
 
 
 def _selected(mode: str, index: int, last: bool) -> bool:

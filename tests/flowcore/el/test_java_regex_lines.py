@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from flowcore.el import evaluate
-from flowcore.el.regex import java_regex
+from flowcore.el.regex import java_finditer, java_regex
 
 CASES = [
     # "." matches no line terminator but "\n": not "\r", U+0085, U+2028, U+2029
@@ -54,3 +54,12 @@ def test_line_terminators_as_java_sees_them(
 def test_replace_all_keeps_a_crlf_line_ending() -> None:
     # Java: "abc\r\n".replaceAll("^(.*)$", "[$1]") is "[abc]\r\n"
     assert evaluate("${text:replaceAll('^(.*)$', '[$1]')}", {"text": "abc\r\n"}) == ("[abc]\r\n")
+
+
+def test_after_an_empty_match_the_search_moves_one_character_on() -> None:
+    """Java's ``find``: Python's own iteration would take ``ab`` at 0 after the empty match
+    there; Java gives ``""`` at 0, ``b`` at 1 and ``""`` at 2."""
+    pattern = java_regex("a*?b?")
+    assert [m.span() for m in java_finditer(pattern, "ab")] == [(0, 0), (1, 2), (2, 2)]
+    assert evaluate("${t:replaceAll('a*?b?', '<$0>')}", {"t": "ab"}) == "<>a<b><>"
+    assert evaluate("${t:replaceFirst('a*?b?', '[$0]')}", {"t": "ab"}) == "[]ab"
