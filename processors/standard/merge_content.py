@@ -817,7 +817,9 @@ def _tar(
                     entry.mtime = int(datetime.fromisoformat(modified).timestamp())
                 except ValueError:
                     pass
-            archive.addfile(entry, _ChunkReader(session.stream(flowfile)))
+            # tarfile takes a short read for the end of the data: buffered reads are whole.
+            reader = io.BufferedReader(_ChunkReader(session.stream(flowfile)))
+            archive.addfile(entry, reader)
 
 
 def _zip(
