@@ -156,7 +156,7 @@ def parse_json(data: bytes, max_string_length: int) -> Any:
         document = json.loads(data)
     except (ValueError, UnicodeError) as exc:
         raise InvalidJson(str(exc)) from None
-    if _SURROGATE_ESCAPE.search(data):
+    if _SURROGATE_ESCAPE.search(data) or b"\x00" in data[:4]:  # (UTF-16 or -32 JSON)
         document = without_lone_surrogates(document)  # "\ud800" alone: "?", as NiFi writes it
     if len(data) > max_string_length and _longest_string(document) > max_string_length:
         msg = f"a string is longer than the Max String Length ({max_string_length})"
