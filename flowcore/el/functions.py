@@ -24,7 +24,7 @@ from urllib.parse import quote_plus
 
 from flowcore.el.context import EvalContext, EvaluationFailure
 from flowcore.el.dates import compile_date_pattern, resolve_zone
-from flowcore.el.regex import java_regex, java_replacer
+from flowcore.el.regex import java_regex, java_replacer, java_sub
 from flowcore.el.values import (
     ELDate,
     Kind,
@@ -219,7 +219,7 @@ def _replace_all(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) ->
     if regex is None:
         return text
     pattern = java_regex(regex)
-    return pattern.sub(java_replacer(pattern, _string_arg(ctx, args, 1) or ""), text)
+    return java_sub(pattern, java_replacer(pattern, _string_arg(ctx, args, 1) or ""), text)[0]
 
 
 @_function("append", subject=S, returns=S, params=(S,))

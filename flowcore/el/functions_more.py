@@ -35,7 +35,7 @@ from flowcore.el.dates import (
 from flowcore.el.functions import FUNCTIONS, Evaluator, check_regex, function, string_arg
 from flowcore.el.java_math import call_math
 from flowcore.el.jsonpath import JsonDocument, JsonPath, compile_path
-from flowcore.el.regex import Pattern, java_regex, java_replacer
+from flowcore.el.regex import Pattern, java_regex, java_replacer, java_sub
 from flowcore.el.values import (
     ELDate,
     ELInstant,
@@ -160,7 +160,7 @@ def _replace_first(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) 
     if regex is None or replacement is None:
         raise EvaluationFailure("the regular expression and the replacement must not be null")
     pattern = java_regex(regex)
-    return pattern.sub(java_replacer(pattern, replacement), text, count=1)
+    return java_sub(pattern, java_replacer(pattern, replacement), text, count=1)[0]
 
 
 def _pattern_mappings(argument: str | None) -> list[tuple[Pattern, str]]:

@@ -26,6 +26,7 @@ from flowcore.errors import ExpressionError
 __all__ = ["JsonDocument", "JsonPath", "PathFailed", "compile_path", "to_json_text"]
 
 _INDEFINITE = re.compile(r"\.\.|\*|\?\(|\[[^\]]*[,:][^\]]*\]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class JsonPath:
@@ -90,6 +91,26 @@ def to_json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def without_lone_surrogates(value: Any) -> Any:
+    """The parsed JSON with each lone surrogate (an escape such as ``"\\ud800"`` without its
+    pair) as ``?``, which is how Java's ``getBytes(UTF-8)`` writes it: a FlowFile attribute
+    cannot hold one, and text holding one cannot be written."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", errors="replace").decode("utf-8")
+        return value
+    if isinstance(value, list):
+        return [without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {
+            without_lone_surrogates(key): without_lone_surrogates(item)
+            for key, item in value.items()
+        }
+    return value
+
+
 def _representation(value: Any) -> str:
     while isinstance(value, list) and len(value) == 1:
         value = value[0]
@@ -110,6 +131,8 @@ class JsonDocument:
             self.data = json.loads(text)
         except ValueError:
             raise ExpressionError(f"Subject contains invalid JSON: {text}") from None
+        if _SURROGATE_ESCAPE.search(text):
+            self.data = without_lone_surrogates(self.data)
 
     def read(self, path: JsonPath) -> str:
         try:

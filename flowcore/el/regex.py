@@ -8,19 +8,35 @@ classes (``\\p{Punct}``, ``\\p{Alpha}``, ``\\p{javaLowerCase}``; the POSIX ones 
 in Java), ``\\Q...\\E``, ``\\k<name>``, ``\\z``, and ``$1`` / ``${name}`` group references in
 replacement strings. Class unions and intersections (``[a-c[x-z]]``, ``[a-z&&[^e]]``) use
 the package's version 1 syntax, which has nested sets. Patterns and replacers are cached,
-so literal patterns cost nothing after the first use. ``java_split`` is ``String.split``.
+so literal patterns cost nothing after the first use. ``java_finditer`` and ``java_sub``
+find matches as ``Matcher.find`` does; ``java_split`` is ``String.split``.
+
+Java's line terminators are ``\\n``, ``\\r\\n``, ``\\r``, ``\\u0085``, ``\\u2028`` and
+``\\u2029`` (only ``\\n`` with UNIX_LINES, ``(?d)``), where Python knows only ``\\n``: so
+``.``, ``^``, ``$`` and ``\\Z`` are spelled out for the flags in force where they stand
+(``.`` does not match ``\\r``; ``$`` matches before a final ``\\r\\n``; multiline ``^`` never
+matches at the end of the input), or CRLF text would be matched differently.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 
 import regex
 
 from flowcore.errors import ExpressionError
 
-__all__ = ["Match", "Pattern", "java_regex", "java_replacer", "java_split"]
+__all__ = [
+    "Match",
+    "Pattern",
+    "java_finditer",
+    "java_regex",
+    "java_replacer",
+    "java_split",
+    "java_sub",
+]
 
 Pattern = regex.Pattern[str]
 Match = regex.Match[str]
@@ -63,6 +79,38 @@ _CLASSES = {
 }
 
 
+# Java's line terminators, as set contents; "\r\n" counts as one.
+_TERMINATORS = "\\n\\r\\u0085\\u2028\\u2029"
+_ANY = "[^" + _TERMINATORS + "]"
+# "$" (and "\Z"): at the end, or before a line terminator that ends the input.
+_END = "(?:(?=\\r\\n\\Z)|(?<!\\r)(?=\\n\\Z)|(?=[\\r\\u0085\\u2028\\u2029]\\Z)|\\Z)"
+_END_MULTILINE = "(?:(?<!\\r)(?=\\n)|(?=[\\r\\u0085\\u2028\\u2029])|\\Z)"
+_START_MULTILINE = "(?:(?!\\Z)(?:\\A|(?<=[\\n\\u0085\\u2028\\u2029])|(?<=\\r)(?!\\n)))"
+_UNIX = {
+    ".": "[^\\n]",
+    "$": "(?=\\n?\\Z)",
+    "$m": "(?=\\n|\\Z)",
+    "^m": "(?:(?!\\Z)(?:\\A|(?<=\\n)))",
+}
+_FLAG_GROUP = re.compile(r"\(\?([idmsuxU]*)(?:-([idmsuxU]*))?([:)])")
+
+
+def _line_construct(char: str, flags: frozenset[str]) -> str:
+    """``.``, ``^`` or ``$`` as Java matches them under ``flags`` (letters d, m, s)."""
+    if char == ".":
+        if "s" in flags:
+            return "(?s:.)"
+        return _UNIX["."] if "d" in flags else _ANY
+    multiline = "m" in flags
+    if char == "^":
+        if not multiline:
+            return "\\A"
+        return _UNIX["^m"] if "d" in flags else _START_MULTILINE
+    if "d" in flags:
+        return _UNIX["$m"] if multiline else _UNIX["$"]
+    return _END_MULTILINE if multiline else _END
+
+
 def _translate(pattern: str) -> tuple[str, bool]:
     """The pattern in the ``regex`` package's syntax, and whether it needs its version 1
     (nested sets and ``&&``, for Java's class unions and intersections)."""
@@ -70,10 +118,46 @@ def _translate(pattern: str) -> tuple[str, bool]:
     nested = False
     i, n = 0, len(pattern)
     in_class = 0  # depth of [...] sets
+    flags: frozenset[str] = frozenset()  # d, m, s in force here
+    saved: list[frozenset[str]] = []  # the flags outside each open group
     while i < n:
         char = pattern[i]
+        if not in_class:
+            if char in ".^$":
+                out.append(_line_construct(char, flags))
+                i += 1
+                continue
+            if char == "(":
+                saved.append(flags)
+                found = _FLAG_GROUP.match(pattern, i)
+                if found is None:
+                    out.append(char)
+                    i += 1
+                    continue
+                on, off, end = found.group(1), found.group(2) or "", found.group(3)
+                flags = (flags | (set(on) & {"d", "m", "s"})) - set(off)
+                if end == ")":  # (?s): for the rest of the enclosing group
+                    saved.pop()
+                # d and U are Java's alone; the rest are the regex package's letters too.
+                kept_on = on.replace("d", "").replace("U", "")
+                kept_off = off.replace("d", "").replace("U", "")
+                spelled = kept_on + ("-" + kept_off if kept_off else "")
+                if spelled or end == ":":
+                    out.append("(?" + spelled + end)
+                i = found.end()
+                continue
+            if char == ")":
+                if saved:
+                    flags = saved.pop()
+                out.append(char)
+                i += 1
+                continue
         if char == "\\" and i + 1 < n:
             following = pattern[i + 1]
+            if following == "Z" and not in_class:  # before a final line terminator
+                out.append(_line_construct("$", flags - {"m"}))
+                i += 2
+                continue
             if following == "Q":  # \Q...\E quotes literally, as in Java
                 end = pattern.find("\\E", i + 2)
                 quoted = pattern[i + 2 : n if end < 0 else end]
@@ -145,12 +229,46 @@ def java_regex(pattern: str) -> Pattern:
         raise ExpressionError(f"Invalid regular expression '{pattern}': {exc}") from None
 
 
+def java_finditer(pattern: Pattern, text: str) -> Iterator[Match]:
+    """The matches ``Matcher.find`` gives, one after another: after an empty match the next
+    search starts one character on. (Python's ``finditer`` may instead take a longer match
+    at the same place: ``a*?b?`` on ``ab`` is ``""``, ``b``, ``""`` in Java and ``""``,
+    ``ab``, ``""`` in Python.)"""
+    position, size = 0, len(text)
+    while position <= size:
+        match = pattern.search(text, position)
+        if match is None:
+            return
+        yield match
+        position = match.end() + 1 if match.end() == match.start() else match.end()
+
+
+def java_sub(
+    pattern: Pattern, replace: Callable[[Match], str], text: str, count: int = 0
+) -> tuple[str, int]:
+    """``Matcher.replaceAll`` (``count`` 0) or the first ``count`` replacements, over
+    ``java_finditer``'s matches; the text and the number of replacements."""
+    pieces: list[str] = []
+    start = done = 0
+    for match in java_finditer(pattern, text):
+        pieces.append(text[start : match.start()])
+        pieces.append(replace(match))
+        start = match.end()
+        done += 1
+        if done == count:
+            break
+    if not done:
+        return text, 0
+    pieces.append(text[start:])
+    return "".join(pieces), done
+
+
 def java_split(pattern: Pattern, text: str) -> list[str]:
     """``String.split(regex)``: trailing empty strings dropped, no leading empty piece for a
     zero-width match at the start."""
     pieces: list[str] = []
     start = 0
-    for match in pattern.finditer(text):
+    for match in java_finditer(pattern, text):
         if match.end() == 0:
             continue
         pieces.append(text[start : match.start()])

@@ -38,6 +38,12 @@ def non_empty(subject: str, value: str) -> ValidationResult:
     return _result(subject, value, bool(value.strip()), f"{subject} cannot be empty")
 
 
+def any_text(subject: str, value: str) -> ValidationResult:
+    """NiFi's NON_EMPTY_VALIDATOR taken to the letter: any value but the empty string, so a
+    line break or a blank is a value (a Demarcator of "\n", a Header Line Marker of " ")."""
+    return _result(subject, value, value != "", f"{subject} cannot be empty")
+
+
 _INTEGER = re.compile(r"\s*[-+]?\d+\s*")
 
 

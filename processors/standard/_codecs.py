@@ -40,13 +40,20 @@ class _Compressor:
 
 
 class _Decompressor:
-    """Decompresses concatenated members (a new engine for the bytes after each end)."""
+    """Decompresses concatenated members (a new engine for the bytes after each end).
 
-    def __init__(self, make: Callable[[], Any], concatenated: bool = True) -> None:
+    Empty content is not valid data of any format but zstd (``allow_empty``): NiFi's
+    decompressing streams fail on it, so nothing passes as decompressed that never was.
+    """
+
+    def __init__(
+        self, make: Callable[[], Any], concatenated: bool = True, allow_empty: bool = False
+    ) -> None:
         self._make = make
         self._engine = make()
         self._concatenated = concatenated
         self._started = False
+        self._empty = not allow_empty  # no byte seen yet, and that is an error
 
     def process(self, chunk: bytes) -> bytes:
         out: list[bytes] = []
@@ -54,6 +61,7 @@ class _Decompressor:
         try:
             while data:
                 self._started = True
+                self._empty = False
                 out.append(bytes(self._engine.decompress(data)))
                 if getattr(self._engine, "eof", False):
                     data = bytes(getattr(self._engine, "unused_data", b""))
@@ -70,6 +78,8 @@ class _Decompressor:
         return b"".join(out)
 
     def finish(self) -> bytes:
+        if self._empty:
+            raise CodecError("the content is empty: there is no compressed data")
         if self._started and not getattr(self._engine, "eof", True):
             raise CodecError("the compressed data ends before its end")
         return b""
@@ -161,7 +171,7 @@ def decompressor(format_name: str) -> Codec:
     if format_name == "lzma":
         return _Decompressor(lambda: lzma.LZMADecompressor(lzma.FORMAT_ALONE), False)
     if format_name == "zstd":
-        return _Decompressor(lambda: zstandard.ZstdDecompressor().decompressobj())
+        return _Decompressor(lambda: zstandard.ZstdDecompressor().decompressobj(), allow_empty=True)
     if format_name == "lz4-framed":
         return _Decompressor(_Lz4)
     raise CodecError(f"the {format_name} format is not supported")

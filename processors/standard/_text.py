@@ -7,6 +7,8 @@ import codecs
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
+from processors.standard._charsets import java_charset
+
 _EOL_CHARS = "\r\n"
 _EOL = re.compile(r"\r\n|\r|\n")
 _OUT_CHUNK = 64 * 1024
@@ -22,12 +24,13 @@ def iter_text_lines(
     """Decoded lines, each with its line ending ("\\n", "\\r\\n" or "\\r"), as NiFi's
     LineDemarcator gives them. Only the current line is held; a line longer than
     ``max_line`` bytes raises ``BufferOverflow``."""
-    decoder = codecs.getincrementaldecoder(charset)(errors="replace")
+    codec = java_charset(charset)
+    decoder = codecs.getincrementaldecoder(codec)(errors="replace")
     pending = ""
 
     def check(line: str) -> None:
         if max_line is not None and len(line) * 4 > max_line:
-            size = len(line.encode(charset, errors="replace"))
+            size = len(line.encode(codec, errors="replace"))
             if size > max_line:
                 raise BufferOverflow(
                     f"a line of {size} bytes is larger than the Maximum Buffer Size "
@@ -72,13 +75,17 @@ def line_ending(line: str) -> tuple[str, str]:
 
 
 class TextSink:
-    """Encodes text written to it and hands it to ``write`` in chunks of about 64 KB."""
+    """Encodes text written to it and hands it to ``write`` in chunks of about 64 KB.
 
-    __slots__ = ("_charset", "_parts", "_size", "_write")
+    One encoder for the whole text, as Java's writer: a byte order mark (UTF-16) comes
+    once, at the start, not at each chunk; what the charset cannot encode becomes ``?``.
+    """
+
+    __slots__ = ("_encoder", "_parts", "_size", "_write")
 
     def __init__(self, write: Callable[[bytes], None], charset: str) -> None:
         self._write = write
-        self._charset = charset
+        self._encoder = codecs.getincrementalencoder(java_charset(charset))(errors="replace")
         self._parts: list[str] = []
         self._size = 0
 
@@ -90,7 +97,7 @@ class TextSink:
 
     def flush(self) -> None:
         if self._parts:
-            self._write("".join(self._parts).encode(self._charset))
+            self._write(self._encoder.encode("".join(self._parts)))
             self._parts.clear()
             self._size = 0
 

@@ -15,9 +15,16 @@ has a string longer than Max String Length, goes to failure.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from flowcore.el.jsonpath import JsonPath, PathFailed, compile_path, to_json_text
+from flowcore.el.jsonpath import (
+    JsonPath,
+    PathFailed,
+    compile_path,
+    to_json_text,
+    without_lone_surrogates,
+)
 from flowcore.el.values import java_double_str
 from flowcore.errors import ExpressionError
 from flowcore.model import FlowFile
@@ -31,6 +38,8 @@ from flowcore.processor import (
     validators,
 )
 from flowcore.session import ProcessSession
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 DESTINATION_ATTRIBUTE = "flowfile-attribute"
 DESTINATION_CONTENT = "flowfile-content"
@@ -147,6 +156,8 @@ def parse_json(data: bytes, max_string_length: int) -> Any:
         document = json.loads(data)
     except (ValueError, UnicodeError) as exc:
         raise InvalidJson(str(exc)) from None
+    if _SURROGATE_ESCAPE.search(data) or b"\x00" in data[:4]:  # (UTF-16 or -32 JSON)
+        document = without_lone_surrogates(document)  # "\ud800" alone: "?", as NiFi writes it
     if len(data) > max_string_length and _longest_string(document) > max_string_length:
         msg = f"a string is longer than the Max String Length ({max_string_length})"
         raise InvalidJson(msg)

@@ -8,17 +8,17 @@ Groups the attributes are ``name.<group>`` (``name.<group>.<n>`` for repeats). E
 groups set nothing. Only the first Maximum Buffer Size bytes of the content are searched,
 as in NiFi. Choices made here:
 
-* Patterns are Java's, through flowcore's Java regex translation. The flags map to the
-  ``regex`` package's: case-insensitive, comments, DOTALL, multiline and literal as in
-  Java. Unicode-aware case folding and Unicode character classes are always on (Python's
-  text matching is Unicode throughout); Canonical Equivalence and Unix Lines Mode have
-  no equivalent and are accepted without effect. As in Python, ``$`` in multiline mode
-  matches before "\n" only, not before "\r\n" as Java's does.
+* Patterns are Java's, through flowcore's Java regex translation (which also gives
+  ``.``, ``^`` and ``$`` Java's line terminators: "\r\n", "\r", "\n" and the Unicode
+  ones). The flags map to inline flags: case-insensitive, comments, DOTALL, multiline,
+  Unix lines and literal as in Java. Unicode-aware case folding and Unicode character
+  classes are always on (Python's text matching is Unicode throughout); Canonical
+  Equivalence has no equivalent and is accepted without effect.
 """
 
 from __future__ import annotations
 
-from flowcore.el.regex import Pattern, java_regex
+from flowcore.el.regex import Pattern, java_finditer, java_regex
 from flowcore.errors import ExpressionError
 from flowcore.processor import (
     ProcessContext,
@@ -30,6 +30,7 @@ from flowcore.processor import (
     validators,
 )
 from flowcore.session import ProcessSession
+from processors.standard._charsets import decode
 from processors.standard._support import character_set
 from processors.standard._text import java_quote, read_prefix
 
@@ -156,6 +157,7 @@ def _inline_flags(context: ProcessContext) -> str:
         (COMMENTS, "x"),
         (DOTALL, "s"),
         (MULTILINE, "m"),
+        (UNIX_LINES, "d"),
     ):
         if context.get_property(descriptor).as_bool():
             flags += letter
@@ -256,13 +258,13 @@ class ExtractText(Processor):
         named = context.get_property(ENABLE_NAMED_GROUPS).as_bool()
         repeating = context.get_property(ENABLE_REPEATING_CAPTURE_GROUP).as_bool()
         data = read_prefix(session.stream(flowfile), max_buffer)
-        text = data.decode(charset, errors="replace")
+        text = decode(data, charset)
 
         results: dict[str, str] = {}
         for base, pattern in self._patterns:
             names = sorted(pattern.groupindex, key=pattern.groupindex.__getitem__)
             j = 0
-            for match in pattern.finditer(text):
+            for match in java_finditer(pattern, text):
                 if named and pattern.groups == len(names):
                     for group in names:
                         key = f"{base}.{group}" + (f".{j}" if j > 0 else "")

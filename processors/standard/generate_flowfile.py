@@ -35,6 +35,7 @@ from flowcore.processor import (
     validators,
 )
 from flowcore.session import ProcessSession
+from processors.standard._charsets import encode
 from processors.standard._support import Writer, character_set
 
 _CHUNK = 1 << 20
@@ -184,7 +185,7 @@ class GenerateFlowFile(Processor):
             custom = context.get_property(CUSTOM_TEXT)
             if custom.is_set:
                 charset = context.get_property(CHARSET).as_str().strip()
-                data = custom.evaluate().as_str().encode(charset)
+                data = encode(custom.evaluate().as_str(), charset)
             else:
                 data = _random(size, text)
 

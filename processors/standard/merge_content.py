@@ -202,7 +202,7 @@ HEADER = PropertyDescriptor(
     display_name="Header",
     description="Filename or text specifying the header to use. If not specified, no header "
     "is supplied.",
-    validators=(validators.non_empty,),
+    validators=(validators.any_text,),
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 FOOTER = PropertyDescriptor(
@@ -210,7 +210,7 @@ FOOTER = PropertyDescriptor(
     display_name="Footer",
     description="Filename or text specifying the footer to use. If not specified, no footer "
     "is supplied.",
-    validators=(validators.non_empty,),
+    validators=(validators.any_text,),
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 DEMARCATOR = PropertyDescriptor(
@@ -218,7 +218,7 @@ DEMARCATOR = PropertyDescriptor(
     display_name="Demarcator",
     description="Filename or text specifying the demarcator to use. If not specified, no "
     "demarcator is supplied.",
-    validators=(validators.non_empty,),
+    validators=(validators.any_text,),
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 COMPRESSION_LEVEL = PropertyDescriptor(
@@ -817,7 +817,9 @@ def _tar(
                     entry.mtime = int(datetime.fromisoformat(modified).timestamp())
                 except ValueError:
                     pass
-            archive.addfile(entry, _ChunkReader(session.stream(flowfile)))
+            # tarfile takes a short read for the end of the data: buffered reads are whole.
+            reader = io.BufferedReader(_ChunkReader(session.stream(flowfile)))
+            archive.addfile(entry, reader)
 
 
 def _zip(

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from flowcore.el import compile_expression
 from flowcore.el.lookup import FlowFileLookup
-from flowcore.el.regex import Match, Pattern, java_regex, java_replacer
+from flowcore.el.regex import Match, Pattern, java_regex, java_replacer, java_sub
 from flowcore.errors import ExpressionError
 from flowcore.model import FlowFile
 from flowcore.processor import (
@@ -46,6 +46,7 @@ from flowcore.processor import (
     validators,
 )
 from flowcore.session import ProcessSession
+from processors.standard._charsets import decode, encode
 from processors.standard._support import Writer, character_set
 from processors.standard._text import (
     BufferOverflow,
@@ -250,6 +251,11 @@ def substitute_variables(text: str, attributes: Mapping[str, str]) -> str:
     return _VARIABLE.sub(substitute, text)
 
 
+def _substitute(pattern: Pattern, replacer: Callable[[Match], str], text: str) -> str:
+    """Every match replaced; ``text`` itself when nothing matched."""
+    return java_sub(pattern, replacer, text)[0]
+
+
 def _selected(mode: str, index: int, last: bool) -> bool:
     """Whether the line at ``index`` (``last`` if it is the last line) is replaced."""
     if mode == FIRST_LINE:
@@ -381,7 +387,7 @@ class ReplaceText(Processor):
         if strategy == ALWAYS_REPLACE:
             replacement = value.evaluate(flowfile).as_str()
             if entire:
-                return session.write(flowfile, replacement.encode(charset))
+                return session.write(flowfile, encode(replacement, charset))
             return self._by_line(
                 context,
                 session,
@@ -400,8 +406,13 @@ class ReplaceText(Processor):
         else:
             replace = self._regex_replacer(context, flowfile)
         if entire:
-            text = session.read(flowfile).decode(charset, errors="replace")
-            return session.write(flowfile, replace(text).encode(charset))
+            text = decode(session.read(flowfile), charset)
+            replaced = replace(text)
+            if strategy == REGEX_REPLACE and replaced is text:
+                # NiFi leaves content the pattern does not match untouched: not decoded and
+                # encoded again, which would turn bytes invalid in the charset into U+FFFD.
+                return flowfile
+            return session.write(flowfile, encode(replaced, charset))
         return self._by_line(context, session, flowfile, charset, max_buffer, replace)
 
     @staticmethod
@@ -420,7 +431,7 @@ class ReplaceText(Processor):
         if "${" not in replacement_text and "#{" not in replacement_text:
             fixed = normalize_replacement(escape_missing_back_references(replacement_text, groups))
             replacer = java_replacer(pattern, fixed)
-            return lambda text: pattern.sub(replacer, text)
+            return lambda text: _substitute(pattern, replacer, text)
         expression = compile_expression(replacement_text)
 
         def escape(value: str) -> str:
@@ -434,7 +445,7 @@ class ReplaceText(Processor):
             fixed = normalize_replacement(escape_missing_back_references(evaluated, groups))
             return java_replacer(pattern, fixed)(match)
 
-        return lambda text: pattern.sub(per_match, text)
+        return lambda text: _substitute(pattern, per_match, text)
 
     @staticmethod
     def _surround_all(
@@ -442,11 +453,11 @@ class ReplaceText(Processor):
     ) -> Callable[[Writer], None]:
         def write(writer: Writer) -> None:
             if before:
-                writer.write(before.encode(charset))
+                writer.write(encode(before, charset))
             for chunk in session.stream(flowfile):
                 writer.write(chunk)
             if after:
-                writer.write(after.encode(charset))
+                writer.write(encode(after, charset))
 
         return write
 

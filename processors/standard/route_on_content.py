@@ -29,6 +29,7 @@ from flowcore.processor import (
     validators,
 )
 from flowcore.session import ProcessSession
+from processors.standard._charsets import decode
 from processors.standard._support import character_set
 from processors.standard._text import DecoratedValues, java_quote, read_prefix
 
@@ -123,7 +124,7 @@ class RouteOnContent(Processor):
         charset = context.get_property(CHARACTER_SET).as_str().strip()
         limit = context.get_property(BUFFER_SIZE).as_data_size() or 0
         whole = context.get_property(MATCH_REQUIREMENT).as_str() == MATCH_ALL
-        text = read_prefix(session.stream(flowfile), limit).decode(charset, errors="replace")
+        text = decode(read_prefix(session.stream(flowfile), limit), charset)
         lookup = DecoratedValues(FlowFileLookup(flowfile), java_quote)
         destinations: list[str] = []
         try:

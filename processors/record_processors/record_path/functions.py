@@ -18,7 +18,7 @@ from typing import Any
 import pyarrow as pa
 
 from flowcore.el.dates import compile_date_pattern, resolve_zone
-from flowcore.el.regex import java_regex, java_replacer
+from flowcore.el.regex import java_regex, java_replacer, java_sub
 from flowcore.errors import ExpressionError
 from processors.record_processors.record_path.evaluate import Context, evaluate, holds
 from processors.record_processors.record_path.parser import Call, Expr, RecordPathError
@@ -115,7 +115,8 @@ def _replace(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
 
 def _replace_regex(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
     pattern = java_regex(_text_arg(args[0], context))
-    return pattern.sub(java_replacer(pattern, _text_arg(args[1], context)), to_text(value) or "")
+    replacer = java_replacer(pattern, _text_arg(args[1], context))
+    return java_sub(pattern, replacer, to_text(value) or "")[0]
 
 
 def _zone(args: tuple[Expr, ...], context: Context, index: int) -> dt.tzinfo | None:

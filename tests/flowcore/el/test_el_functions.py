@@ -251,3 +251,13 @@ def test_lazy_branches_are_not_evaluated() -> None:
     assert run("${no:and(${word:substring(99):equals('x')})}") == "false"
     assert run("${yes:or(${word:substring(99):equals('x')})}") == "true"
     assert run("${word:replaceNull(${word:substring(99)})}") == "Hello World"
+
+
+def test_json_path_lone_surrogate_escape_is_a_question_mark() -> None:
+    """JSON may escape half a surrogate pair; an attribute cannot hold one (the session
+    refused to commit it, and the FlowFile went back to its queue for good), and Java's
+    getBytes writes it as "?"."""
+    document = '{"a": "x\\ud800", "b": "\\ud83d\\ude00", "c\\uDC00": 1}'
+    assert evaluate("${j:jsonPath('$.a')}", {"j": document}) == "x?"
+    assert evaluate("${j:jsonPath('$.b')}", {"j": document}) == "\U0001f600"
+    assert evaluate("${j:jsonPathDelete('$.a')}", {"j": document}) == '{"b":"\U0001f600","c?":1}'

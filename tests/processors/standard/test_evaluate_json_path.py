@@ -139,3 +139,18 @@ def test_max_string_length(make_runner: RunnerFactory) -> None:
     content = json.dumps({"text": "x" * 100})
     _run(make_runner, content, "failure", **{"Max String Length": "50 B", "t": "$.text"})
     _run(make_runner, content, "matched", **{"Max String Length": "100 B", "t": "$.text"})
+
+
+def test_lone_surrogate_escape_becomes_a_question_mark(make_runner: RunnerFactory) -> None:
+    """A lone "\\udc00": "?" in the content (Java's getBytes) and in the attribute, which
+    cannot hold a lone surrogate (the session refused to commit it)."""
+    for destination in ("flowfile-content", "flowfile-attribute"):
+        runner = make_runner("EvaluateJsonPath", properties={"Destination": destination})
+        runner.set_property("x", "$.a")
+        runner.enqueue(b'{"a": "b\\udc00c"}')
+        runner.run()
+        (out,) = runner.get_flowfiles_for_relationship("matched")
+        if destination == "flowfile-content":
+            out.assert_content_equals("b?c")
+        else:
+            out.assert_attribute_equals("x", "b?c")

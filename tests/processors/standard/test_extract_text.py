@@ -88,6 +88,36 @@ def test_flags(make_runner: RunnerFactory) -> None:
     comments.assert_attribute_equals("c", "b")
 
 
+def test_crlf_lines_and_unix_lines_mode(make_runner: RunnerFactory) -> None:
+    """Java's line terminators: multiline ``$`` matches before "\r\n" and ``.`` stops at
+    "\r"; with Unix Lines Mode only "\n" ends a line (NiFi's TestExtractText runs its
+    flag test on CRLF text)."""
+    out = _extract(
+        make_runner,
+        SAMPLE,
+        **{
+            "Enable Multiline Mode": "true",
+            "Enable Case-insensitive Matching": "true",
+            "regex.result2": "^(BAR\\d)$",
+            "regex.result3": "^(w.*)",
+        },
+    )
+    out.assert_attribute_equals("regex.result2", "bar1")
+    out.assert_attribute_equals("regex.result3", "world")
+    unix = _extract(
+        make_runner,
+        SAMPLE,
+        **{
+            "Enable Multiline Mode": "true",
+            "Enable Unix Lines Mode": "true",
+            "regex.result2": "^(bar\\d)$",
+            "regex.result3": "^(w.*)",
+        },
+    )
+    assert unix.get_attribute("regex.result2") is None  # "\r" stands before "\n"
+    unix.assert_attribute_equals("regex.result3", "world\r")
+
+
 def test_no_match_goes_to_unmatched(make_runner: RunnerFactory) -> None:
     out = _extract(make_runner, SAMPLE, "unmatched", **{"regex.result": "(?s)(XXX)"})
     out.assert_attribute_not_exists("regex.result")

@@ -403,3 +403,17 @@ def test_concurrent_tasks_merge_every_flowfile_once(
     assert len(merged) == 200
     pieces = Counter(re.findall(r"<\d+>", "".join(m.content.decode() for m in merged)))
     assert pieces == Counter({f"<{n}>": 1 for n in range(600)})
+
+
+def test_a_line_break_or_blank_is_a_delimiter(make_runner: RunnerFactory) -> None:
+    """NiFi's validator refuses only the empty string: a Demarcator of "\\n" is the usual
+    one-record-per-line merge."""
+    runner = _merge(
+        make_runner,
+        **{"Delimiter Strategy": "Text", "Header": " ", "Demarcator": "\n", "Footer": "\r\n"},
+    )
+    runner.assert_valid()
+    runner.enqueue("a")
+    runner.enqueue("b")
+    runner.run(2)
+    runner.get_flowfiles_for_relationship("merged")[0].assert_content_equals(" a\nb\r\n")

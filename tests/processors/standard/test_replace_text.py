@@ -299,3 +299,19 @@ def test_content_modified_event(make_runner: RunnerFactory) -> None:
         e.event_type for e in runner.get_provenance_events() if e.flowfile_uuid == flowfile.uuid
     ]
     assert events.count(ProvenanceEventType.CONTENT_MODIFIED) == 1
+
+
+def test_matches_follow_javas_find(make_runner: RunnerFactory) -> None:
+    """After an empty match Java searches on from the next character (``a*?b?`` on ``ab``:
+    ``""``, ``b``, ``""``)."""
+    runner = make_runner(
+        "ReplaceText",
+        properties={
+            "Evaluation Mode": "Entire text",
+            "Search Value": "a*?b?",
+            "Replacement Value": "<$0>",
+        },
+    )
+    runner.enqueue("ab")
+    runner.run()
+    runner.get_flowfiles_for_relationship("success")[0].assert_content_equals("<>a<b><>")

@@ -93,3 +93,14 @@ def test_array_of_nulls(make_runner: RunnerFactory, representation: str, expecte
     runner.run()
     splits = runner.get_flowfiles_for_relationship("split")
     assert [s.text() for s in splits] == [expected] * 3
+
+
+def test_lone_surrogate_escape_is_written_as_java_writes_it(make_runner: RunnerFactory) -> None:
+    """JSON may escape half a surrogate pair ("\\ud800"); NiFi's getBytes(UTF-8) writes it as
+    "?" (flowcore raised an encoding error and the FlowFile never left the queue)."""
+    runner = _runner(make_runner, "$.*")
+    runner.enqueue(b'["a\\ud800", {"k\\udfff": ["\\ud83d\\ude00"]}]')
+    runner.run()
+    runner.assert_transfer_count("original", 1)
+    contents = [f.content for f in runner.get_flowfiles_for_relationship("split")]
+    assert contents == [b"a?", '{"k?":["\U0001f600"]}'.encode()]
