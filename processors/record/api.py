@@ -52,6 +52,11 @@ class MalformedRecordError(ProcessException):
         super().__init__(f"malformed record in {source} at {position}: {detail}")
 
 
+class RecordWriteError(ProcessException):
+    """Records a writer cannot write (no schema of its format for them, or a value that
+    does not fit it): the FlowFile goes to failure with this reason."""
+
+
 class SchemaError(ConfigurationError):
     """A schema (Schema Text) that cannot be parsed or converted to Arrow."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from typing import IO, Any, cast
+from uuid import UUID
 
 import fastavro
 import fastavro.write
@@ -32,9 +33,17 @@ from processors.record.api import (
     MalformedRecordError,
     RecordReader,
     RecordSetWriter,
+    RecordWriteError,
+    SchemaError,
     WriteResult,
 )
-from processors.record.schema import arrow_to_avro, avro_to_arrow, conform
+from processors.record.schema import (
+    AVRO_SCHEMA_METADATA,
+    avro_field_name,
+    avro_to_arrow,
+    conform,
+    writer_avro_schema,
+)
 
 AVRO_MIME_TYPE = "application/avro-binary"
 _MAGIC = b"Obj\x01"
@@ -83,8 +92,8 @@ class AvroReader(ControllerService):
                 )
             parsed = fastavro.parse_schema(reader_schema)
             return _AvroRecordReader(
-                _bare_datums(stream, parsed),
-                given[0] if given else pa.schema([]),
+                _plain_values(_bare_datums(stream, parsed), reader_schema),
+                _with_avro_text(given[0], given[1]) if given else pa.schema([]),
                 given[1] if given else None,
                 source,
                 self.batch_rows,
@@ -95,18 +104,57 @@ class AvroReader(ControllerService):
             raise MalformedRecordError(source, "header", f"{type(exc).__name__}: {exc}") from None
         if given is not None:
             schema, text = given
+            read_with: Any = reader_schema
         else:
-            text = json.dumps(avro.writer_schema, separators=(",", ":"))
+            read_with = avro.writer_schema
+            text = json.dumps(read_with, separators=(",", ":"))
             try:
-                schema = avro_to_arrow(cast(dict[str, Any], avro.writer_schema))
+                schema = avro_to_arrow(cast(dict[str, Any], read_with))
             except ConfigurationError as exc:
                 raise MalformedRecordError(source, "header", str(exc)) from None
-        return _AvroRecordReader(iter(avro), schema, text, source, self.batch_rows)
+        records = _plain_values(iter(avro), read_with)
+        return _AvroRecordReader(
+            records, _with_avro_text(schema, text), text, source, self.batch_rows
+        )
+
+
+def _with_avro_text(schema: pa.Schema, text: str) -> pa.Schema:
+    """The schema carrying the Avro schema it was read with, which the Avro writer
+    inherits (as NiFi's record schema keeps its Avro text)."""
+    return schema.with_metadata({AVRO_SCHEMA_METADATA: text.encode()})
 
 
 def _bare_datums(stream: ChunkInput, schema: Any) -> Iterator[Any]:
     while stream.peek_bytes(1):
         yield fastavro.schemaless_reader(cast(IO[bytes], stream), schema, None)
+
+
+def _has_uuid(avro: Any) -> bool:
+    if isinstance(avro, list):
+        return any(_has_uuid(branch) for branch in avro)
+    if not isinstance(avro, dict):
+        return False
+    if avro.get("logicalType") == "uuid":
+        return True
+    nested = [avro.get("type"), avro.get("items"), avro.get("values")]
+    nested += [f.get("type") for f in avro.get("fields", []) if isinstance(f, dict)]
+    return any(_has_uuid(n) for n in nested if isinstance(n, dict | list))
+
+
+def _uuid_text(value: Any) -> Any:
+    if isinstance(value, UUID):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _uuid_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_uuid_text(v) for v in value]
+    return value
+
+
+def _plain_values(records: Iterator[Any], avro: Any) -> Iterator[Any]:
+    """The records with a uuid (fastavro gives ``UUID`` objects) as its text, as NiFi's
+    record has it (a UUID field, written as its text); other values as fastavro reads them."""
+    return map(_uuid_text, records) if _has_uuid(avro) else records
 
 
 class _AvroRecordReader:
@@ -153,7 +201,7 @@ class _AvroRecordReader:
 
     def _batch(self, rows: list[Any], end: int) -> pa.RecordBatch:
         try:
-            return pa.RecordBatch.from_pylist(rows, schema=self._schema)
+            return common.batch_of_rows(rows, self._schema)  # {} records too
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
             position = f"records {end - len(rows)} to {end - 1}"
             raise MalformedRecordError(self._source, position, str(exc)) from None
@@ -183,19 +231,26 @@ class AvroRecordSetWriter(ControllerService):
         self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
     ) -> RecordSetWriter:
         given = self.schema_source.resolve(attributes)
-        avro = json.loads(given[1]) if given is not None else arrow_to_avro(schema)
-        return _AvroWriter(schema, avro, sink, self.codec)
+        try:
+            avro = json.loads(given[1]) if given is not None else writer_avro_schema(schema)
+            parsed = fastavro.parse_schema(avro)
+        except (SchemaError, fastavro.schema.SchemaParseException) as exc:
+            raise RecordWriteError(f"no Avro schema for the records: {exc}") from None
+        return _AvroWriter(schema, avro, parsed, sink, self.codec)
 
 
 class _AvroWriter(common.CountingWriter):
     MIME_TYPE = AVRO_MIME_TYPE
 
-    def __init__(self, schema: pa.Schema, avro: Any, sink: BinarySink, codec: str) -> None:
+    def __init__(
+        self, schema: pa.Schema, avro: Any, parsed: Any, sink: BinarySink, codec: str
+    ) -> None:
         self._schema = schema
         self._sink = CountingSink(sink)
-        self._writer = fastavro.write.Writer(
-            cast(IO[bytes], self._sink), fastavro.parse_schema(avro), codec=codec
-        )
+        self._writer = fastavro.write.Writer(cast(IO[bytes], self._sink), parsed, codec=codec)
+        self._written = _written_schema(schema, avro)
+        self._aliases = [a for a in _aliases(avro) if a[0] in schema.names]
+        self._defaults = _defaults(avro)
         self._records = 0
         self._done = False
 
@@ -203,8 +258,29 @@ class _AvroWriter(common.CountingWriter):
         if batch.num_rows == 0:
             return
         write = self._writer.write
-        for record in conform(batch, self._schema).to_pylist():
-            write(record)
+        if self._aliases:
+            batch = batch.rename_columns(_by_alias(batch.schema.names, self._aliases))
+        batch = conform(batch, self._schema)
+        index = self._records
+        if self._written is not None:
+            try:
+                batch = _as_written(batch, self._written)
+            except pa.ArrowException as exc:
+                last = index + batch.num_rows - 1
+                msg = f"records {index} to {last} cannot be written as Avro: {exc}"
+                raise RecordWriteError(msg) from None
+        try:
+            defaults = self._defaults
+            for record in batch.to_pylist(maps_as_pydicts="strict"):
+                for name, default in defaults:
+                    if record.get(name) is None:
+                        record[name] = default
+                write(record)
+                index += 1
+        except (ValueError, TypeError, KeyError, OverflowError, pa.ArrowException) as exc:
+            detail = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            msg = f"record {index} cannot be written as Avro: {detail}"
+            raise RecordWriteError(msg) from None
         self._records += batch.num_rows
 
     def flush(self) -> None:
@@ -218,3 +294,152 @@ class _AvroWriter(common.CountingWriter):
 
     def abort(self) -> None:
         self._done = True
+
+
+def _written_schema(schema: pa.Schema, avro: Any) -> tuple[pa.Schema, pa.Schema] | None:
+    """How a batch of ``schema`` is put to fastavro for the Avro schema ``avro``: first
+    cast (nanoseconds to microseconds, unsigned 64-bit to long, each refusing a value it
+    would change), then viewed with the Avro field names (a field Avro would refuse is
+    written under NiFi's valid name); None when the batch goes as it is."""
+    named: dict[str, Any] = {}
+    cast_fields: list[pa.Field] = []
+    named_fields: list[pa.Field] = []
+    by_name = _avro_fields_by_name(avro)
+    for f in schema:
+        avro_field = _avro_field(by_name, f.name)
+        avro_type = avro_field["type"] if avro_field else None
+        name = avro_field["name"] if avro_field else f.name
+        cast_fields.append(f.with_type(_written_type(f.type, avro_type, named, rename=False)))
+        named_fields.append(
+            f.with_name(name).with_type(_written_type(f.type, avro_type, named, rename=True))
+        )
+    cast_schema, named_schema = pa.schema(cast_fields), pa.schema(named_fields)
+    if cast_schema.equals(schema) and named_schema.equals(schema):
+        return None
+    return cast_schema, named_schema
+
+
+def _avro_fields_by_name(avro: Any) -> dict[str, Any]:
+    fields = avro.get("fields", []) if isinstance(avro, dict) else []
+    return {str(f["name"]): f for f in fields if isinstance(f, dict) and "name" in f}
+
+
+def _avro_field(by_name: dict[str, Any], name: str) -> Any:
+    found = by_name.get(name)
+    if found is None:
+        found = by_name.get(avro_field_name(name))
+    return found
+
+
+def _resolved(avro: Any, named: dict[str, Any]) -> Any:
+    """The non-null branch of a union with null, a named type's definition."""
+    if isinstance(avro, list):
+        branches = [b for b in avro if b != "null"]
+        return _resolved(branches[0], named) if len(branches) == 1 else None
+    if isinstance(avro, str):
+        return named.get(avro, avro)
+    if isinstance(avro, dict):
+        if "name" in avro and avro.get("type") in ("record", "enum", "fixed"):
+            named[str(avro["name"])] = avro
+        kind = avro.get("type")
+        if isinstance(kind, dict | list) or (isinstance(kind, str) and kind in named):
+            return _resolved(kind, named)
+    return avro
+
+
+def _written_type(
+    data_type: pa.DataType, avro: Any, named: dict[str, Any], *, rename: bool
+) -> pa.DataType:
+    t = pa.types
+    avro = _resolved(avro, named)
+    if t.is_timestamp(data_type) and data_type.unit == "ns":
+        return pa.timestamp("us", tz=data_type.tz)
+    if t.is_time64(data_type) and data_type.unit == "ns":
+        return pa.time64("us")
+    if t.is_uint64(data_type):
+        return pa.int64()
+    if t.is_struct(data_type):
+        by_name = _avro_fields_by_name(avro)
+        fields = []
+        for i in range(data_type.num_fields):
+            f = data_type.field(i)
+            avro_field = _avro_field(by_name, f.name)
+            avro_type = avro_field["type"] if avro_field else None
+            written = f.with_type(_written_type(f.type, avro_type, named, rename=rename))
+            if rename and avro_field:
+                written = written.with_name(avro_field["name"])
+            fields.append(written)
+        return pa.struct(fields)
+    items = avro.get("items") if isinstance(avro, dict) else None
+    if t.is_list(data_type) or t.is_large_list(data_type) or t.is_fixed_size_list(data_type):
+        value_field = data_type.value_field
+        value = value_field.with_type(_written_type(value_field.type, items, named, rename=rename))
+        if t.is_large_list(data_type):
+            return pa.large_list(value)
+        if t.is_fixed_size_list(data_type):
+            return pa.list_(value, data_type.list_size)
+        return pa.list_(value)
+    if t.is_map(data_type):
+        values = avro.get("values") if isinstance(avro, dict) else None
+        item = data_type.item_field
+        written_item = item.with_type(_written_type(item.type, values, named, rename=rename))
+        return pa.map_(data_type.key_field, written_item)
+    return data_type
+
+
+def _as_written(batch: pa.RecordBatch, written: tuple[pa.Schema, pa.Schema]) -> pa.RecordBatch:
+    cast_schema, named_schema = written
+    columns = []
+    fields = zip(batch.columns, cast_schema, named_schema, strict=True)
+    for column, cast_field, named_field in fields:
+        if not column.type.equals(cast_field.type):
+            column = column.cast(cast_field.type)
+        if not column.type.equals(named_field.type):
+            column = column.view(named_field.type)
+        columns.append(column)
+    return pa.RecordBatch.from_arrays(columns, schema=named_schema)
+
+
+def _aliases(avro: Any) -> list[tuple[str, list[str]]]:
+    """Each Avro field with aliases: its name and the aliases."""
+    out: list[tuple[str, list[str]]] = []
+    for field in _avro_fields_by_name(avro).values():
+        aliases = field.get("aliases")
+        if isinstance(aliases, list) and aliases:
+            out.append((str(field["name"]), [str(a) for a in aliases]))
+    return out
+
+
+def _by_alias(names: list[str], aliases: list[tuple[str, list[str]]]) -> list[str]:
+    """The batch's column names with a column the Avro schema knows only by an alias
+    renamed to the Avro field (NiFi's ``AvroTypeUtil.lookupField``: a record field
+    ``my-field`` goes to the Avro field ``my_field`` with the alias ``my-field``)."""
+    present = set(names)
+    renamed = {}
+    for name, known_as in aliases:
+        if name in present:
+            continue
+        alias = next((a for a in known_as if a in present and a not in renamed), None)
+        if alias is not None:
+            renamed[alias] = name
+    return [renamed.get(n, n) for n in names]
+
+
+def _defaults(avro: Any) -> list[tuple[str, Any]]:
+    """The Avro fields with a default other than null, and the value fastavro writes for
+    it: NiFi's AvroTypeUtil writes a field's default where the record has no value."""
+    named: dict[str, Any] = {}
+    out: list[tuple[str, Any]] = []
+    for field in _avro_fields_by_name(avro).values():
+        if field.get("default") is None:
+            _resolved(field.get("type"), named)
+            continue
+        avro_type = field.get("type")
+        first = avro_type[0] if isinstance(avro_type, list) and avro_type else avro_type
+        resolved = _resolved(first, named)
+        kind = resolved.get("type") if isinstance(resolved, dict) else resolved
+        default = field["default"]
+        if kind in ("bytes", "fixed") and isinstance(default, str):
+            default = default.encode("latin-1")  # Avro's JSON form of bytes
+        out.append((str(field["name"]), default))
+    return out
