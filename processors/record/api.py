@@ -123,6 +123,10 @@ class ChunkInput(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def tell(self) -> int:
+        """The bytes read so far (io's default would seek, which this cannot)."""
+        return self.offset
+
     def _fill(self) -> bool:
         while not self._buffer:
             chunk = next(self._chunks, None)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from typing import IO, Any, cast
-from uuid import UUID
 
 import fastavro
 import fastavro.write
@@ -64,7 +63,16 @@ COMPRESSION = PropertyDescriptor(
     allowable_values=[AllowableValue(v) for v in ("NONE", "DEFLATE", "BZIP2")],
 )
 _CODECS = {"NONE": "null", "DEFLATE": "deflate", "BZIP2": "bzip2"}
-_READ_ERRORS = (ValueError, EOFError, TypeError, KeyError, IndexError, OSError, StopIteration)
+_READ_ERRORS = (
+    ValueError,
+    EOFError,
+    TypeError,
+    KeyError,
+    IndexError,
+    OSError,
+    StopIteration,
+    OverflowError,
+)
 
 
 @controller_service("AvroReader")
@@ -86,33 +94,35 @@ class AvroReader(ControllerService):
         container = stream.peek_bytes(4) == _MAGIC
         reader_schema = json.loads(given[1]) if given else None
         if not container:
-            if reader_schema is None:
+            if given is None:
                 raise MalformedRecordError(
                     source, "byte offset 0", "not an Avro container file (no 'Obj' magic)"
                 )
-            parsed = fastavro.parse_schema(reader_schema)
+            raw = fastavro.parse_schema(_raw_values(reader_schema))
             return _AvroRecordReader(
-                _plain_values(_bare_datums(stream, parsed), reader_schema),
-                _with_avro_text(given[0], given[1]) if given else pa.schema([]),
-                given[1] if given else None,
+                _bare_datums(stream, raw),
+                _with_avro_text(given[0], given[1]),
+                given[1],
                 source,
                 self.batch_rows,
             )
         try:
-            avro = fastavro.reader(cast(IO[bytes], stream), reader_schema=reader_schema)
-        except _READ_ERRORS as exc:
+            blocks = fastavro.block_reader(cast(IO[bytes], stream))
+            raw_writer = fastavro.parse_schema(_raw_values(blocks.writer_schema))
+            raw_reader = None
+            if reader_schema is not None:
+                raw_reader = fastavro.parse_schema(_raw_values(reader_schema))
+        except (*_READ_ERRORS, fastavro.schema.SchemaParseException) as exc:
             raise MalformedRecordError(source, "header", f"{type(exc).__name__}: {exc}") from None
         if given is not None:
             schema, text = given
-            read_with: Any = reader_schema
         else:
-            read_with = avro.writer_schema
-            text = json.dumps(read_with, separators=(",", ":"))
+            text = json.dumps(blocks.writer_schema, separators=(",", ":"))
             try:
-                schema = avro_to_arrow(cast(dict[str, Any], read_with))
+                schema = avro_to_arrow(cast(dict[str, Any], blocks.writer_schema))
             except ConfigurationError as exc:
                 raise MalformedRecordError(source, "header", str(exc)) from None
-        records = _plain_values(iter(avro), read_with)
+        records = _block_records(blocks, raw_writer, raw_reader)
         return _AvroRecordReader(
             records, _with_avro_text(schema, text), text, source, self.batch_rows
         )
@@ -129,32 +139,47 @@ def _bare_datums(stream: ChunkInput, schema: Any) -> Iterator[Any]:
         yield fastavro.schemaless_reader(cast(IO[bytes], stream), schema, None)
 
 
-def _has_uuid(avro: Any) -> bool:
+def _block_records(blocks: Any, writer: Any, reader: Any) -> Iterator[Any]:
+    """The records of a container file's blocks, decoded with the schemas given."""
+    for block in blocks:
+        data = block.bytes_
+        for _ in range(block.num_records):
+            yield fastavro.schemaless_reader(data, writer, reader)
+
+
+_RAW_LOGICAL_TYPES = frozenset(
+    {
+        "date",
+        "time-millis",
+        "time-micros",
+        "timestamp-millis",
+        "timestamp-micros",
+        "local-timestamp-millis",
+        "local-timestamp-micros",
+        "uuid",
+    }
+)
+
+
+def _raw_values(avro: Any) -> Any:
+    """The schema without its date, time, timestamp and uuid logical types, to decode
+    (or encode) their raw numbers and text: Arrow takes those as they are, where
+    fastavro's Python dates and times would refuse a year beyond 1..9999 and turn a
+    time-millis of -5 into 995 (NiFi reads the numbers as they are)."""
     if isinstance(avro, list):
-        return any(_has_uuid(branch) for branch in avro)
+        return [_raw_values(branch) for branch in avro]
     if not isinstance(avro, dict):
-        return False
-    if avro.get("logicalType") == "uuid":
-        return True
-    nested = [avro.get("type"), avro.get("items"), avro.get("values")]
-    nested += [f.get("type") for f in avro.get("fields", []) if isinstance(f, dict)]
-    return any(_has_uuid(n) for n in nested if isinstance(n, dict | list))
-
-
-def _uuid_text(value: Any) -> Any:
-    if isinstance(value, UUID):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: _uuid_text(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_uuid_text(v) for v in value]
-    return value
-
-
-def _plain_values(records: Iterator[Any], avro: Any) -> Iterator[Any]:
-    """The records with a uuid (fastavro gives ``UUID`` objects) as its text, as NiFi's
-    record has it (a UUID field, written as its text); other values as fastavro reads them."""
-    return map(_uuid_text, records) if _has_uuid(avro) else records
+        return avro
+    out = {}
+    for key, value in avro.items():
+        if key == "logicalType" and value in _RAW_LOGICAL_TYPES:
+            continue
+        if key in ("type", "items", "values"):
+            value = _raw_values(value)
+        elif key == "fields" and isinstance(value, list):
+            value = [_raw_values(f) for f in value]
+        out[key] = value
+    return out
 
 
 class _AvroRecordReader:
@@ -298,9 +323,10 @@ class _AvroWriter(common.CountingWriter):
 
 def _written_schema(schema: pa.Schema, avro: Any) -> tuple[pa.Schema, pa.Schema] | None:
     """How a batch of ``schema`` is put to fastavro for the Avro schema ``avro``: first
-    cast (nanoseconds to microseconds, unsigned 64-bit to long, each refusing a value it
-    would change), then viewed with the Avro field names (a field Avro would refuse is
-    written under NiFi's valid name); None when the batch goes as it is."""
+    cast (dates, times and timestamps to the Avro unit, unsigned 64-bit to long, each
+    refusing a value it would change), then viewed with the Avro field names (a field
+    Avro would refuse is written under NiFi's valid name) and dates, times and timestamps
+    as their numbers; None when the batch goes as it is."""
     named: dict[str, Any] = {}
     cast_fields: list[pa.Field] = []
     named_fields: list[pa.Field] = []
@@ -352,10 +378,18 @@ def _written_type(
 ) -> pa.DataType:
     t = pa.types
     avro = _resolved(avro, named)
-    if t.is_timestamp(data_type) and data_type.unit == "ns":
-        return pa.timestamp("us", tz=data_type.tz)
-    if t.is_time64(data_type) and data_type.unit == "ns":
-        return pa.time64("us")
+    # Dates, times and timestamps go to fastavro as their numbers in the Avro unit (first
+    # cast to it, refusing nanoseconds it would cut, then viewed as integers): no Python
+    # date or time, whose years end at 9999.
+    if t.is_timestamp(data_type):
+        unit = "ms" if data_type.unit in ("s", "ms") else "us"
+        return pa.int64() if rename else pa.timestamp(unit, tz=data_type.tz)
+    if t.is_time32(data_type):
+        return pa.int32() if rename else pa.time32("ms")
+    if t.is_time64(data_type):
+        return pa.int64() if rename else pa.time64("us")
+    if t.is_date(data_type):
+        return pa.int32() if rename else pa.date32()
     if t.is_uint64(data_type):
         return pa.int64()
     if t.is_struct(data_type):

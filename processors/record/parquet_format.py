@@ -37,7 +37,7 @@ from processors.record.api import (
     SchemaError,
     WriteResult,
 )
-from processors.record.schema import conform, with_avro_names
+from processors.record.schema import AVRO_SCHEMA_METADATA, conform, with_avro_names
 
 PARQUET_MIME_TYPE = "application/parquet"
 _SPOOL = 64 << 20
@@ -169,6 +169,11 @@ class _ParquetWriter(common.CountingWriter):
         try:
             # NiFi writes Parquet through the records' Avro schema: the names Avro takes.
             self._named = with_avro_names(schema)
+            if AVRO_SCHEMA_METADATA in (self._named.metadata or {}):
+                # The Avro schema an AvroReader read with is not the file's business.
+                metadata = dict(self._named.metadata)
+                del metadata[AVRO_SCHEMA_METADATA]
+                self._named = self._named.with_metadata(metadata)
         except SchemaError as exc:
             raise RecordWriteError(f"no Avro schema for the records: {exc}") from None
         self._sink = CountingSink(sink)

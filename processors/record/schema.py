@@ -17,6 +17,8 @@ import pyarrow as pa
 
 from flowcore.processor import ValidationResult
 from processors.record.api import RecordReader, SchemaError
+from processors.record.json_numbers import java_string
+from processors.record.temporal_text import epoch_millis
 
 _PRIMITIVES: dict[str, pa.DataType] = {
     "null": pa.null(),
@@ -382,8 +384,24 @@ def conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     columns: list[pa.Array] = []
     for target in schema:
         if target.name in names:
-            column = batch.column(target.name)
-            columns.append(column if column.type.equals(target.type) else column.cast(target.type))
+            columns.append(_cast(batch.column(target.name), target.type))
         else:
             columns.append(pa.nulls(batch.num_rows, target.type))
     return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
+    """``column`` as ``target``. Into a text field, a floating-point number is its Java
+    ``toString`` (``3.0``, ``1.0E20``, ``NaN``; Arrow writes ``3``, ``1e+20``, ``nan``)
+    and a date, time or timestamp its epoch milliseconds, as NiFi's
+    ``DataTypeUtils.toString`` gives them (Arrow writes ISO text)."""
+    source = column.type
+    if source.equals(target):
+        return column
+    t = pa.types
+    if t.is_string(target) or t.is_large_string(target):
+        if t.is_floating(source) and not t.is_float16(source):
+            return java_string(column).cast(target)
+        if t.is_date(source) or t.is_time(source) or t.is_timestamp(source):
+            return epoch_millis(column)[0].cast(target)
+    return column.cast(target)

@@ -261,3 +261,65 @@ def test_a_flowfile_whose_own_schema_cannot_be_used_goes_to_failure_with_the_rea
         assert "unions of several non-null types" in reasons[0]
         assert reasons[1].startswith("Schema Text is empty")
         assert reasons[2].startswith("Schema Text is not valid Avro schema JSON")
+
+
+def test_a_number_or_a_time_into_a_text_field_of_the_writer_schema_is_nifis_text() -> None:
+    # NiFi's DataTypeUtils.toString: Double.toString, a timestamp's epoch milliseconds.
+    read = record(
+        [
+            {"name": "a", "type": "double"},
+            {"name": "f", "type": "float"},
+            {"name": "t", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+        ]
+    )
+    text = record([{"name": n, "type": ["null", "string"]} for n in ("a", "f", "t")])
+    rows = [{"a": 3.0, "f": 0.1, "t": 1_706_695_200_123}, {"a": 1e20, "f": 2.5, "t": 0}]
+    rows.append({"a": float("nan"), "f": 1e-5, "t": -1})
+    out = converted(
+        avro_file(read, rows),
+        "AvroReader",
+        "AvroRecordSetWriter",
+        **SCHEMA_TEXT,
+        **{"Schema Text": json.dumps(text)},
+    )
+    assert read_avro(out)[1] == [
+        {"a": "3.0", "f": "0.1", "t": "1706695200123"},
+        {"a": "1.0E20", "f": "2.5", "t": "0"},
+        {"a": "NaN", "f": "1.0E-5", "t": "-1"},
+    ]
+
+
+def test_dates_times_and_timestamps_are_read_and_written_as_their_numbers() -> None:
+    # NiFi reads the numbers as they are (LocalDate.ofEpochDay, new Time(millis),
+    # new Timestamp(millis)); fastavro's Python values refused years beyond 1..9999 (an
+    # OverflowError that was not even a failure) and made a time-millis of -5 into 995.
+    logical = {
+        "d": ("int", "date"),
+        "tm": ("int", "time-millis"),
+        "ts": ("long", "timestamp-millis"),
+        "us": ("long", "timestamp-micros"),
+    }
+    schema = record(
+        [{"name": n, "type": {"type": t, "logicalType": lt}} for n, (t, lt) in logical.items()]
+    )
+    raw = record([{"name": n, "type": t} for n, (t, _) in logical.items()])
+    row = {"d": 3_000_000, "tm": -5, "ts": 300_000_000_000_000, "us": -(1 << 62)}
+    body = io.BytesIO()
+    fastavro.schemaless_writer(body, fastavro.parse_schema(raw), row)
+    props = {**SCHEMA_TEXT, "Schema Text": json.dumps(schema)}
+    with TestRunner("ConvertRecord") as runner:
+        runner.add_controller_service("reader", "AvroReader", props)
+        runner.add_controller_service("writer", "JsonRecordSetWriter", {})
+        runner.set_property("Record Reader", "reader")
+        runner.set_property("Record Writer", "writer")
+        runner.enqueue(body.getvalue())
+        runner.run()
+        [out] = runner.get_flowfiles_for_relationship("success")
+    assert json.loads(out.content) == [
+        {"d": 3_000_000 * 86_400_000, "tm": -5, "ts": 300_000_000_000_000, "us": -(1 << 62) // 1000}
+    ]
+    # Avro to Avro keeps the numbers (fastavro writes a raw number for a logical type).
+    out = converted(avro_file(schema, [row]), "AvroReader", "AvroRecordSetWriter")
+    blocks = fastavro.block_reader(io.BytesIO(out))
+    [block] = list(blocks)
+    assert fastavro.schemaless_reader(block.bytes_, fastavro.parse_schema(raw), None) == row

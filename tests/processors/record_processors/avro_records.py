@@ -3,7 +3,8 @@
 ``avro_contents`` draws an Avro record schema over every Avro type NiFi's AvroTypeUtil
 reads (primitives, enum, fixed, bytes, arrays, maps, nested records, unions with null on
 either side, ``int | long``, and the logical types date, time-millis/micros,
-timestamp-millis/micros, decimal on bytes and fixed, uuid) and records for it (nulls,
+timestamp-millis/micros (as Python values and as raw numbers of any size), decimal on
+bytes and fixed, uuid) and records for it (nulls,
 unicode, extreme numbers, NaN and infinities when asked, empty arrays and maps).
 ``nifi_json`` is the oracle: the value NiFi's AvroReader then JsonRecordSetWriter give,
 as ``json.loads(..., parse_float=Decimal)`` reads it back.
@@ -66,6 +67,12 @@ def _micros_to_millis(micros: int) -> int:
     return micros // 1000
 
 
+_RAW = {"date": 86_400_000, "time-millis": 1, "timestamp-millis": 1}
+_RAW.update({"time-micros": 1, "timestamp-micros": 1})
+_INT = st.integers(-(1 << 31), (1 << 31) - 1)
+_LONG = st.integers(-(1 << 63), (1 << 63) - 1)
+
+
 def nifi_json(avro: Any, value: Any) -> Any:
     """What NiFi's JSON writer prints for ``value`` of Avro type ``avro`` (read back)."""
     if value is None:
@@ -78,6 +85,9 @@ def nifi_json(avro: Any, value: Any) -> Any:
         return nifi_json(branch, value)
     kind = avro if isinstance(avro, str) else avro["type"]
     logical = avro.get("logicalType") if isinstance(avro, dict) else None
+    if isinstance(value, int) and logical in _RAW:
+        # A raw number (any, not only Python's years 1..9999): NiFi reads it as it is.
+        return _micros_to_millis(value) if logical.endswith("micros") else value * _RAW[logical]
     if logical == "date":
         return (value - date(1970, 1, 1)).days * 86_400_000
     if logical in ("time-millis", "time-micros"):
@@ -88,7 +98,8 @@ def nifi_json(avro: Any, value: Any) -> Any:
         return _millis(value)
     if logical == "timestamp-micros":
         delta = value - _EPOCH
-        return _micros_to_millis((delta.days * 86_400 + delta.seconds) * 10**6 + delta.microseconds)
+        micros = (delta.days * 86_400 + delta.seconds) * 10**6 + delta.microseconds
+        return _micros_to_millis(micros)
     if logical == "decimal":
         return value
     if kind == "float":
@@ -173,10 +184,9 @@ class _Schemas:
             case "boolean":
                 return "boolean", st.booleans()
             case "int":
-                return "int", st.integers(-(1 << 31), (1 << 31) - 1)
+                return "int", _INT
             case "long" | "int|long":
-                avro = "long" if kind == "long" else ["int", "long"]
-                return avro, st.integers(-(1 << 63), (1 << 63) - 1)
+                return "long" if kind == "long" else ["int", "long"], _LONG
             case "float":
                 return "float", st.floats(width=32, **floats)
             case "double":
@@ -197,21 +207,21 @@ class _Schemas:
                 fixed = {"type": "fixed", "name": self.name("F"), "size": size}
                 return fixed, st.binary(min_size=size, max_size=size)
             case "date":
-                return {"type": "int", "logicalType": "date"}, st.dates(
+                return {"type": "int", "logicalType": "date"}, _INT | st.dates(
                     date(1, 1, 1), date(9999, 12, 31)
                 )
             case "time-millis":
-                return {"type": "int", "logicalType": "time-millis"}, st.times().map(
+                return {"type": "int", "logicalType": "time-millis"}, _INT | st.times().map(
                     lambda t: t.replace(microsecond=t.microsecond // 1000 * 1000)
                 )
             case "time-micros":
-                return {"type": "long", "logicalType": "time-micros"}, st.times()
+                return {"type": "long", "logicalType": "time-micros"}, _LONG | st.times()
             case "timestamp-millis":
-                return {"type": "long", "logicalType": "timestamp-millis"}, moments.map(
+                return {"type": "long", "logicalType": "timestamp-millis"}, _LONG | moments.map(
                     lambda m: m.replace(microsecond=m.microsecond // 1000 * 1000)
                 )
             case "timestamp-micros":
-                return {"type": "long", "logicalType": "timestamp-micros"}, moments
+                return {"type": "long", "logicalType": "timestamp-micros"}, _LONG | moments
             case "decimal" | "fixed-decimal":
                 precision = self.draw(st.integers(1, 20))
                 scale = self.draw(st.integers(0, precision))
@@ -285,8 +295,59 @@ def avro_file(schema: Schema, records: list[dict[str, Any]], codec: str = "null"
 
 
 def read_avro(content: bytes) -> tuple[Any, list[dict[str, Any]]]:
-    reader = fastavro.reader(io.BytesIO(content))
-    return reader.writer_schema, list(reader)
+    """The embedded schema and the records, dates, times and timestamps as their raw
+    numbers (fastavro's Python values stop at the year 9999)."""
+    blocks = fastavro.block_reader(io.BytesIO(content))
+    raw = fastavro.parse_schema(_without_temporal(blocks.writer_schema))
+    records = [
+        fastavro.schemaless_reader(block.bytes_, raw, None)
+        for block in blocks
+        for _ in range(block.num_records)
+    ]
+    return blocks.writer_schema, records
+
+
+def raw_values(avro: Any, value: Any) -> Any:
+    """A value of ``avro`` as ``read_avro`` gives it back (a date its days, a time or a
+    timestamp its number in the schema's unit)."""
+    if value is None:
+        return None
+    if isinstance(avro, list):
+        branches = [b for b in avro if b != "null"]
+        return value if len(branches) > 1 else raw_values(branches[0], value)
+    kind = avro if isinstance(avro, str) else avro["type"]
+    logical = avro.get("logicalType") if isinstance(avro, dict) else None
+    if logical in _RAW and not isinstance(value, int):
+        if logical == "date":
+            return (value - date(1970, 1, 1)).days
+        if logical.startswith("time-"):
+            micros = ((value.hour * 60 + value.minute) * 60 + value.second) * 10**6
+            micros += value.microsecond
+            return micros // 1000 if logical == "time-millis" else micros
+        delta = value - _EPOCH
+        micros = (delta.days * 86_400 + delta.seconds) * 10**6 + delta.microseconds
+        return micros // 1000 if logical == "timestamp-millis" else micros
+    if kind == "array":
+        return [raw_values(avro["items"], v) for v in value]
+    if kind == "map":
+        return {k: raw_values(avro["values"], v) for k, v in value.items()}
+    if kind == "record":
+        return {f["name"]: raw_values(f["type"], value.get(f["name"])) for f in avro["fields"]}
+    return value
+
+
+def _without_temporal(avro: Any) -> Any:
+    if isinstance(avro, list):
+        return [_without_temporal(b) for b in avro]
+    if not isinstance(avro, dict):
+        return avro
+    out = {k: v for k, v in avro.items() if not (k == "logicalType" and v in _RAW)}
+    for key in ("type", "items", "values"):
+        if key in out:
+            out[key] = _without_temporal(out[key])
+    if isinstance(out.get("fields"), list):
+        out["fields"] = [_without_temporal(f) for f in out["fields"]]
+    return out
 
 
 def has_special_float(avro: Any, value: Any) -> bool:
