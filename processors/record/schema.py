@@ -250,10 +250,7 @@ def _avro_fields(fields: list[pa.Field], prefix: str, names: _Names) -> list[dic
     for f in fields:
         name = avro_field_name(f.name)
         avro_type = _avro_type(f.type, f.name, prefix, names)
-        field: dict[str, Any] = {
-            "name": name,
-            "type": avro_type if avro_type == "null" else ["null", avro_type],
-        }
+        field: dict[str, Any] = {"name": name, "type": ["null", avro_type]}
         if name != f.name:
             field["aliases"] = [f.name]
         out.append(field)
@@ -266,7 +263,9 @@ def _avro_type(data_type: pa.DataType, field_name: str, prefix: str, names: _Nam
     ``Type`` (``parent_childType``)."""
     t = pa.types
     if t.is_null(data_type):
-        return "null"
+        # No value seen (an empty JSON array's items): NiFi infers a string there, and an
+        # Avro union may not hold "null" twice.
+        return "string"
     if t.is_boolean(data_type):
         return "boolean"
     if t.is_integer(data_type):

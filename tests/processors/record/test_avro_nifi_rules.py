@@ -6,6 +6,7 @@ import io
 import json
 from typing import Any
 
+import avro.schema
 import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -323,3 +324,12 @@ def test_dates_times_and_timestamps_are_read_and_written_as_their_numbers() -> N
     blocks = fastavro.block_reader(io.BytesIO(out))
     [block] = list(blocks)
     assert fastavro.schemaless_reader(block.bytes_, fastavro.parse_schema(raw), None) == row
+
+
+def test_a_field_with_no_value_seen_is_a_string_in_a_valid_avro_schema() -> None:
+    # An empty JSON array's items: NiFi infers a string; ["null", "null"] is no Avro union.
+    line = b'{"a": [], "b": null, "c": {"d": []}}\n'
+    schema, records = read_avro(converted(line, "JsonTreeReader", "AvroRecordSetWriter"))
+    avro.schema.parse(json.dumps(schema))
+    assert schema["fields"][0]["type"] == ["null", {"type": "array", "items": ["null", "string"]}]
+    assert records == [{"a": [], "b": None, "c": {"d": []}}]

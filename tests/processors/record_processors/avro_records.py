@@ -15,11 +15,13 @@ from __future__ import annotations
 import base64
 import io
 import itertools
+import json
 import math
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
+import avro.schema
 import fastavro
 import numpy as np
 from hypothesis import strategies as st
@@ -367,3 +369,42 @@ def has_special_float(avro: Any, value: Any) -> bool:
     if kind == "record":
         return any(has_special_float(f["type"], value.get(f["name"])) for f in avro["fields"])
     return False
+
+
+def java_avro_name(name: str) -> bool:
+    """Java Avro's (and NiFi's) rule for a name: a letter or ``_``, then letters, digits
+    and ``_``, each a 16-bit Java character (so nothing beyond the Basic Plane)."""
+    return (
+        bool(name)
+        and all(ord(c) <= 0xFFFF for c in name)
+        and (name[0] == "_" or name[0].isalpha())
+        and all(c == "_" or c.isalpha() or c.isdecimal() for c in name[1:])
+    )
+
+
+def assert_valid_avro(schema: Any) -> None:
+    """The schema is one Java Avro (NiFi) reads: Apache Avro's own parser accepts it
+    (unions, duplicate fields and names, defaults), and every field and type name
+    follows Java's rule (Apache's Python parser allows ASCII names only)."""
+    avro.schema.parse(json.dumps(schema), validate_names=False)
+    _assert_java_names(schema)
+
+
+def _assert_java_names(avro_type: Any) -> None:
+    if isinstance(avro_type, list):
+        for branch in avro_type:
+            _assert_java_names(branch)
+        return
+    if not isinstance(avro_type, dict):
+        return
+    if avro_type.get("type") in ("record", "enum", "fixed"):
+        for part in str(avro_type["name"]).split("."):
+            assert java_avro_name(part), avro_type["name"]
+    for field in avro_type.get("fields", []):
+        assert java_avro_name(field["name"]), field["name"]
+        _assert_java_names(field["type"])
+    for key in ("items", "values"):
+        if key in avro_type:
+            _assert_java_names(avro_type[key])
+    if isinstance(avro_type.get("type"), dict | list):
+        _assert_java_names(avro_type["type"])

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from flowcore.testing import TestRunner
 from tests.processors.record_processors.avro_records import (
     Schema,
+    assert_valid_avro,
     avro_contents,
     avro_file,
     has_special_float,
@@ -143,7 +144,8 @@ def test_avro_to_parquet_and_back_keeps_every_value(
     schema, [records] = drawn
     parquet = _one(_convert([avro_file(schema, records)], "AvroReader", "ParquetRecordSetWriter"))
     out = _one(_convert([parquet], "ParquetReader", "AvroRecordSetWriter"))
-    _, written = read_avro(out)
+    written_schema, written = read_avro(out)
+    assert_valid_avro(written_schema)
     assert _same(written, [raw_values(schema, r) for r in records])
     if not any(has_special_float(schema, r) for r in records):
         _assert_nifi_json(
@@ -289,6 +291,8 @@ def test_json_to_avro_or_parquet_and_back_keeps_every_value(
         assert "Avro name" in attributes["record.error.message"]
         return
     assert relationship == "success", attributes.get("record.error.message")
+    if middle == "Avro":
+        assert_valid_avro(read_avro(avro)[0])
     out = _one(_convert([avro], f"{middle}Reader", "JsonRecordSetWriter"))
     got = _json_records(out)
     assert len(got) == len(records)
@@ -356,6 +360,7 @@ def test_csv_to_avro_and_back_keeps_every_value(
         assert "Avro name" in attributes["record.error.message"]
         return
     assert relationship == "success", attributes.get("record.error.message")
+    assert_valid_avro(read_avro(avro)[0])
     out = _one(_convert([avro], "AvroReader", "CSVRecordSetWriter"))
     parsed = list(csv.reader(io.StringIO(out.decode())))
     assert parsed[0] == [nifi_name(n) for n in names]
