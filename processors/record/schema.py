@@ -9,11 +9,15 @@ schema text, as NiFi does.
 
 from __future__ import annotations
 
+import decimal
 import json
+import math
 from typing import Any, cast
 
 import fastavro
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from flowcore.processor import ValidationResult
 from processors.record.api import RecordReader, SchemaError
@@ -398,9 +402,45 @@ def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
     if source.equals(target):
         return column
     t = pa.types
+    if t.is_decimal(target) and (t.is_decimal(source) or t.is_floating(source)):
+        return _as_decimal(column, target)
     if t.is_string(target) or t.is_large_string(target):
         if t.is_floating(source) and not t.is_float16(source):
             return java_string(column).cast(target)
         if t.is_date(source) or t.is_time(source) or t.is_timestamp(source):
             return epoch_millis(column)[0].cast(target)
     return column.cast(target)
+
+
+def _as_decimal(column: pa.Array, target: pa.DataType) -> pa.Array:
+    """Numbers into a decimal field as NiFi's Avro writer puts them: a double by its Java
+    ``toString`` digits (``BigDecimal.valueOf``: 1.005 is 1.005, not the binary
+    1.00499...), then to the field's scale rounding half away from zero (``HALF_UP``:
+    1.005 is 1.01, -1.235 is -1.24). Arrow rounds the binary value (1.00) and refuses a
+    decimal of a larger scale. A value beyond the precision, a NaN or an infinity fails."""
+    source = column.type
+    if pa.types.is_decimal(source):
+        if source.scale > target.scale:
+            column = pc.round(column, ndigits=target.scale, round_mode="half_towards_infinity")
+        return column.cast(target)
+    step = decimal.Decimal(1).scaleb(-target.scale)
+    single = pa.types.is_float32(source) or pa.types.is_float16(source)
+    exact = decimal.Context(prec=80, rounding=decimal.ROUND_HALF_UP)
+    values: list[decimal.Decimal | None] = []
+    for value in column.to_pylist():
+        if value is None:
+            values.append(None)
+            continue
+        try:
+            if not math.isfinite(value):
+                raise decimal.InvalidOperation
+            text = (
+                np.format_float_positional(np.float32(value), unique=True)
+                if single
+                else repr(value)
+            )
+            values.append(exact.quantize(decimal.Decimal(text), step))
+        except decimal.InvalidOperation:
+            msg = f"{value} does not fit decimal({target.precision}, {target.scale})"
+            raise ValueError(msg) from None
+    return pa.array(values, target)

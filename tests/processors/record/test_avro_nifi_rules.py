@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from decimal import Decimal
 from typing import Any
 
 import avro.schema
@@ -333,3 +334,50 @@ def test_a_field_with_no_value_seen_is_a_string_in_a_valid_avro_schema() -> None
     avro.schema.parse(json.dumps(schema))
     assert schema["fields"][0]["type"] == ["null", {"type": "array", "items": ["null", "string"]}]
     assert records == [{"a": [], "b": None, "c": {"d": []}}]
+
+
+def test_numbers_into_a_decimal_of_the_writer_schema_round_half_up_from_java_digits() -> None:
+    # NiFi's Avro writer: BigDecimal.valueOf(double) (Java's digits), then setScale HALF_UP.
+    money = {"type": "bytes", "logicalType": "decimal", "precision": 10, "scale": 2}
+    schema = json.dumps(record([{"name": "a", "type": ["null", money]}]))
+    lines = b'{"a":1.005}\n{"a":-1.235}\n{"a":0.125}\n{"a":3}\n{"a":null}\n'
+    out = converted(lines, "JsonTreeReader", "AvroRecordSetWriter", **SCHEMA_TEXT, **{
+        "Schema Text": schema
+    })  # fmt: skip
+    assert [r["a"] for r in read_avro(out)[1]] == [
+        Decimal("1.01"),
+        Decimal("-1.24"),
+        Decimal("0.13"),
+        Decimal("3.00"),
+        None,
+    ]
+    fine = {**money, "scale": 4}
+    content = avro_file(record([{"name": "a", "type": fine}]), [{"a": Decimal("-1.2350")}])
+    out = converted(content, "AvroReader", "AvroRecordSetWriter", **SCHEMA_TEXT, **{
+        "Schema Text": schema
+    })  # fmt: skip
+    assert read_avro(out)[1] == [{"a": Decimal("-1.24")}]
+    props = {**SCHEMA_TEXT, "Schema Text": schema}
+    relationship, _, attributes = convert(
+        b'{"a":1e300}\n', "JsonTreeReader", "AvroRecordSetWriter", props
+    )
+    assert relationship == "failure"
+    assert "does not fit decimal(10, 2)" in attributes["record.error.message"]
+
+
+def test_the_avro_schema_attribute_after_an_avro_reader_is_the_embedded_schema() -> None:
+    schema = record([{"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"]}}])
+    with TestRunner("ConvertRecord") as runner:
+        runner.add_controller_service("reader", "AvroReader", {})
+        runner.add_controller_service(
+            "writer",
+            "JsonRecordSetWriter",
+            {"Schema Write Strategy": "Set 'avro.schema' Attribute"},
+        )
+        runner.set_property("Record Reader", "reader")
+        runner.set_property("Record Writer", "writer")
+        runner.enqueue(avro_file(schema, [{"e": "A"}]))
+        runner.run()
+        [out] = runner.get_flowfiles_for_relationship("success")
+    written = json.loads(out.attributes["avro.schema"])
+    assert written["fields"][0]["type"] == {"type": "enum", "name": "t.E", "symbols": ["A"]}
