@@ -404,6 +404,14 @@ def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
     t = pa.types
     if t.is_decimal(target) and (t.is_decimal(source) or t.is_floating(source)):
         return _as_decimal(column, target)
+    if t.is_struct(source) and (t.is_struct(target) or t.is_map(target)):
+        return _from_struct(column, target)
+    if t.is_list(source) and t.is_list(target):
+        # Each element by these rules (a list of records into a list of maps, of doubles
+        # into a list of texts).
+        offsets = pc.subtract(column.offsets, column.offsets[0])
+        items = _cast(column.flatten(), target.value_type)
+        return pa.ListArray.from_arrays(offsets, items, type=target, mask=column.is_null())
     if t.is_string(target) or t.is_large_string(target):
         if t.is_floating(source) and not t.is_float16(source):
             return java_string(column).cast(target)
@@ -444,3 +452,36 @@ def _as_decimal(column: pa.Array, target: pa.DataType) -> pa.Array:
             msg = f"{value} does not fit decimal({target.precision}, {target.scale})"
             raise ValueError(msg) from None
     return pa.array(values, target)
+
+
+def _from_struct(column: pa.Array, target: pa.DataType) -> pa.Array:
+    """A record into a record field by field (by name, each by these rules), or into a
+    map as NiFi's Avro writer puts one: an entry per field that has a value (a null
+    field is left out), each value by these rules (``1`` into a map of texts is
+    ``"1"``). Arrow casts neither a record into a map nor its values as NiFi."""
+    source = column.type
+    children = column.flatten()
+    absent = column.is_null()
+    if pa.types.is_struct(target):
+        fields = [target.field(i) for i in range(target.num_fields)]
+        columns = []
+        for field in fields:
+            index = source.get_field_index(field.name)
+            child = children[index] if index >= 0 else pa.nulls(len(column), field.type)
+            columns.append(_cast(child, field.type))
+        return pa.StructArray.from_arrays(columns, fields=fields, mask=absent)
+    rows, width = len(column), source.num_fields
+    if width == 0:
+        values = pa.array([], target.item_type)
+        offsets = pa.array(np.zeros(rows + 1, np.int32))
+        return pa.MapArray.from_arrays(offsets, pa.array([], pa.string()), values, mask=absent)
+    names = [source.field(i).name for i in range(width)]
+    values = pa.concat_arrays([_cast(child, target.item_type) for child in children])
+    # Entry (row r, field j) is at j * rows + r of ``values``; rows in order, fields in order.
+    order = (np.arange(width)[None, :] * rows + np.arange(rows)[:, None]).ravel()
+    present = values.is_valid().to_numpy(zero_copy_only=False)[order]
+    counts = present.reshape(rows, width).sum(axis=1)
+    offsets = pa.array(np.concatenate([[0], np.cumsum(counts)]).astype(np.int32))
+    keys = pa.array(np.array(names, dtype=object)[order // rows][present], pa.string())
+    items = values.take(pa.array(order[present]))
+    return pa.MapArray.from_arrays(offsets, keys.cast(target.key_type), items, mask=absent)

@@ -381,3 +381,44 @@ def test_the_avro_schema_attribute_after_an_avro_reader_is_the_embedded_schema()
         [out] = runner.get_flowfiles_for_relationship("success")
     written = json.loads(out.attributes["avro.schema"])
     assert written["fields"][0]["type"] == {"type": "enum", "name": "t.E", "symbols": ["A"]}
+
+
+def test_a_record_goes_into_a_map_field_of_the_writer_schema() -> None:
+    # NiFi's Avro writer puts a record into a map: an entry per field with a value, each
+    # value converted to the map's type. Arrow cannot cast a struct into a map.
+    schema = record(
+        [
+            {"name": "attrs", "type": ["null", {"type": "map", "values": ["null", "string"]}]},
+            {
+                "name": "items",
+                "type": {"type": "array", "items": {"type": "map", "values": "long"}},
+            },
+        ]
+    )
+    lines = b'{"attrs": {"a": 1, "b": "x", "c": null, "d": 2.5}, "items": [{"q": 1}, {"r": 2}]}\n'
+    lines += b'{"attrs": null, "items": []}\n'
+    out = converted(
+        lines,
+        "JsonTreeReader",
+        "AvroRecordSetWriter",
+        **SCHEMA_TEXT,
+        **{"Schema Text": json.dumps(schema)},
+    )
+    assert read_avro(out)[1] == [
+        {"attrs": {"a": "1", "b": "x", "d": "2.5"}, "items": [{"q": 1}, {"r": 2}]},
+        {"attrs": None, "items": []},
+    ]
+
+
+def test_bytes_are_printed_to_csv_as_nifi_holds_them() -> None:
+    # NiFi's record holds bytes as a Byte[]: its CSV writer prints Arrays.toString.
+    schema = record(
+        [
+            {"name": "b", "type": "bytes"},
+            {"name": "f", "type": {"type": "fixed", "name": "F", "size": 2}},
+            {"name": "l", "type": {"type": "array", "items": "bytes"}},
+        ]
+    )
+    content = avro_file(schema, [{"b": b"ab", "f": b"\x00\xff", "l": [b"\x01"]}])
+    out = converted(content, "AvroReader", "CSVRecordSetWriter")
+    assert out == b'b,f,l\n"[97, 98]","[0, -1]",[[1]]\n'
