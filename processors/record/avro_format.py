@@ -8,6 +8,8 @@ pyarrow). Rows are gathered into Arrow batches of bounded size.
 from __future__ import annotations
 
 import json
+import lzma
+import zlib
 from collections.abc import Iterator, Mapping
 from typing import IO, Any, cast
 
@@ -72,6 +74,8 @@ _READ_ERRORS = (
     OSError,
     StopIteration,
     OverflowError,
+    zlib.error,  # a damaged deflate block
+    lzma.LZMAError,  # a damaged xz block
 )
 
 

@@ -422,3 +422,18 @@ def test_bytes_are_printed_to_csv_as_nifi_holds_them() -> None:
     content = avro_file(schema, [{"b": b"ab", "f": b"\x00\xff", "l": [b"\x01"]}])
     out = converted(content, "AvroReader", "CSVRecordSetWriter")
     assert out == b'b,f,l\n"[97, 98]","[0, -1]",[[1]]\n'
+
+
+def test_a_damaged_compressed_avro_file_fails_with_the_reason() -> None:
+    # An xz block's error (LZMAError) is no ValueError: it rolled the session back for ever.
+    schema = record([{"name": "a", "type": "long"}, {"name": "s", "type": "string"}])
+    rows = [{"a": i, "s": "x" * (i % 7)} for i in range(1000)]
+    for codec in ("xz", "deflate"):
+        out = io.BytesIO()
+        fastavro.writer(out, fastavro.parse_schema(schema), rows, codec=codec)
+        content = out.getvalue()
+        relationship, _, attributes = convert(
+            content[: len(content) // 2], "AvroReader", "JsonRecordSetWriter"
+        )
+        assert relationship == "failure"
+        assert attributes["record.error.message"].startswith("malformed record in")
