@@ -16,7 +16,7 @@ from flowcore.processor import (
     PropertyDescriptor,
     validators,
 )
-from processors.record.api import DEFAULT_BATCH_ROWS, CountingSink
+from processors.record.api import DEFAULT_BATCH_ROWS, CountingSink, SchemaError
 from processors.record.schema import avro_schema_validator, avro_to_arrow
 from processors.record.temporal import TemporalFormatError
 from processors.record.temporal_text import JavaPattern, TemporalFormats, is_date_time
@@ -215,7 +215,7 @@ class SchemaSource:
         )
         if not text.strip():
             msg = "Schema Text is empty (Schema Access Strategy is Use 'Schema Text' Property)"
-            raise ConfigurationError(msg)
+            raise SchemaError(msg)
         schema = self._cache.get(text)
         if schema is None:
             schema = avro_to_arrow(text)

@@ -54,6 +54,11 @@ class MalformedRecordError(ProcessException):
         super().__init__(f"malformed record in {source} at {position}: {detail}")
 
 
+class RecordWriteError(ProcessException):
+    """Records a writer cannot write (no schema of its format for them, or a value that
+    does not fit it): the FlowFile goes to failure with this reason."""
+
+
 class SchemaError(ConfigurationError):
     """A schema (Schema Text) that cannot be parsed or converted to Arrow."""
 
@@ -119,6 +124,10 @@ class ChunkInput(io.RawIOBase):
 
     def readable(self) -> bool:
         return True
+
+    def tell(self) -> int:
+        """The bytes read so far (io's default would seek, which this cannot)."""
+        return self.offset
 
     def _fill(self) -> bool:
         while not self._buffer:

@@ -8,6 +8,8 @@ pyarrow). Rows are gathered into Arrow batches of bounded size.
 from __future__ import annotations
 
 import json
+import lzma
+import zlib
 from collections.abc import Iterator, Mapping
 from typing import IO, Any, cast
 
@@ -32,9 +34,17 @@ from processors.record.api import (
     MalformedRecordError,
     RecordReader,
     RecordSetWriter,
+    RecordWriteError,
+    SchemaError,
     WriteResult,
 )
-from processors.record.schema import arrow_to_avro, avro_to_arrow, conform
+from processors.record.avro_write import aliases, as_written, by_alias, defaults, written_schema
+from processors.record.schema import (
+    AVRO_SCHEMA_METADATA,
+    avro_to_arrow,
+    conform,
+    writer_avro_schema,
+)
 
 AVRO_MIME_TYPE = "application/avro-binary"
 _MAGIC = b"Obj\x01"
@@ -55,7 +65,18 @@ COMPRESSION = PropertyDescriptor(
     allowable_values=[AllowableValue(v) for v in ("NONE", "DEFLATE", "BZIP2")],
 )
 _CODECS = {"NONE": "null", "DEFLATE": "deflate", "BZIP2": "bzip2"}
-_READ_ERRORS = (ValueError, EOFError, TypeError, KeyError, IndexError, OSError, StopIteration)
+_READ_ERRORS = (
+    ValueError,
+    EOFError,
+    TypeError,
+    KeyError,
+    IndexError,
+    OSError,
+    StopIteration,
+    OverflowError,
+    zlib.error,  # a damaged deflate block
+    lzma.LZMAError,  # a damaged xz block
+)
 
 
 @controller_service("AvroReader")
@@ -77,36 +98,92 @@ class AvroReader(ControllerService):
         container = stream.peek_bytes(4) == _MAGIC
         reader_schema = json.loads(given[1]) if given else None
         if not container:
-            if reader_schema is None:
+            if given is None:
                 raise MalformedRecordError(
                     source, "byte offset 0", "not an Avro container file (no 'Obj' magic)"
                 )
-            parsed = fastavro.parse_schema(reader_schema)
+            raw = fastavro.parse_schema(_raw_values(reader_schema))
             return _AvroRecordReader(
-                _bare_datums(stream, parsed),
-                given[0] if given else pa.schema([]),
-                given[1] if given else None,
+                _bare_datums(stream, raw),
+                _with_avro_text(given[0], given[1]),
+                given[1],
                 source,
                 self.batch_rows,
             )
         try:
-            avro = fastavro.reader(cast(IO[bytes], stream), reader_schema=reader_schema)
-        except _READ_ERRORS as exc:
+            blocks = fastavro.block_reader(cast(IO[bytes], stream))
+            raw_writer = fastavro.parse_schema(_raw_values(blocks.writer_schema))
+            raw_reader = None
+            if reader_schema is not None:
+                raw_reader = fastavro.parse_schema(_raw_values(reader_schema))
+        except (*_READ_ERRORS, fastavro.schema.SchemaParseException) as exc:
             raise MalformedRecordError(source, "header", f"{type(exc).__name__}: {exc}") from None
         if given is not None:
             schema, text = given
         else:
-            text = json.dumps(avro.writer_schema, separators=(",", ":"))
+            text = json.dumps(blocks.writer_schema, separators=(",", ":"))
             try:
-                schema = avro_to_arrow(cast(dict[str, Any], avro.writer_schema))
+                schema = avro_to_arrow(cast(dict[str, Any], blocks.writer_schema))
             except ConfigurationError as exc:
                 raise MalformedRecordError(source, "header", str(exc)) from None
-        return _AvroRecordReader(iter(avro), schema, text, source, self.batch_rows)
+        records = _block_records(blocks, raw_writer, raw_reader)
+        return _AvroRecordReader(
+            records, _with_avro_text(schema, text), text, source, self.batch_rows
+        )
+
+
+def _with_avro_text(schema: pa.Schema, text: str) -> pa.Schema:
+    """The schema carrying the Avro schema it was read with, which the Avro writer
+    inherits (as NiFi's record schema keeps its Avro text)."""
+    return schema.with_metadata({AVRO_SCHEMA_METADATA: text.encode()})
 
 
 def _bare_datums(stream: ChunkInput, schema: Any) -> Iterator[Any]:
     while stream.peek_bytes(1):
         yield fastavro.schemaless_reader(cast(IO[bytes], stream), schema, None)
+
+
+def _block_records(blocks: Any, writer: Any, reader: Any) -> Iterator[Any]:
+    """The records of a container file's blocks, decoded with the schemas given."""
+    for block in blocks:
+        data = block.bytes_
+        for _ in range(block.num_records):
+            yield fastavro.schemaless_reader(data, writer, reader)
+
+
+_RAW_LOGICAL_TYPES = frozenset(
+    {
+        "date",
+        "time-millis",
+        "time-micros",
+        "timestamp-millis",
+        "timestamp-micros",
+        "local-timestamp-millis",
+        "local-timestamp-micros",
+        "uuid",
+    }
+)
+
+
+def _raw_values(avro: Any) -> Any:
+    """The schema without its date, time, timestamp and uuid logical types, to decode
+    (or encode) their raw numbers and text: Arrow takes those as they are, where
+    fastavro's Python dates and times would refuse a year beyond 1..9999 and turn a
+    time-millis of -5 into 995 (NiFi reads the numbers as they are)."""
+    if isinstance(avro, list):
+        return [_raw_values(branch) for branch in avro]
+    if not isinstance(avro, dict):
+        return avro
+    out = {}
+    for key, value in avro.items():
+        if key == "logicalType" and value in _RAW_LOGICAL_TYPES:
+            continue
+        if key in ("type", "items", "values"):
+            value = _raw_values(value)
+        elif key == "fields" and isinstance(value, list):
+            value = [_raw_values(f) for f in value]
+        out[key] = value
+    return out
 
 
 class _AvroRecordReader:
@@ -153,7 +230,7 @@ class _AvroRecordReader:
 
     def _batch(self, rows: list[Any], end: int) -> pa.RecordBatch:
         try:
-            return pa.RecordBatch.from_pylist(rows, schema=self._schema)
+            return common.batch_of_rows(rows, self._schema)  # {} records too
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
             position = f"records {end - len(rows)} to {end - 1}"
             raise MalformedRecordError(self._source, position, str(exc)) from None
@@ -183,19 +260,26 @@ class AvroRecordSetWriter(ControllerService):
         self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
     ) -> RecordSetWriter:
         given = self.schema_source.resolve(attributes)
-        avro = json.loads(given[1]) if given is not None else arrow_to_avro(schema)
-        return _AvroWriter(schema, avro, sink, self.codec)
+        try:
+            avro = json.loads(given[1]) if given is not None else writer_avro_schema(schema)
+            parsed = fastavro.parse_schema(avro)
+        except (SchemaError, fastavro.schema.SchemaParseException) as exc:
+            raise RecordWriteError(f"no Avro schema for the records: {exc}") from None
+        return _AvroWriter(schema, avro, parsed, sink, self.codec)
 
 
 class _AvroWriter(common.CountingWriter):
     MIME_TYPE = AVRO_MIME_TYPE
 
-    def __init__(self, schema: pa.Schema, avro: Any, sink: BinarySink, codec: str) -> None:
+    def __init__(
+        self, schema: pa.Schema, avro: Any, parsed: Any, sink: BinarySink, codec: str
+    ) -> None:
         self._schema = schema
         self._sink = CountingSink(sink)
-        self._writer = fastavro.write.Writer(
-            cast(IO[bytes], self._sink), fastavro.parse_schema(avro), codec=codec
-        )
+        self._writer = fastavro.write.Writer(cast(IO[bytes], self._sink), parsed, codec=codec)
+        self._written = written_schema(schema, avro)
+        self._aliases = [a for a in aliases(avro) if a[0] in schema.names]
+        self._defaults = defaults(avro)
         self._records = 0
         self._done = False
 
@@ -203,8 +287,29 @@ class _AvroWriter(common.CountingWriter):
         if batch.num_rows == 0:
             return
         write = self._writer.write
-        for record in conform(batch, self._schema).to_pylist():
-            write(record)
+        if self._aliases:
+            batch = batch.rename_columns(by_alias(batch.schema.names, self._aliases))
+        batch = conform(batch, self._schema)
+        index = self._records
+        if self._written is not None:
+            try:
+                batch = as_written(batch, self._written)
+            except pa.ArrowException as exc:
+                last = index + batch.num_rows - 1
+                msg = f"records {index} to {last} cannot be written as Avro: {exc}"
+                raise RecordWriteError(msg) from None
+        try:
+            fills = self._defaults
+            for record in batch.to_pylist(maps_as_pydicts="strict"):
+                for name, default in fills:
+                    if record.get(name) is None:
+                        record[name] = default
+                write(record)
+                index += 1
+        except (ValueError, TypeError, KeyError, OverflowError, pa.ArrowException) as exc:
+            detail = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            msg = f"record {index} cannot be written as Avro: {detail}"
+            raise RecordWriteError(msg) from None
         self._records += batch.num_rows
 
     def flush(self) -> None:

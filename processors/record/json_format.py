@@ -57,7 +57,7 @@ from processors.record.json_render import (
     render_rows,
 )
 from processors.record.json_serialized import JSON_MIME_TYPE, line_texts, with_serialized_forms
-from processors.record.schema import arrow_to_avro, conform
+from processors.record.schema import conform, writer_avro_schema
 from processors.record.serialized import SerializedForms, attach, combined
 from processors.record.temporal import (
     arrow_reads_json,
@@ -869,7 +869,7 @@ class JsonRecordSetWriter(ControllerService):
             extra["avro.schema"] = (
                 given[1]
                 if given is not None and given[0].equals(schema)
-                else json.dumps(arrow_to_avro(schema), separators=(",", ":"))
+                else json.dumps(writer_avro_schema(schema), separators=(",", ":"))
             )
         return extra
 

@@ -3,8 +3,10 @@
 A CSV value is text, so NiFi prints a nested value with Java's ``toString``: a record as
 its serialized form (the JSON text of the object it was read from; ``{"c":true}``), a list
 as ``Arrays.toString`` (``[a, 1, 2.5]``: each element's own text, a text unquoted, a
-missing one ``null``), a map as ``Map.toString`` (``{k=v, l=w}``). Nested columns are rare
-and small, so their values are printed one at a time.
+missing one ``null``), a map as ``Map.toString`` (``{k=v, l=w}``), bytes as the array of
+signed bytes NiFi holds them in (``[97, 98, -1]``; they failed as text that is not UTF-8,
+or were written raw). Nested columns are rare and small, so their values are printed
+one at a time.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ _ENCODER = msgspec.json.Encoder()
 
 
 def is_nested(kind: pa.DataType) -> bool:
-    """A struct, list or map type."""
+    """A struct, list or map type, or bytes (which NiFi holds as an array of bytes)."""
     types = pa.types
     return bool(
         types.is_struct(kind)
@@ -29,7 +31,24 @@ def is_nested(kind: pa.DataType) -> bool:
         or types.is_large_list(kind)
         or types.is_fixed_size_list(kind)
         or types.is_map(kind)
+        or _is_bytes(kind)
     )
+
+
+def _is_bytes(kind: pa.DataType) -> bool:
+    types = pa.types
+    return bool(
+        types.is_binary(kind)
+        or types.is_large_binary(kind)
+        or types.is_fixed_size_binary(kind)
+        or types.is_binary_view(kind)
+    )
+
+
+def _bytes_text(value: bytes) -> str:
+    """Bytes as NiFi prints them: its record holds them as a ``Byte[]``, which
+    ``Arrays.toString`` prints as signed numbers (``[97, 98, -1]``)."""
+    return "[" + ", ".join(str(b - 256 if b > 127 else b) for b in value) + "]"
 
 
 def nested_text(column: pa.Array) -> pa.Array:
@@ -42,6 +61,8 @@ def nested_text(column: pa.Array) -> pa.Array:
 
 
 def _text(value: Any, kind: pa.DataType) -> str:
+    if _is_bytes(kind):
+        return _bytes_text(value)
     if pa.types.is_struct(kind):
         return _ENCODER.encode(value).decode()
     if pa.types.is_map(kind):

@@ -33,9 +33,11 @@ from processors.record.api import (
     MalformedRecordError,
     RecordReader,
     RecordSetWriter,
+    RecordWriteError,
+    SchemaError,
     WriteResult,
 )
-from processors.record.schema import conform
+from processors.record.schema import AVRO_SCHEMA_METADATA, conform, with_avro_names
 
 PARQUET_MIME_TYPE = "application/parquet"
 _SPOOL = 64 << 20
@@ -164,9 +166,19 @@ class _ParquetWriter(common.CountingWriter):
         self, service: ParquetRecordSetWriter, schema: pa.Schema, sink: BinarySink
     ) -> None:
         self._schema = schema
+        try:
+            # NiFi writes Parquet through the records' Avro schema: the names Avro takes.
+            self._named = with_avro_names(schema)
+            if AVRO_SCHEMA_METADATA in (self._named.metadata or {}):
+                # The Avro schema an AvroReader read with is not the file's business.
+                metadata = dict(self._named.metadata)
+                del metadata[AVRO_SCHEMA_METADATA]
+                self._named = self._named.with_metadata(metadata)
+        except SchemaError as exc:
+            raise RecordWriteError(f"no Avro schema for the records: {exc}") from None
         self._sink = CountingSink(sink)
         self._writer = pq.ParquetWriter(
-            pa.PythonFile(self._sink, mode="w"), schema, compression=service.compression
+            pa.PythonFile(self._sink, mode="w"), self._named, compression=service.compression
         )
         self._row_group = service.row_group_rows
         self._pending: list[pa.RecordBatch] = []
@@ -177,7 +189,11 @@ class _ParquetWriter(common.CountingWriter):
     def write_batch(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:
             return
-        self._pending.append(conform(batch, self._schema))
+        conformed = conform(batch, self._schema)
+        if self._named is not self._schema:
+            columns = [c.view(f.type) for c, f in zip(conformed.columns, self._named, strict=True)]
+            conformed = pa.RecordBatch.from_arrays(columns, schema=self._named)
+        self._pending.append(conformed)
         self._pending_rows += batch.num_rows
         self._records += batch.num_rows
         if self._pending_rows >= self._row_group:
@@ -185,7 +201,7 @@ class _ParquetWriter(common.CountingWriter):
 
     def _write_pending(self) -> None:
         if self._pending:
-            table = pa.Table.from_batches(self._pending, schema=self._schema)
+            table = pa.Table.from_batches(self._pending, schema=self._named)
             self._writer.write_table(table, row_group_size=max(self._pending_rows, 1))
             self._pending = []
             self._pending_rows = 0

@@ -9,14 +9,20 @@ schema text, as NiFi does.
 
 from __future__ import annotations
 
+import decimal
 import json
-from typing import Any
+import math
+from typing import Any, cast
 
 import fastavro
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from flowcore.processor import ValidationResult
 from processors.record.api import RecordReader, SchemaError
+from processors.record.json_numbers import java_string
+from processors.record.temporal_text import epoch_millis
 
 _PRIMITIVES: dict[str, pa.DataType] = {
     "null": pa.null(),
@@ -32,6 +38,9 @@ _PRIMITIVES: dict[str, pa.DataType] = {
 
 AVRO_DEFAULT_METADATA = b"avro.default"
 """Arrow field metadata holding a field's Avro default, as JSON text (mergers read it)."""
+
+AVRO_SCHEMA_METADATA = b"avro.schema"
+"""Arrow schema metadata holding the Avro schema (JSON text) an AvroReader read with."""
 
 
 def parse_avro_schema(text: str) -> Any:
@@ -69,8 +78,14 @@ def avro_to_arrow(text_or_schema: str | dict[str, Any]) -> pa.Schema:
     if not isinstance(avro, dict) or avro.get("type") != "record":
         msg = "Schema Text must be an Avro schema of type 'record'"
         raise SchemaError(msg)
+    try:
+        # Named types by their full names (a reference may give the namespace or not).
+        parsed: dict[str, Any] = cast(dict[str, Any], fastavro.parse_schema(avro))
+    except Exception as exc:  # fastavro raises several unrelated types for a bad schema
+        msg = f"not a valid Avro schema: {exc}"
+        raise SchemaError(msg) from None
     named: dict[str, pa.DataType] = {}
-    return pa.schema([_field(f, named) for f in avro.get("fields", [])])
+    return pa.schema([_field(f, named) for f in parsed.get("fields", [])])
 
 
 def _field(avro_field: dict[str, Any], named: dict[str, pa.DataType]) -> pa.Field:
@@ -98,8 +113,10 @@ def _type(avro: Any, named: dict[str, pa.DataType]) -> tuple[pa.DataType, bool]:
             return types[0], nullable
         if all(pa.types.is_integer(t) for t in types):
             return max(types, key=lambda t: t.bit_width), nullable
-        if all(pa.types.is_integer(t) or pa.types.is_floating(t) for t in types):
-            return pa.float64(), nullable
+        # Any other union (int | double, float | double, string | long...) is refused: one
+        # Arrow type would change its values (NiFi keeps each value as its branch reads it:
+        # 1 stays 1, not 1.0; a float 0.1 is not the double 0.10000000149011612; a long
+        # beyond 2^53 keeps its digits).
         msg = f"Avro unions of several non-null types are not supported: {avro}"
         raise SchemaError(msg)
     if isinstance(avro, str):
@@ -152,11 +169,107 @@ def _type(avro: Any, named: dict[str, pa.DataType]) -> tuple[pa.DataType, bool]:
     return result, False
 
 
-def arrow_type_to_avro(data_type: pa.DataType, name_hint: str = "record") -> Any:
-    """The Avro type for an Arrow type (not nullable; ``arrow_to_avro`` adds the null)."""
+def avro_field_name(name: str) -> str:
+    """NiFi's name for a field in a generated Avro schema (``AvroTypeUtil``): a name Avro
+    accepts (a letter or ``_``, then letters, digits and ``_``) as it is; in any other,
+    each other character (each UTF-16 unit, as Java counts) becomes ``_`` (``my-field``
+    -> ``my_field``, ``1st`` -> ``_st``); the empty name is ``UNNAMED_FIELD``."""
+    if not name:
+        return "UNNAMED_FIELD"
+    out: list[str] = []
+    for i, char in enumerate(name):
+        if ord(char) > 0xFFFF:  # a surrogate pair in Java: two characters, neither a letter
+            out.append("__")
+        elif char == "_" or char.isalpha() or (i > 0 and char.isdecimal()):
+            out.append(char)
+        else:
+            out.append("_")
+    return "".join(out)
+
+
+def with_avro_names(schema: pa.Schema) -> pa.Schema:
+    """``schema`` with every field, nested ones too, under its Avro name
+    (``avro_field_name``), as NiFi's writers that go through an Avro schema (Avro,
+    Parquet) name them; SchemaError when two fields of one record get one name."""
+    fields = [f.with_name(avro_field_name(f.name)).with_type(_avro_named(f.type)) for f in schema]
+    _refuse_twice([f.name for f in schema])
+    renamed = pa.schema(fields, metadata=schema.metadata)
+    return schema if renamed.equals(schema) else renamed
+
+
+def _refuse_twice(names: list[str]) -> None:
+    seen: dict[str, str] = {}
+    for name in names:
+        avro = avro_field_name(name)
+        if avro in seen:
+            msg = (
+                f"fields '{seen[avro]}' and '{name}' both have the Avro name '{avro}' "
+                "(characters Avro does not accept in a name become '_')"
+            )
+            raise SchemaError(msg)
+        seen[avro] = name
+
+
+def _avro_named(data_type: pa.DataType) -> pa.DataType:
+    t = pa.types
+    if t.is_struct(data_type):
+        children = [data_type.field(i) for i in range(data_type.num_fields)]
+        _refuse_twice([f.name for f in children])
+        return pa.struct(
+            [f.with_name(avro_field_name(f.name)).with_type(_avro_named(f.type)) for f in children]
+        )
+    if t.is_list(data_type) or t.is_large_list(data_type) or t.is_fixed_size_list(data_type):
+        value = data_type.value_field.with_type(_avro_named(data_type.value_type))
+        if t.is_large_list(data_type):
+            return pa.large_list(value)
+        if t.is_fixed_size_list(data_type):
+            return pa.list_(value, data_type.list_size)
+        return pa.list_(value)
+    if t.is_map(data_type):
+        item = data_type.item_field.with_type(_avro_named(data_type.item_type))
+        return pa.map_(data_type.key_field, item)
+    return data_type
+
+
+class _Names:
+    """The record names of one generated schema: each unique (Avro refuses a name twice)."""
+
+    def __init__(self, top: str) -> None:
+        self._used = {top}
+
+    def unique(self, base: str) -> str:
+        name, index = base, 1
+        while name in self._used:
+            index += 1
+            name = f"{base}{index}"
+        self._used.add(name)
+        return name
+
+
+def _avro_fields(fields: list[pa.Field], prefix: str, names: _Names) -> list[dict[str, Any]]:
+    """The nullable Avro fields of a record, named by NiFi's rules: a renamed field keeps
+    its name as an alias; two fields with one Avro name are refused (NiFi's Avro fails)."""
+    out: list[dict[str, Any]] = []
+    _refuse_twice([f.name for f in fields])
+    for f in fields:
+        name = avro_field_name(f.name)
+        avro_type = _avro_type(f.type, f.name, prefix, names)
+        field: dict[str, Any] = {"name": name, "type": ["null", avro_type]}
+        if name != f.name:
+            field["aliases"] = [f.name]
+        out.append(field)
+    return out
+
+
+def _avro_type(data_type: pa.DataType, field_name: str, prefix: str, names: _Names) -> Any:
+    """The Avro type for an Arrow type (not nullable; the field adds the null). A record
+    is named as NiFi names it: the field names on its path, joined by ``_``, then
+    ``Type`` (``parent_childType``)."""
     t = pa.types
     if t.is_null(data_type):
-        return "null"
+        # No value seen (an empty JSON array's items): NiFi infers a string there, and an
+        # Avro union may not hold "null" twice.
+        return "string"
     if t.is_boolean(data_type):
         return "boolean"
     if t.is_integer(data_type):
@@ -170,10 +283,10 @@ def arrow_type_to_avro(data_type: pa.DataType, name_hint: str = "record") -> Any
         return "double"
     if t.is_string(data_type) or t.is_large_string(data_type) or t.is_string_view(data_type):
         return "string"
-    if t.is_fixed_size_binary(data_type):
-        return {"type": "fixed", "name": f"{name_hint}_fixed", "size": data_type.byte_width}
     if t.is_binary(data_type) or t.is_large_binary(data_type) or t.is_binary_view(data_type):
         return "bytes"
+    if t.is_fixed_size_binary(data_type):
+        return "bytes"  # NiFi reads a fixed as bytes and writes it so
     if t.is_date(data_type):
         return {"type": "int", "logicalType": "date"}
     if t.is_time32(data_type):
@@ -192,37 +305,59 @@ def arrow_type_to_avro(data_type: pa.DataType, name_hint: str = "record") -> Any
             "scale": data_type.scale,
         }
     if t.is_dictionary(data_type):
-        return arrow_type_to_avro(data_type.value_type, name_hint)
+        return _avro_type(data_type.value_type, field_name, prefix, names)
     if t.is_list(data_type) or t.is_large_list(data_type) or t.is_fixed_size_list(data_type):
-        items = data_type.value_type
-        return {"type": "array", "items": ["null", arrow_type_to_avro(items, name_hint)]}
+        items = _avro_type(data_type.value_type, field_name, prefix, names)
+        return {"type": "array", "items": ["null", items]}
     if t.is_map(data_type):
-        return {"type": "map", "values": ["null", arrow_type_to_avro(data_type.item_type)]}
+        key = data_type.key_type
+        if not (t.is_string(key) or t.is_large_string(key) or t.is_string_view(key)):
+            msg = f"field '{field_name}' is a map with {key} keys: Avro map keys are strings"
+            raise SchemaError(msg)
+        values = _avro_type(data_type.item_type, field_name, prefix, names)
+        return {"type": "map", "values": ["null", values]}
     if t.is_struct(data_type):
+        child_prefix = f"{prefix}{field_name}_"
         fields = [data_type.field(i) for i in range(data_type.num_fields)]
+        record_name = names.unique(avro_field_name(prefix + field_name) + "Type")
         return {
             "type": "record",
-            "name": f"{name_hint}Type",
-            "fields": [
-                {"name": f.name, "type": ["null", arrow_type_to_avro(f.type, f.name)]}
-                for f in fields
-            ],
+            "name": record_name,
+            "fields": _avro_fields(fields, child_prefix, names),
         }
     msg = f"Arrow type {data_type} has no Avro equivalent"
     raise SchemaError(msg)
 
 
+def arrow_type_to_avro(data_type: pa.DataType, name_hint: str = "record") -> Any:
+    """The Avro type for an Arrow type (not nullable; ``arrow_to_avro`` adds the null)."""
+    return _avro_type(data_type, name_hint, "", _Names("nifiRecord"))
+
+
 def arrow_to_avro(
     schema: pa.Schema, name: str = "nifiRecord", namespace: str = "org.apache.nifi"
 ) -> dict[str, Any]:
-    """An Avro record schema for an Arrow schema; every field is a union with null."""
-    fields = []
-    for f in schema:
-        avro_type = arrow_type_to_avro(f.type, f.name)
-        fields.append(
-            {"name": f.name, "type": avro_type if avro_type == "null" else ["null", avro_type]}
-        )
+    """An Avro record schema for an Arrow schema, as NiFi generates one from a record
+    schema: every field a union with null, names Avro refuses made valid (the original
+    kept as an alias), nested records named by their path."""
+    fields = _avro_fields(list(schema), "", _Names(name))
     return {"type": "record", "name": name, "namespace": namespace, "fields": fields}
+
+
+def writer_avro_schema(schema: pa.Schema) -> dict[str, Any]:
+    """The Avro schema records of ``schema`` are written with: the Avro schema they were
+    read with (AvroReader keeps it in the schema's metadata) while ``schema`` is still
+    exactly what that schema reads as, as NiFi writes a record whose schema came from Avro
+    with that schema's text (enums, fixed, defaults, names kept); else the generated one."""
+    text = (schema.metadata or {}).get(AVRO_SCHEMA_METADATA)
+    if text is not None:
+        try:
+            embedded = json.loads(text)
+            if avro_to_arrow(embedded).equals(schema.remove_metadata()):
+                return cast(dict[str, Any], embedded)
+        except (ValueError, SchemaError):
+            pass
+    return arrow_to_avro(schema)
 
 
 def schema_fingerprint(schema: pa.Schema) -> str:
@@ -252,8 +387,101 @@ def conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     columns: list[pa.Array] = []
     for target in schema:
         if target.name in names:
-            column = batch.column(target.name)
-            columns.append(column if column.type.equals(target.type) else column.cast(target.type))
+            columns.append(_cast(batch.column(target.name), target.type))
         else:
             columns.append(pa.nulls(batch.num_rows, target.type))
     return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
+    """``column`` as ``target``. Into a text field, a floating-point number is its Java
+    ``toString`` (``3.0``, ``1.0E20``, ``NaN``; Arrow writes ``3``, ``1e+20``, ``nan``)
+    and a date, time or timestamp its epoch milliseconds, as NiFi's
+    ``DataTypeUtils.toString`` gives them (Arrow writes ISO text)."""
+    source = column.type
+    if source.equals(target):
+        return column
+    t = pa.types
+    if t.is_decimal(target) and (t.is_decimal(source) or t.is_floating(source)):
+        return _as_decimal(column, target)
+    if t.is_struct(source) and (t.is_struct(target) or t.is_map(target)):
+        return _from_struct(column, target)
+    if t.is_list(source) and t.is_list(target):
+        # Each element by these rules (a list of records into a list of maps, of doubles
+        # into a list of texts).
+        offsets = pc.subtract(column.offsets, column.offsets[0])
+        items = _cast(column.flatten(), target.value_type)
+        return pa.ListArray.from_arrays(offsets, items, type=target, mask=column.is_null())
+    if t.is_string(target) or t.is_large_string(target):
+        if t.is_floating(source) and not t.is_float16(source):
+            return java_string(column).cast(target)
+        if t.is_date(source) or t.is_time(source) or t.is_timestamp(source):
+            return epoch_millis(column)[0].cast(target)
+    return column.cast(target)
+
+
+def _as_decimal(column: pa.Array, target: pa.DataType) -> pa.Array:
+    """Numbers into a decimal field as NiFi's Avro writer puts them: a double by its Java
+    ``toString`` digits (``BigDecimal.valueOf``: 1.005 is 1.005, not the binary
+    1.00499...), then to the field's scale rounding half away from zero (``HALF_UP``:
+    1.005 is 1.01, -1.235 is -1.24). Arrow rounds the binary value (1.00) and refuses a
+    decimal of a larger scale. A value beyond the precision, a NaN or an infinity fails."""
+    source = column.type
+    if pa.types.is_decimal(source):
+        if source.scale > target.scale:
+            column = pc.round(column, ndigits=target.scale, round_mode="half_towards_infinity")
+        return column.cast(target)
+    step = decimal.Decimal(1).scaleb(-target.scale)
+    single = pa.types.is_float32(source) or pa.types.is_float16(source)
+    exact = decimal.Context(prec=80, rounding=decimal.ROUND_HALF_UP)
+    values: list[decimal.Decimal | None] = []
+    for value in column.to_pylist():
+        if value is None:
+            values.append(None)
+            continue
+        try:
+            if not math.isfinite(value):
+                raise decimal.InvalidOperation
+            text = (
+                np.format_float_positional(np.float32(value), unique=True)
+                if single
+                else repr(value)
+            )
+            values.append(exact.quantize(decimal.Decimal(text), step))
+        except decimal.InvalidOperation:
+            msg = f"{value} does not fit decimal({target.precision}, {target.scale})"
+            raise ValueError(msg) from None
+    return pa.array(values, target)
+
+
+def _from_struct(column: pa.Array, target: pa.DataType) -> pa.Array:
+    """A record into a record field by field (by name, each by these rules), or into a
+    map as NiFi's Avro writer puts one: an entry per field that has a value (a null
+    field is left out), each value by these rules (``1`` into a map of texts is
+    ``"1"``). Arrow casts neither a record into a map nor its values as NiFi."""
+    source = column.type
+    children = column.flatten()
+    absent = column.is_null()
+    if pa.types.is_struct(target):
+        fields = [target.field(i) for i in range(target.num_fields)]
+        columns = []
+        for field in fields:
+            index = source.get_field_index(field.name)
+            child = children[index] if index >= 0 else pa.nulls(len(column), field.type)
+            columns.append(_cast(child, field.type))
+        return pa.StructArray.from_arrays(columns, fields=fields, mask=absent)
+    rows, width = len(column), source.num_fields
+    if width == 0:
+        values = pa.array([], target.item_type)
+        offsets = pa.array(np.zeros(rows + 1, np.int32))
+        return pa.MapArray.from_arrays(offsets, pa.array([], pa.string()), values, mask=absent)
+    names = [source.field(i).name for i in range(width)]
+    values = pa.concat_arrays([_cast(child, target.item_type) for child in children])
+    # Entry (row r, field j) is at j * rows + r of ``values``; rows in order, fields in order.
+    order = (np.arange(width)[None, :] * rows + np.arange(rows)[:, None]).ravel()
+    present = values.is_valid().to_numpy(zero_copy_only=False)[order]
+    counts = present.reshape(rows, width).sum(axis=1)
+    offsets = pa.array(np.concatenate([[0], np.cumsum(counts)]).astype(np.int32))
+    keys = pa.array(np.array(names, dtype=object)[order // rows][present], pa.string())
+    items = values.take(pa.array(order[present]))
+    return pa.MapArray.from_arrays(offsets, keys.cast(target.key_type), items, mask=absent)

@@ -6,7 +6,7 @@ import pyarrow as pa
 
 from flowcore.errors import ProcessException
 from flowcore.processor import PropertyDescriptor
-from processors.record.api import RecordReaderFactory, RecordSetWriterFactory
+from processors.record.api import RecordReaderFactory, RecordSetWriterFactory, SchemaError
 
 FRAGMENT_ID = "fragment.identifier"
 FRAGMENT_INDEX = "fragment.index"
@@ -20,12 +20,16 @@ RECORD_FAILURES: tuple[type[BaseException], ...] = (
     pa.ArrowException,
     ValueError,
     OSError,
+    SchemaError,
 )
 """What a read or a write may raise for bad data: the FlowFile goes to failure.
 
 ``MalformedRecordError`` is a ``ProcessException``; Arrow errors are raised by writers
-that cannot cast a value. Repository errors (missing content) are not caught: the
-framework rolls the session back, as NiFi does.
+that cannot cast a value; a ``SchemaError`` at this point comes from a FlowFile's own
+schema (Schema Text from its attributes, ``${avro.schema}``: a fixed one is checked when
+the service is enabled), which NiFi also routes to failure rather than retry for ever.
+Repository errors (missing content) are not caught: the framework rolls the session
+back, as NiFi does.
 """
 
 
