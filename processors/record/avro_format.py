@@ -62,9 +62,12 @@ COMPRESSION = PropertyDescriptor(
     description="Compression type to use when writing Avro files.",
     default="NONE",
     required=True,
-    allowable_values=[AllowableValue(v) for v in ("NONE", "DEFLATE", "BZIP2")],
+    allowable_values=[AllowableValue(v) for v in ("BZIP2", "DEFLATE", "NONE", "SNAPPY", "LZO")],
 )
-_CODECS = {"NONE": "null", "DEFLATE": "deflate", "BZIP2": "bzip2"}
+_CODECS = {"NONE": "null", "DEFLATE": "deflate", "BZIP2": "bzip2", "SNAPPY": "snappy", "LZO": "xz"}
+"""fastavro's codec per Compression Format. NiFi writes ``LZO`` with Avro's xz codec (Avro
+has no LZO), and so does flowcore. Reading takes every codec Avro defines: null,
+deflate, bzip2, snappy (cramjam), xz, zstandard (backports.zstd)."""
 _READ_ERRORS = (
     ValueError,
     EOFError,
