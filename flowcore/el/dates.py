@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from flowcore.el.java_time import check_letter_count, format_java_time_field
 from flowcore.errors import ExpressionError
 
 __all__ = [
@@ -55,7 +56,7 @@ DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
 
 # SimpleDateFormat's pattern letters; every other ASCII letter is illegal.
 _LETTERS = frozenset("GyYMLwWDdFEuaHkKhmsSzZX")
-_NUMERIC = frozenset("yYMLwWDdFuHkKhmsSn")
+_NUMERIC = frozenset("yYMLwWDdFuHkKhmsSnNAQqec")
 
 # Java's legacy three-letter time zone IDs that are not tz database names.
 _LEGACY_IDS = {
@@ -135,6 +136,14 @@ def _to_datetime(epoch_ms: int, zone: tzinfo | None) -> datetime:
     return utc.astimezone(zone) if zone is not None else utc.astimezone()
 
 
+def _zone_id(zone: tzinfo | None, moment: datetime) -> str:
+    """``ZoneId.getId()``: the tz database key, else the zone's own name."""
+    key = getattr(zone, "key", None)
+    if isinstance(key, str):
+        return key
+    return (zone or moment.tzinfo or UTC).tzname(moment) or "UTC"
+
+
 def _sunday_index(day: date) -> int:
     return (day.weekday() + 1) % 7
 
@@ -172,7 +181,19 @@ def _tokenize(pattern: str, java_time: bool = False) -> tuple[_Field | str, ...]
     i, n = 0, len(pattern)
     while i < n:
         char = pattern[i]
-        if char == "'":
+        if char == "'" and java_time:
+            # DateTimeFormatter: the text up to the closing quote, with a doubled quote in it
+            # read as one; an empty pair is one quote too (four quotes are a single quote).
+            j = i + 1
+            while j < n and not (pattern[j] == "'" and pattern[j + 1 : j + 2] != "'"):
+                j += 2 if pattern[j] == "'" else 1
+            if j >= n:
+                raise ExpressionError(
+                    f"Pattern ends with an incomplete string literal: '{pattern}'"
+                )
+            literal.append(pattern[i + 1 : j].replace("''", "'") or "'")
+            i = j + 1
+        elif char == "'":
             if i + 1 < n and pattern[i + 1] == "'":
                 literal.append("'")
                 i += 2
@@ -190,8 +211,22 @@ def _tokenize(pattern: str, java_time: bool = False) -> tuple[_Field | str, ...]
                 literal.append(pattern[j])
                 j += 1
             i = j + 1
+        elif java_time and char in "[]":
+            i += 1  # optional sections: every field of a date-time is present, so they print
+        elif java_time and char in "{}#":
+            raise ExpressionError(f"Pattern includes reserved character: '{char}' in '{pattern}'")
+        elif char.isascii() and char.isalpha() and java_time:
+            j = i
+            while j < n and pattern[j] == char:
+                j += 1
+            check_letter_count(char, j - i, pattern)
+            if literal:
+                tokens.append("".join(literal))
+                literal.clear()
+            tokens.append(_Field(char, j - i))
+            i = j
         elif char.isascii() and char.isalpha():
-            if char not in _LETTERS and not (java_time and char == "n"):
+            if char not in _LETTERS:
                 raise ExpressionError(
                     f"Illegal pattern character '{char}' in date pattern '{pattern}'"
                 )
@@ -203,8 +238,7 @@ def _tokenize(pattern: str, java_time: bool = False) -> tuple[_Field | str, ...]
             if literal:
                 tokens.append("".join(literal))
                 literal.clear()
-            # java.time's "u" is the proleptic year; SimpleDateFormat's is the day number.
-            tokens.append(_Field("y" if java_time and char == "u" else char, j - i))
+            tokens.append(_Field(char, j - i))
             i = j
         else:
             literal.append(char)
@@ -243,9 +277,16 @@ class DatePattern:
         """Render ``epoch_ns`` (nanoseconds since the epoch) in ``zone``."""
         seconds, fraction = divmod(epoch_ns, 1_000_000_000)
         moment = _to_datetime(seconds * 1000 + fraction // 1_000_000, zone)
-        java_fraction = fraction if self.java_time else None
+        if self.java_time:
+            zone_id = _zone_id(zone, moment)
+            return "".join(
+                token
+                if isinstance(token, str)
+                else format_java_time_field(token.letter, token.count, moment, fraction, zone_id)
+                for token in self._tokens
+            )
         return "".join(
-            token if isinstance(token, str) else _format_field(token, moment, java_fraction)
+            token if isinstance(token, str) else _format_field(token, moment)
             for token in self._tokens
         )
 
@@ -281,7 +322,7 @@ class DatePattern:
                 continue
             value = match.group(f"g{index}")
             letter = token.letter
-            if letter == "y":
+            if letter == "y" or (letter == "u" and self.java_time):
                 year = 2000 + int(value) if token.count <= 2 and len(value) == 2 else int(value)
                 has_year = True
             elif letter == "Y":
@@ -315,7 +356,7 @@ class DatePattern:
                     nanos = int(value.ljust(9, "0")[:9])
             elif letter == "n":
                 nanos = int(value)
-            elif letter in "zZX":
+            elif letter in "zZXxOV":
                 parsed_zone = _parse_zone(value)
         if not has_year and week_year is not None:
             year = week_year
@@ -367,16 +408,22 @@ class DatePattern:
                 continue
             if letter in "ML":
                 body = _names_regex(MONTH_NAMES)
-            elif letter == "E":
+            elif letter in "Eec":
                 body = _names_regex(DAY_NAMES)
+            elif letter in "Qq":
+                body = r"Q[1-4]|[1-4](?:st|nd|rd|th) quarter"
             elif letter == "a":
                 body = "AM|PM"
             elif letter == "G":
-                body = "AD|BC"
-            elif letter == "z":
+                body = "Anno Domini|Before Christ|AD|BC|A|B"
+            elif letter in "zV":
                 body = _ZONE_TEXT
             elif letter == "Z":
                 body = r"[+-]\d{2}:?\d{2}|Z"
+            elif letter == "O":
+                body = r"GMT(?:[+-]\d{1,2}(?::\d{2})?)?"
+            elif letter == "x":
+                body = r"[+-]\d{2}(?::?\d{2})?"
             else:  # X
                 body = r"Z|[+-]\d{2}(?::?\d{2})?"
             parts.append(f"(?P<g{index}>{body})")
@@ -384,7 +431,7 @@ class DatePattern:
 
 
 def _is_numeric(field: _Field) -> bool:
-    return field.letter in _NUMERIC and not (field.letter in "ML" and field.count >= 3)
+    return field.letter in _NUMERIC and not (field.letter in "MLQqec" and field.count >= 3)
 
 
 def _month_number(name: str) -> int:
@@ -410,7 +457,7 @@ def _pad(value: int, count: int) -> str:
     return str(value).zfill(count)
 
 
-def _format_field(field: _Field, moment: datetime, fraction_ns: int | None = None) -> str:
+def _format_field(field: _Field, moment: datetime) -> str:
     letter, count = field.letter, field.count
     if letter == "y":
         return f"{moment.year % 100:02d}" if count == 2 else _pad(moment.year, count)
@@ -432,11 +479,7 @@ def _format_field(field: _Field, moment: datetime, fraction_ns: int | None = Non
     if letter == "s":
         return _pad(moment.second, count)
     if letter == "S":
-        if fraction_ns is not None:  # java.time: the leading digits of the fraction
-            return f"{fraction_ns:09d}"[:count].ljust(count, "0")
         return _pad(moment.microsecond // 1000, count)
-    if letter == "n":
-        return _pad(fraction_ns or 0, count)
     if letter == "E":
         name = DAY_NAMES[moment.weekday()]
         return name if count >= 4 else name[:3]

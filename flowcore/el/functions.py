@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from urllib.parse import quote_plus
 
 from flowcore.el.context import EvalContext, EvaluationFailure
-from flowcore.el.dates import compile_date_pattern, resolve_zone
+from flowcore.el.dates import compile_java_time_pattern, resolve_zone
 from flowcore.el.regex import java_regex, java_replacer
 from flowcore.el.values import (
     ELDate,
@@ -135,7 +135,7 @@ def _check_regex(literals: tuple[object, ...]) -> None:
 
 def _check_date_args(literals: tuple[object, ...]) -> None:
     if literals and isinstance(literals[0], str):
-        compile_date_pattern(literals[0])
+        compile_java_time_pattern(literals[0])
     if len(literals) > 1 and isinstance(literals[1], str):
         resolve_zone(literals[1])
 
@@ -476,7 +476,7 @@ def _to_date(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Val
         return None
     zone_name = _string_arg(ctx, args, 1) if len(args) > 1 else None
     zone = None if zone_name is None else resolve_zone(zone_name)
-    return ELDate(compile_date_pattern(pattern).parse(text, zone))
+    return ELDate(compile_java_time_pattern(pattern).parse(text, zone))
 
 
 @_function("format", subject=D, returns=S, params=(S, S), required=1, check=_check_date_args)
@@ -487,7 +487,7 @@ def _format(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Valu
         return None
     zone_name = _string_arg(ctx, args, 1) if len(args) > 1 else None
     zone = None if zone_name is None else resolve_zone(zone_name)
-    return compile_date_pattern(pattern).format(moment.ms, zone)
+    return compile_java_time_pattern(pattern).format(moment.ms, zone)
 
 
 # --- misc --------------------------------------------------------------------------------

@@ -1,0 +1,201 @@
+"""``java.time.format.DateTimeFormatter.ofPattern(pattern, Locale.US)`` pattern letters.
+
+NiFi 2's ``format()``, ``toDate()``, ``formatInstant()`` and ``toInstant()`` build their
+formatters with ``DateTimeFormatter``, whose letters differ from ``SimpleDateFormat``'s:
+``S`` is a fraction of a second (``S`` of 0.062 s is ``0``), ``u`` is the year, five
+letters of a text field give its narrow form (``MMMMM`` is ``M``), ``GGGG`` is
+``Anno Domini``, ``ZZZZ`` is ``GMT+05:30``, ``X`` prints minutes only when they are not
+zero, and a field given more letters than it allows (``ddd``, ``HHH``) makes the pattern
+invalid. This module checks letter counts and renders one field of a zoned date-time.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+from flowcore.errors import ExpressionError
+
+__all__ = ["JAVA_TIME_LETTERS", "check_letter_count", "format_java_time_field"]
+
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_QUARTERS = ("1st quarter", "2nd quarter", "3rd quarter", "4th quarter")
+
+# The most letters each field takes (ofPattern's "Too many pattern letters" otherwise).
+_MAX_COUNT = {
+    "G": 5, "u": 19, "y": 19, "Y": 19, "Q": 5, "q": 5, "M": 5, "L": 5, "w": 2, "W": 1,
+    "d": 2, "D": 3, "F": 1, "E": 5, "e": 5, "c": 5, "a": 1, "h": 2, "H": 2, "k": 2,
+    "K": 2, "m": 2, "s": 2, "S": 9, "A": 19, "n": 19, "N": 19, "V": 2, "z": 4, "O": 4,
+    "X": 5, "x": 5, "Z": 5,
+}  # fmt: skip
+JAVA_TIME_LETTERS = frozenset(_MAX_COUNT)
+"""The letters ``DateTimeFormatter`` formats here; every other ASCII letter is invalid."""
+
+
+def check_letter_count(letter: str, count: int, pattern: str) -> None:
+    """Raise as ``ofPattern`` does for a letter it rejects or a count it does not take."""
+    if letter not in _MAX_COUNT:
+        raise ExpressionError(f"Unknown pattern letter: {letter} in date pattern '{pattern}'")
+    invalid = (
+        count > _MAX_COUNT[letter]
+        or (letter == "V" and count != 2)
+        or (letter == "O" and count not in (1, 4))
+        or (letter == "c" and count == 2)
+    )
+    if invalid:
+        raise ExpressionError(f"Too many pattern letters: {letter} in date pattern '{pattern}'")
+
+
+def _sunday_index(day: date) -> int:
+    return (day.weekday() + 1) % 7
+
+
+def _us_week(day: date) -> tuple[int, int]:
+    """(week-based year, week of it) with Locale.US weeks: Sunday first, a 1-day minimum."""
+    start = day - timedelta(days=_sunday_index(day))
+    if (start + timedelta(days=6)).year > day.year:
+        return day.year + 1, 1
+    jan1 = date(day.year, 1, 1)
+    first_start = jan1 - timedelta(days=_sunday_index(jan1))
+    return day.year, (start - first_start).days // 7 + 1
+
+
+def _year(value: int, count: int) -> str:
+    """``y``/``u``/``Y``: two letters are the last two digits, four or more pad and add
+    ``+`` to a year longer than the count (SignStyle.EXCEEDS_PAD)."""
+    if count == 2:
+        return f"{value % 100:02d}"
+    digits = str(value).zfill(count)
+    return "+" + digits if count >= 4 and len(str(value)) > count else digits
+
+
+def _text(full: str, count: int) -> str:
+    """A text field: up to three letters short, four full, five narrow."""
+    return full[:3] if count <= 3 else full if count == 4 else full[0]
+
+
+def _offset(seconds: int, colon: bool, with_seconds: bool, minutes_optional: bool) -> str:
+    sign = "-" if seconds < 0 else "+"
+    hours, rest = divmod(abs(seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    separator = ":" if colon else ""
+    text = f"{sign}{hours:02d}"
+    if not minutes_optional or minutes or (with_seconds and secs):
+        text += f"{separator}{minutes:02d}"
+    if with_seconds and secs:
+        text += f"{separator}{secs:02d}"
+    return text
+
+
+def _iso_offset(seconds: int, count: int) -> str:
+    """``X``/``x``: +HHmm, +HHMM, +HH:MM, +HHMMss, +HH:MM:ss by count."""
+    return _offset(
+        seconds, colon=count in (3, 5), with_seconds=count >= 4, minutes_optional=count == 1
+    )
+
+
+def _gmt_offset(seconds: int, full: bool) -> str:
+    """``O`` / ``ZZZZ``: ``GMT``, ``GMT+5`` (short) or ``GMT+05:00`` (full)."""
+    if seconds == 0:
+        return "GMT"
+    sign = "-" if seconds < 0 else "+"
+    hours, rest = divmod(abs(seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    if full:
+        text = f"GMT{sign}{hours:02d}:{minutes:02d}"
+        return text + (f":{secs:02d}" if secs else "")
+    text = f"GMT{sign}{hours}"
+    if minutes or secs:
+        text += f":{minutes:02d}"
+    return text + (f":{secs:02d}" if secs else "")
+
+
+def _offset_seconds(moment: datetime) -> int:
+    offset = moment.utcoffset()
+    return 0 if offset is None else int(offset.total_seconds())
+
+
+def format_java_time_field(
+    letter: str, count: int, moment: datetime, fraction_ns: int, zone_id: str
+) -> str:
+    """One pattern field of ``moment`` (its nanosecond fraction given apart) as text."""
+    if letter in "yu":
+        return _year(moment.year, count)
+    if letter == "Y":
+        return _year(_us_week(moment.date())[0], count)
+    if letter in "ML":
+        return (
+            str(moment.month).zfill(count)
+            if count <= 2
+            else _text(_MONTHS[moment.month - 1], count)
+        )
+    if letter in "Qq":
+        quarter = (moment.month - 1) // 3 + 1
+        if count <= 2:
+            return str(quarter).zfill(count)
+        return (
+            f"Q{quarter}" if count == 3 else _QUARTERS[quarter - 1] if count == 4 else str(quarter)
+        )
+    if (letter in "Ee" and (letter == "E" or count >= 3)) or (letter == "c" and count >= 3):
+        return _text(_DAYS[moment.weekday()], count)
+    if letter in "ec":
+        return str(_sunday_index(moment.date()) + 1).zfill(count)
+    numbers = {
+        "d": moment.day,
+        "D": moment.timetuple().tm_yday,
+        "H": moment.hour,
+        "h": moment.hour % 12 or 12,
+        "K": moment.hour % 12,
+        "k": moment.hour or 24,
+        "m": moment.minute,
+        "s": moment.second,
+        "w": _us_week(moment.date())[1],
+        "W": (moment.day - 1 + _sunday_index(moment.date().replace(day=1))) // 7 + 1,
+        # Java 21's F (NiFi 2's runtime): the aligned week of the month.
+        "F": (moment.day - 1) // 7 + 1,
+    }
+    if letter in numbers:
+        return str(numbers[letter]).zfill(count)
+    time_of_day_ns = (moment.hour * 3600 + moment.minute * 60 + moment.second) * 10**9 + fraction_ns
+    if letter == "S":
+        return f"{fraction_ns:09d}"[:count]
+    if letter == "n":
+        return str(fraction_ns).zfill(count)
+    if letter == "N":
+        return str(time_of_day_ns).zfill(count)
+    if letter == "A":
+        return str(time_of_day_ns // 1_000_000).zfill(count)
+    if letter == "a":
+        return "AM" if moment.hour < 12 else "PM"
+    if letter == "G":
+        return "AD" if count <= 3 else "Anno Domini" if count == 4 else "A"
+    seconds = _offset_seconds(moment)
+    if letter == "X":
+        return "Z" if seconds == 0 else _iso_offset(seconds, count)
+    if letter == "x":
+        return _iso_offset(seconds, count)
+    if letter == "Z":
+        if count <= 3:
+            return _offset(seconds, colon=False, with_seconds=False, minutes_optional=False)
+        if count == 4:
+            return _gmt_offset(seconds, full=True)
+        return "Z" if seconds == 0 else _iso_offset(seconds, 5)
+    if letter == "O":
+        return _gmt_offset(seconds, full=count == 4)
+    if letter == "V":
+        return zone_id
+    # z: the zone's short name
+    return moment.tzname() or _gmt_offset(seconds, full=True)
