@@ -549,6 +549,8 @@ def parse_default_date(text: str) -> int:
     """
     value = text.strip()
     if value.isascii() and value.isdigit():
+        if int(value) > 2**63 - 1:  # new Date(Long.valueOf(text)) throws
+            raise ExpressionError(f'For input string: "{value}"')
         return int(value)
     if _TO_STRING_SHAPE.fullmatch(value):
         return _TO_STRING.parse(value)

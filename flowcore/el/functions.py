@@ -412,11 +412,16 @@ def _java_divide(a: float, b: float) -> float:
     return a / b
 
 
+def _wrap(value: int) -> int:
+    """Java's long arithmetic: the result wraps around past Long.MAX_VALUE / MIN_VALUE."""
+    return (value + 2**63) % 2**64 - 2**63
+
+
 def _java_int_divide(a: int, b: int) -> int:
     if b == 0:
         raise EvaluationFailure("division by zero")
     quotient = abs(a) // abs(b)
-    return quotient if (a < 0) == (b < 0) else -quotient
+    return _wrap(quotient if (a < 0) == (b < 0) else -quotient)
 
 
 def _java_int_mod(a: int, b: int) -> int:
@@ -446,13 +451,13 @@ def _arithmetic(whole: Callable[[int, int], int], decimal: Callable[[float, floa
 
 
 _function("plus", subject=N, returns=N, params=(N,))(
-    _arithmetic(lambda a, b: a + b, lambda a, b: a + b)
+    _arithmetic(lambda a, b: _wrap(a + b), lambda a, b: a + b)
 )
 _function("minus", subject=N, returns=N, params=(N,))(
-    _arithmetic(lambda a, b: a - b, lambda a, b: a - b)
+    _arithmetic(lambda a, b: _wrap(a - b), lambda a, b: a - b)
 )
 _function("multiply", subject=N, returns=N, params=(N,))(
-    _arithmetic(lambda a, b: a * b, lambda a, b: a * b)
+    _arithmetic(lambda a, b: _wrap(a * b), lambda a, b: a * b)
 )
 _function("divide", subject=N, returns=N, params=(N,))(_arithmetic(_java_int_divide, _java_divide))
 _function("mod", subject=N, returns=N, params=(N,))(_arithmetic(_java_int_mod, _java_float_mod))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from flowcore.el import evaluate
+from flowcore.el import compile_expression, evaluate
+from flowcore.errors import ExpressionError
 
 
 def run(text: str, attributes: dict[str, str] | None = None) -> str:
@@ -54,3 +55,65 @@ def test_format_uses_date_time_formatter_letters(
     quoted = "'" + pattern.replace("'", "\\'") + "'"
     text = "${d:toNumber():format(" + quoted + ", '" + zone + "')}"
     assert run(text, {"d": str(millis)}) == expected
+
+
+# long arithmetic wraps around, as Java's `x + y`, `x - y`, `x * y`, `x / y` on longs do
+LONG_ARITHMETIC = [
+    ("${a:plus(1)}", "9223372036854775807", "-9223372036854775808"),
+    ("${a:minus(1)}", "-9223372036854775808", "9223372036854775807"),
+    ("${a:multiply(3)}", "9223372036854775807", "9223372036854775805"),
+    ("${a:multiply(${a})}", "4294967296", "0"),
+    ("${a:divide(-1)}", "-9223372036854775808", "-9223372036854775808"),
+    ("${a:mod(-1)}", "-9223372036854775808", "0"),
+    ("${a:plus(0.5)}", "9223372036854775807", "9.223372036854776E18"),
+]
+
+
+@pytest.mark.parametrize(("text", "value", "expected"), LONG_ARITHMETIC)
+def test_whole_number_arithmetic_wraps_like_java_long(text: str, value: str, expected: str) -> None:
+    assert run(text, {"a": value}) == expected
+
+
+# NiFi's NumberParsing (ASCII \d) then Long.valueOf / Long.decode / Double.valueOf
+NUMBER_TEXT = [
+    ("${a:toNumber()}", "\u0663", ""),  # Arabic-Indic digits are not a number: null
+    ("${a:toDecimal()}", "\u0663.\u0665", ""),
+    ("${a:toNumber()}", "\uff11\uff12", ""),  # fullwidth digits
+    ("${a:toNumber()}", " +5 ", "5"),
+    ("${a:toNumber()}", "1_000", ""),
+    ("${a:toNumber()}", "1e3", "1000"),
+    ("${a:toNumber()}", "+0x1F", "31"),
+    ("${a:toNumber()}", "-0x8000000000000000", "-9223372036854775808"),
+    # Long.valueOf overflows, Long.decode reads the leading 0 as octal
+    ("${a:toNumber()}", "0100000000000000000000", "1152921504606846976"),
+]
+
+
+@pytest.mark.parametrize(("text", "value", "expected"), NUMBER_TEXT)
+def test_number_text_is_read_as_nifi_reads_it(text: str, value: str, expected: str) -> None:
+    assert run(text, {"a": value}) == expected
+
+
+# Where Java throws NumberFormatException, the FlowFile fails instead of getting a value
+NUMBER_FAILURES = [
+    ("${a:toNumber()}", "99999999999999999999"),  # Long.valueOf and Long.decode throw
+    ("${a:toDecimal()}", "9223372036854775808"),
+    ("${a:toNumber()}", "0xFFFFFFFFFFFFFFFF"),
+    ("${a:plus(1)}", "-9223372036854775809"),
+    ("${a:gt(1)}", "99999999999999999999"),
+    ("${a:toDecimal()}", "0x.8"),  # Double.valueOf wants the binary exponent: 0x.8p0
+    ("${a:toDate():format('yyyy')}", "99999999999999999999"),  # new Date(Long.valueOf(text))
+]
+
+
+@pytest.mark.parametrize(("text", "value"), NUMBER_FAILURES)
+def test_numbers_java_refuses_fail_the_evaluation(text: str, value: str) -> None:
+    with pytest.raises(ExpressionError, match="For input string"):
+        run(text, {"a": value})
+
+
+def test_whole_number_literal_beyond_long_is_invalid() -> None:
+    # WholeNumberLiteralEvaluator: Long.parseLong when the expression is compiled
+    with pytest.raises(ExpressionError, match="out of the long range"):
+        compile_expression("${literal(9223372036854775808)}")
+    assert run("${literal(-9223372036854775808)}") == "-9223372036854775808"
