@@ -25,6 +25,7 @@ from urllib.parse import quote_plus
 from flowcore.el.context import EvalContext, EvaluationFailure
 from flowcore.el.dates import compile_java_time_pattern, resolve_zone
 from flowcore.el.regex import java_regex, java_replacer
+from flowcore.el.utf16 import java_length, java_slice, pad
 from flowcore.el.values import (
     ELDate,
     Kind,
@@ -168,13 +169,20 @@ def _substring(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> V
     text = to_str(subject)
     if text is None:
         return ""
+    length = java_length(text)  # Java indices count UTF-16 code units
     start = to_whole(args[0](ctx))
-    end = len(text) if len(args) < 2 else to_whole(args[1](ctx))
+    end = length if len(args) < 2 else to_whole(args[1](ctx))
     if start is None or end is None:
         raise EvaluationFailure("substring index is null")
-    if start < 0 or end > len(text) or start > end:
+    start, end = _int_value(start), _int_value(end)
+    if start < 0 or end > length or start > end:
         return ""  # NiFi turns Java's IndexOutOfBoundsException into the empty string
-    return text[start:end]
+    return java_slice(text, start, end)
+
+
+def _int_value(value: int) -> int:
+    """``Long.intValue()``: the low 32 bits, as a signed int."""
+    return (value + 2**31) % 2**32 - 2**31
 
 
 def _before_after(last: bool, after: bool) -> Impl:
@@ -235,7 +243,7 @@ def _prepend(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Val
 @_function("length", subject=S, returns=W)
 def _length(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
     text = to_str(subject)
-    return 0 if text is None else len(text)
+    return 0 if text is None else java_length(text)
 
 
 def _padding(left: bool) -> Impl:
@@ -246,12 +254,8 @@ def _padding(left: bool) -> Impl:
         length = to_whole(args[0](ctx))
         if length is None or length <= 0 or length > 2**31 - 1:
             return text
-        pad = (_string_arg(ctx, args, 1) if len(args) > 1 else None) or "_"
-        missing = length - len(text)
-        if missing <= 0:
-            return text
-        filler = (pad * (missing // len(pad) + 1))[:missing]
-        return filler + text if left else text + filler
+        padding = (_string_arg(ctx, args, 1) if len(args) > 1 else None) or "_"
+        return pad(text, length, padding, left)
 
     return impl
 

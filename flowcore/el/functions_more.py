@@ -36,6 +36,7 @@ from flowcore.el.functions import FUNCTIONS, Evaluator, check_regex, function, s
 from flowcore.el.java_math import call_math
 from flowcore.el.jsonpath import JsonDocument, JsonPath, compile_path
 from flowcore.el.regex import Pattern, java_regex, java_replacer
+from flowcore.el.utf16 import index_of, last_index_of
 from flowcore.el.values import (
     ELDate,
     ELInstant,
@@ -130,7 +131,7 @@ def _index_of(last: bool) -> Callable[..., Value]:
         search = string_arg(ctx, args, 0)
         if search is None:
             raise EvaluationFailure("the search string is null")
-        return text.rfind(search) if last else text.find(search)
+        return last_index_of(text, search) if last else index_of(text, search)
 
     return impl
 

@@ -117,3 +117,29 @@ def test_whole_number_literal_beyond_long_is_invalid() -> None:
     with pytest.raises(ExpressionError, match="out of the long range"):
         compile_expression("${literal(9223372036854775808)}")
     assert run("${literal(-9223372036854775808)}") == "-9223372036854775808"
+
+
+# Java strings count UTF-16 code units: String.length(), substring(), indexOf(),
+# lastIndexOf(); StringUtils.leftPad/rightPad. A split pair's lone half is written as "?",
+# as new String(...).getBytes(UTF_8) writes it.
+UTF16_CASES = [
+    ("${a:length()}", "\U0001f600", "2"),
+    ("${a:length()}", "a\U0001f44d\U0001f3fdb", "6"),
+    ("${a:substring(2)}", "\U0001f600x", "x"),
+    ("${a:substring(1)}", "\U0001f600x", "?x"),
+    ("${a:substring(0, 1)}", "\U0001f600x", "?"),
+    ("${a:substring(0, 3)}", "\U0001f600x", "\U0001f600x"),
+    ("${a:substring(3, 4)}", "\U0001f600x", ""),
+    ("${a:substring(4294967297)}", "abc", "bc"),  # Long.intValue() of the index
+    ("${a:indexOf('x')}", "\U0001f600x", "2"),
+    ("${a:lastIndexOf('\U0001f600')}", "\U0001f600x\U0001f600", "3"),
+    ("${a:lastIndexOf('')}", "\U0001f600x", "3"),
+    ("${a:padLeft(5, '\U0001f600')}", "a", "\U0001f600\U0001f600a"),
+    ("${a:padRight(4, '\U0001f600')}", "a", "a\U0001f600?"),
+    ("${a:padLeft(3)}", "\U0001f600", "_\U0001f600"),
+]
+
+
+@pytest.mark.parametrize(("text", "value", "expected"), UTF16_CASES)
+def test_string_indices_count_utf16_code_units(text: str, value: str, expected: str) -> None:
+    assert run(text, {"a": value}) == expected
