@@ -143,3 +143,45 @@ UTF16_CASES = [
 @pytest.mark.parametrize(("text", "value", "expected"), UTF16_CASES)
 def test_string_indices_count_utf16_code_units(text: str, value: str, expected: str) -> None:
     assert run(text, {"a": value}) == expected
+
+
+# Math.<name> by reflection, as MathEvaluator calls it (values from JDK 17; the Java 18+
+# methods from their Javadoc definitions, as NiFi 2 runs on Java 21)
+MATH_CASES = [
+    ("${a:toDecimal():math('round')}", "0.49999999999999994", "0"),  # Math.round(double)
+    ("${a:toDecimal():math('round')}", "4.503599627370497E15", "4503599627370497"),
+    ("${a:toDecimal():math('round')}", "-2.5", "-2"),
+    ("${a:toDecimal():math('getExponent')}", "0.0", "-1023"),  # Math.getExponent(double)
+    ("${a:toDecimal():math('getExponent')}", "1e-310", "-1023"),
+    ("${a:toDecimal():math('getExponent')}", "Infinity", "1024"),
+    ("${a:toDecimal():math('getExponent')}", "NaN", "1024"),
+    ("${a:toDecimal():math('scalb', 1491)}", "-1.1006999387928028e+210", "-Infinity"),
+    ("${a:toDecimal():math('scalb', 2767)}", "8.9", "Infinity"),  # Math.scalb(double, int)
+    ("${a:math('multiplyHigh', -194)}", "41294169949929200", "-1"),  # Math.multiplyHigh
+    (
+        "${a:math('multiplyHigh', 2183355228835866289)}",
+        "9223372036854775807",
+        "1091677614417933144",
+    ),
+    ("${a:math('unsignedMultiplyHigh', -1)}", "-1", "-2"),
+    ("${a:math('ceilDiv', -1)}", "-9223372036854775808", "-9223372036854775808"),
+    ("${a:math('ceilDiv', 3)}", "7", "3"),
+    ("${a:math('ceilMod', 1)}", "-9223372036854775808", "0"),
+    ("${a:math('ceilMod', 3)}", "7", "-2"),
+    ("${a:math('ceilMod', -6139537240036002236)}", "-782", "6139537240036001454"),
+    ("${a:math('divideExact', 2)}", "-7", "-3"),
+    ("${a:math('floorDivExact', 2)}", "-7", "-4"),
+    ("${a:math('ceilDivExact', 2)}", "-7", "-3"),
+]
+
+
+@pytest.mark.parametrize(("text", "value", "expected"), MATH_CASES)
+def test_math_matches_java_lang_math(text: str, value: str, expected: str) -> None:
+    assert run(text, {"a": value}) == expected
+
+
+@pytest.mark.parametrize("name", ["divideExact", "floorDivExact", "ceilDivExact"])
+def test_exact_division_overflow_fails(name: str) -> None:
+    # Math.divideExact(Long.MIN_VALUE, -1) throws ArithmeticException("long overflow")
+    with pytest.raises(ExpressionError, match="overflow"):
+        run("${a:math('" + name + "', -1)}", {"a": "-9223372036854775808"})
