@@ -30,6 +30,7 @@ from flowcore.el.values import (
     ELDate,
     Kind,
     Value,
+    int_value,
     java_trim,
     to_bool,
     to_date,
@@ -174,15 +175,10 @@ def _substring(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> V
     end = length if len(args) < 2 else to_whole(args[1](ctx))
     if start is None or end is None:
         raise EvaluationFailure("substring index is null")
-    start, end = _int_value(start), _int_value(end)
+    start, end = int_value(start), int_value(end)
     if start < 0 or end > length or start > end:
         return ""  # NiFi turns Java's IndexOutOfBoundsException into the empty string
     return java_slice(text, start, end)
-
-
-def _int_value(value: int) -> int:
-    """``Long.intValue()``: the low 32 bits, as a signed int."""
-    return (value + 2**31) % 2**32 - 2**31
 
 
 def _before_after(last: bool, after: bool) -> Impl:

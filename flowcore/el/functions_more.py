@@ -42,6 +42,7 @@ from flowcore.el.values import (
     ELInstant,
     Kind,
     Value,
+    int_value,
     to_bool,
     to_date,
     to_instant,
@@ -486,6 +487,7 @@ def _to_radix(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Va
     radix = to_whole(args[0](ctx))
     if radix is None:
         return None
+    radix = int_value(radix)
     if not 2 <= radix <= 36:
         radix = 10  # Long.toString falls back to base 10
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -498,6 +500,8 @@ def _to_radix(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Va
     text = ("-" if number < 0 else "") + "".join(reversed(out))
     if len(args) > 1:
         width = to_whole(args[1](ctx))
+        if width is not None:
+            width = int_value(width)
         if width is not None and width > len(text):
             text = "0" * (width - len(text)) + text
     return text
@@ -511,7 +515,9 @@ def _from_radix(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> 
     radix = to_whole(args[0](ctx))
     if radix is None:
         return None
-    if not 2 <= radix <= 36 or not re.fullmatch(r"[-+]?[0-9a-zA-Z]+", text):
+    radix = int_value(radix)  # Long.parseLong(text, radix.intValue())
+    # Character.digit takes any Unicode decimal digit too ("٣" is 3)
+    if not 2 <= radix <= 36 or not re.fullmatch(r"[-+]?(?:[0-9a-zA-Z]|\d)+", text):
         raise EvaluationFailure(f'For input string: "{text}" under radix {radix}')
     try:
         value = int(text, radix)

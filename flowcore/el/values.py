@@ -25,6 +25,7 @@ __all__ = [
     "Kind",
     "Value",
     "convertible",
+    "int_value",
     "java_double_str",
     "java_trim",
     "render",
@@ -131,6 +132,11 @@ def java_double_str(value: float) -> str:
     head, tail = str(digits[0]), "".join(map(str, digits[1:])) or "0"
     sign = "-" if value < 0 else ""
     return f"{sign}{head}.{tail}E{exponent}"
+
+
+def int_value(value: int) -> int:
+    """``Long.intValue()``: the low 32 bits as a signed int (NiFi's indices and radixes)."""
+    return (value + 2**31) % 2**32 - 2**31
 
 
 def _double_to_long(value: float) -> int:

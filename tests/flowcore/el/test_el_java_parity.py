@@ -185,3 +185,19 @@ def test_exact_division_overflow_fails(name: str) -> None:
     # Math.divideExact(Long.MIN_VALUE, -1) throws ArithmeticException("long overflow")
     with pytest.raises(ExpressionError, match="overflow"):
         run("${a:math('" + name + "', -1)}", {"a": "-9223372036854775808"})
+
+
+# Long.toString(value, radix.intValue()) and Long.parseLong(text, radix.intValue())
+RADIX_CASES = [
+    ("${a:toRadix(4294967312)}", "9223372036854775807", "7fffffffffffffff"),
+    ("${a:toRadix(-4294967288)}", "325", "505"),
+    ("${a:toRadix(37)}", "255", "255"),  # an invalid radix falls back to 10
+    ("${a:toRadix(16, 4294967300)}", "255", "00ff"),
+    ("${a:fromRadix(4294967312)}", "cac22aA", "212607658"),
+    ("${a:fromRadix(10)}", "\u0663\u0664", "34"),  # Character.digit reads Unicode digits
+]
+
+
+@pytest.mark.parametrize(("text", "value", "expected"), RADIX_CASES)
+def test_radix_conversion_matches_java(text: str, value: str, expected: str) -> None:
+    assert run(text, {"a": value}) == expected
