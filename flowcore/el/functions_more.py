@@ -18,8 +18,9 @@ import json
 import random
 import re
 import socket
+import string
 import threading
-import urllib.parse
+import unicodedata
 import uuid
 from collections.abc import Callable, Sequence
 
@@ -91,18 +92,58 @@ for _name, _translate in (
     function(_name, subject=S, returns=S)(_translator(_translate))
 
 
-_BAD_PERCENT = re.compile(r"%(?![0-9a-fA-F]{2})")
+def _java_digit(char: str) -> int | None:
+    """``Character.digit(char, 16)``: ASCII and fullwidth hex letters, any decimal digit."""
+    if char in string.hexdigits:
+        return int(char, 16)
+    if char.isdecimal():
+        return unicodedata.decimal(char)
+    for first in ("\uff21", "\uff41"):  # fullwidth A and a
+        if 0 <= ord(char) - ord(first) < 6:
+            return ord(char) - ord(first) + 10
+    return None
+
+
+def _escape_byte(pair: str, text: str) -> int:
+    """``Integer.parseInt(pair, 16)`` as URLDecoder reads an escape: a sign is allowed."""
+    sign, digits = (pair[0], pair[1:]) if pair[0] in "+-" else ("+", pair)
+    values = [_java_digit(char) for char in digits]
+    if not digits or None in values:
+        raise EvaluationFailure(
+            f'URLDecoder: Illegal hex characters in escape (%) pattern - For input string: "{pair}"'
+        )
+    value = 0
+    for digit in values:
+        value = value * 16 + (digit or 0)
+    if sign == "-" and value:
+        raise EvaluationFailure(
+            f"URLDecoder: Illegal hex characters in escape (%) pattern - negative value: {text}"
+        )
+    return value
 
 
 @function("urlDecode", subject=S, returns=S)
 def _url_decode(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
+    """``URLDecoder.decode(text, UTF_8)``: '+' is a space, runs of %XX are UTF-8 bytes."""
     text = to_str(subject)
     if text is None:
         return None
-    bad = _BAD_PERCENT.search(text)
-    if bad is not None:
-        raise EvaluationFailure(f"URLDecoder: Illegal hex characters in escape (%) pattern: {text}")
-    return urllib.parse.unquote_plus(text, encoding="utf-8", errors="replace")
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if char != "%":
+            out.append(" " if char == "+" else char)
+            i += 1
+            continue
+        run = bytearray()
+        while i + 2 < n and text[i] == "%":
+            run.append(_escape_byte(text[i + 1 : i + 3], text))
+            i += 3
+        if i < n and text[i] == "%":
+            raise EvaluationFailure(f"URLDecoder: Incomplete trailing escape (%) pattern: {text}")
+        out.append(run.decode("utf-8", errors="replace"))
+    return "".join(out)
 
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
@@ -325,6 +366,36 @@ _DIGESTS = {
     "SHA3-384": "sha3_384",
     "SHA3-512": "sha3_512",
 }
+# The SUN provider's aliases: SHA256 and the like, and the algorithms' object identifiers
+# (also written OID.<oid>).
+_DIGEST_ALIASES = {
+    "SHA224": "sha224",
+    "SHA256": "sha256",
+    "SHA384": "sha384",
+    "SHA512": "sha512",
+    "SHA512/224": "sha512_224",
+    "SHA512/256": "sha512_256",
+    "1.3.14.3.2.26": "sha1",
+    **{
+        f"2.16.840.1.101.3.4.2.{number}": digest
+        for number, digest in enumerate(
+            (
+                "sha256",
+                "sha384",
+                "sha512",
+                "sha224",
+                "sha512_224",
+                "sha512_256",
+                "sha3_224",
+                "sha3_256",
+                "sha3_384",
+                "sha3_512",
+            ),
+            start=1,
+        )
+    },
+}
+_DIGEST_ALIASES.update({f"OID.{oid}": digest for oid, digest in list(_DIGEST_ALIASES.items())})
 _SUPPORTED_DIGESTS = ", ".join(name for name, digest in _DIGESTS.items() if digest is not None)
 
 
@@ -334,7 +405,8 @@ def _hash(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
     if text is None:
         return None
     algorithm = string_arg(ctx, args, 0)
-    digest = _DIGESTS.get((algorithm or "").upper())
+    name = (algorithm or "").upper()
+    digest = _DIGESTS.get(name) or _DIGEST_ALIASES.get(name)
     if digest is None:
         raise EvaluationFailure(
             f"Invalid hash algorithm: {algorithm} not in set [{_SUPPORTED_DIGESTS}]"

@@ -201,3 +201,43 @@ RADIX_CASES = [
 @pytest.mark.parametrize(("text", "value", "expected"), RADIX_CASES)
 def test_radix_conversion_matches_java(text: str, value: str, expected: str) -> None:
     assert run(text, {"a": value}) == expected
+
+
+# URLDecoder.decode(text, UTF_8): each escape is read by Integer.parseInt(pair, 16), which
+# takes a sign and any Character.digit (Unicode decimal digits, fullwidth letters)
+URL_DECODE_CASES = [
+    ('-%7E%+0"<', '-~\x00"<'),
+    ("%+F", "\x0f"),
+    ("%-0x", "\x00x"),
+    ("%\u0663\u0663", "3"),
+    ("%\uff21\uff21", "\ufffd"),  # the byte 0xAA alone is not UTF-8
+    ("a%E4b", "a\ufffdb"),
+]
+
+
+@pytest.mark.parametrize(("value", "expected"), URL_DECODE_CASES)
+def test_url_decode_reads_escapes_as_java(value: str, expected: str) -> None:
+    assert run("${a:urlDecode()}", {"a": value}) == expected
+
+
+@pytest.mark.parametrize("value", ["%-5", "%+", "%C3%A9%2", "%zz"])
+def test_url_decode_failures(value: str) -> None:
+    with pytest.raises(ExpressionError, match="escape"):
+        run("${a:urlDecode()}", {"a": value})
+
+
+# MessageDigest.getInstance(name): the SUN provider's aliases and object identifiers
+@pytest.mark.parametrize(
+    ("algorithm", "expected"),
+    [
+        ("SHA256", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        (
+            "2.16.840.1.101.3.4.2.1",
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        ),
+        ("OID.1.3.14.3.2.26", "da39a3ee5e6b4b0d3255bfef95601890afd80709"),
+        ("sha512/224", "6ed0dd02806fa89e25de060c19d3ac86cabb87d6a0ddd05c333b84f4"),
+    ],
+)
+def test_hash_accepts_java_algorithm_aliases(algorithm: str, expected: str) -> None:
+    assert run("${a:hash('" + algorithm + "')}", {"a": ""}) == expected
