@@ -14,9 +14,10 @@ import re
 import time
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from flowcore.el.java_time import check_letter_count, format_java_time_field
+from flowcore.el.java_time_resolve import ParsedFields, resolve_fields
 from flowcore.errors import ExpressionError
 
 __all__ = [
@@ -70,36 +71,55 @@ _LEGACY_IDS = {
     "BST": "Asia/Dhaka",
 }
 
-# Zone abbreviations accepted when parsing a "z" field, as fixed offsets in minutes.
-_ABBREVIATIONS = {
-    "UTC": 0,
-    "GMT": 0,
-    "UT": 0,
-    "Z": 0,
-    "WET": 0,
-    "WEST": 60,
-    "BST": 60,
-    "CET": 60,
-    "CEST": 120,
-    "EET": 120,
-    "EEST": 180,
-    "MSK": 180,
-    "IST": 330,
-    "JST": 540,
-    "AEST": 600,
-    "AEDT": 660,
-    "HST": -600,
-    "AKST": -540,
-    "AKDT": -480,
-    "PST": -480,
-    "PDT": -420,
-    "MST": -420,
-    "MDT": -360,
-    "CST": -360,
-    "CDT": -300,
-    "EST": -300,
-    "EDT": -240,
+# Zone abbreviations accepted when parsing a "z" field: the zone java.time's parser picks
+# for each (Locale.US, from the JDK), whose rules then give the offset at the parsed time,
+# so "EST" in July is New York's -04:00 and "IST" is Africa/Abidjan's GMT.
+_ABBREVIATION_ZONES = {
+    "WET": "Atlantic/Canary",
+    "WEST": "Atlantic/Canary",
+    "BST": "Pacific/Bougainville",
+    "IST": "Africa/Abidjan",
+    "CET": "Europe/Paris",
+    "CEST": "Europe/Paris",
+    "EET": "Europe/Bucharest",
+    "EEST": "Europe/Bucharest",
+    "MSK": "Europe/Moscow",
+    "EST": "America/New_York",
+    "EDT": "America/New_York",
+    "CST": "America/Chicago",
+    "CDT": "America/Chicago",
+    "MST": "America/Denver",
+    "MDT": "America/Denver",
+    "PST": "America/Los_Angeles",
+    "PDT": "America/Los_Angeles",
+    "AKST": "America/Juneau",
+    "AKDT": "America/Juneau",
+    "HST": "Pacific/Honolulu",
+    "HDT": "Pacific/Honolulu",
+    "AST": "America/Halifax",
+    "ADT": "America/Halifax",
+    "NST": "America/St_Johns",
+    "NDT": "America/St_Johns",
+    "JST": "Asia/Tokyo",
+    "KST": "Asia/Seoul",
+    "SGT": "Asia/Singapore",
+    "HKT": "Asia/Hong_Kong",
+    "AEST": "Australia/Sydney",
+    "AEDT": "Australia/Sydney",
+    "ACST": "America/Rio_Branco",
+    "ACDT": "Australia/Adelaide",
+    "AWST": "Australia/Perth",
+    "NZST": "Pacific/Auckland",
+    "NZDT": "Pacific/Auckland",
+    "SAST": "Africa/Johannesburg",
+    "WAT": "Africa/Lagos",
+    "CAT": "Africa/Maputo",
+    "EAT": "Africa/Nairobi",
+    "BRT": "America/Sao_Paulo",
+    "ART": "America/Argentina/Buenos_Aires",
+    "PKT": "Asia/Karachi",
 }
+_UTC_NAMES = frozenset({"UTC", "GMT", "UT", "Z"})
 
 _OFFSET_ID = re.compile(r"(?:GMT|UTC|UT)?([+-])(\d{1,2})(?::?(\d{2}))?")
 
@@ -392,6 +412,44 @@ class DatePattern:
             return int(seconds) * 1_000_000_000 + nanos
         return (moment - _EPOCH) // _ONE_SECOND * 1_000_000_000 + nanos
 
+    def parse_to_instant_ns(self, text: str, zone: tzinfo | None = None) -> int:
+        """Epoch nanoseconds for ``text`` as NiFi's ``toDate()`` reads it: java.time's
+        resolution of the parsed fields, then ``FormatUtils.parseToInstant``'s defaults.
+        A zone or offset in the text wins over ``zone``; None is the local zone."""
+        match = self._regex.fullmatch(text)
+        if match is None:
+            raise ExpressionError(f"Cannot parse '{text}' as a date with format '{self.pattern}'")
+        fields = ParsedFields()
+        parsed_offset: tzinfo | None = None  # an offset in the text beats a zone in it
+        parsed_region: tzinfo | None = None
+        for index, token in enumerate(self._tokens):
+            if isinstance(token, str):
+                continue
+            value = match.group(f"g{index}")
+            if token.letter in "zV":
+                parsed_region = _parse_zone(value)
+                continue
+            if token.letter in "ZXxO":
+                parsed_offset = _parse_zone(value)
+                continue
+            entry = _java_time_field(token, value)
+            if entry is not None:
+                fields.put(*entry)
+        year, month, day, hour, minute, second, nanos = resolve_fields(fields)
+        parsed_zone = parsed_offset or parsed_region
+        if parsed_zone is None and zone is None:
+            # Local wall-clock time: mktime applies the process's zone and DST rules.
+            try:
+                seconds = time.mktime((year, month, day, hour, minute, second, 0, 0, -1))
+            except (OverflowError, ValueError) as exc:
+                raise ExpressionError(f"Cannot convert '{text}' to a local time: {exc}") from None
+            return int(seconds) * 1_000_000_000 + nanos
+        try:
+            moment = datetime(year, month, day, hour, minute, second, tzinfo=parsed_zone or zone)
+        except (ValueError, OverflowError) as exc:
+            raise ExpressionError(f"Cannot parse '{text}' as a date: {exc}") from None
+        return (moment - _EPOCH) // _ONE_SECOND * 1_000_000_000 + nanos
+
     def _parse_regex(self) -> str:
         parts: list[str] = []
         tokens = self._tokens
@@ -430,6 +488,55 @@ class DatePattern:
         return "".join(parts)
 
 
+_ERAS = {"AD": 1, "ANNO DOMINI": 1, "A": 1, "BC": 0, "BEFORE CHRIST": 0, "B": 0}
+
+
+def _java_time_field(token: _Field, value: str) -> tuple[str, int] | None:
+    """The java.time field and value one parsed pattern field gives (None: unused)."""
+    letter, count = token.letter, token.count
+    if letter in "yuY":
+        number = int(value)
+        if count == 2 and len(value) == 2:
+            number += 2000  # a two-digit year is 2000-2099
+        return {"y": "year_of_era", "u": "year", "Y": "week_year"}[letter], number
+    if letter in "ML":
+        return "month", int(value) if value.isdigit() else _month_number(value)
+    if letter == "E" or (letter in "ec" and count >= 3):
+        return "day_of_week", _day_number(value)
+    simple = {
+        "d": "day",
+        "D": "day_of_year",
+        "w": "week",
+        "e": "local_day_of_week",
+        "c": "local_day_of_week",
+        "H": "hour",
+        "k": "clock_hour",
+        "h": "clock_hour_of_ampm",
+        "K": "hour_of_ampm",
+        "m": "minute",
+        "s": "second",
+        "n": "nano",
+    }
+    if letter in simple:
+        return simple[letter], int(value)
+    if letter == "S":
+        return "nano", int(value.ljust(9, "0")[:9])
+    if letter == "a":
+        return "ampm", 0 if value.upper() == "AM" else 1
+    if letter == "G":
+        return "era", _ERAS[value.upper()]
+    return None
+
+
+def _day_number(name: str) -> int:
+    """ISO day of the week (Monday is 1) for an English day name or its abbreviation."""
+    prefix = name[:3].lower()
+    for number, day in enumerate(DAY_NAMES, start=1):
+        if day[:3].lower() == prefix:
+            return number
+    raise ExpressionError(f"Unknown day name '{name}'")
+
+
 def _is_numeric(field: _Field) -> bool:
     return field.letter in _NUMERIC and not (field.letter in "MLQqec" and field.count >= 3)
 
@@ -443,14 +550,24 @@ def _month_number(name: str) -> int:
 
 
 def _parse_zone(text: str) -> tzinfo:
+    """The zone a parsed zone field names; the parse ignores case, as NiFi's does."""
     upper = text.upper()
-    if upper in _ABBREVIATIONS:
-        return _fixed_zone(_ABBREVIATIONS[upper], upper if upper != "Z" else "UTC")
+    if upper in _UTC_NAMES:
+        return _fixed_zone(0, upper if upper != "Z" else "UTC")
+    if upper in _ABBREVIATION_ZONES:
+        return ZoneInfo(_ABBREVIATION_ZONES[upper])
     match = re.fullmatch(r"([+-])(\d{2}):?(\d{2})?", text)
     if match is not None:
         total = int(match.group(2)) * 60 + int(match.group(3) or 0)
         return _fixed_zone(-total if match.group(1) == "-" else total)
-    return resolve_zone(text)
+    if upper.startswith(("GMT", "UTC", "UT")):
+        return resolve_zone(upper)
+    return resolve_zone(_zone_ids_by_case().get(text.lower(), text))
+
+
+@functools.cache
+def _zone_ids_by_case() -> dict[str, str]:
+    return {name.lower(): name for name in available_timezones()}
 
 
 def _pad(value: int, count: int) -> str:

@@ -481,7 +481,7 @@ def _to_date(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Val
         return None
     zone_name = _string_arg(ctx, args, 1) if len(args) > 1 else None
     zone = None if zone_name is None else resolve_zone(zone_name)
-    return ELDate(compile_java_time_pattern(pattern).parse(text, zone))
+    return ELDate(compile_java_time_pattern(pattern).parse_to_instant_ns(text, zone) // 1_000_000)
 
 
 @_function("format", subject=D, returns=S, params=(S, S), required=1, check=_check_date_args)

@@ -241,3 +241,57 @@ def test_url_decode_failures(value: str) -> None:
 )
 def test_hash_accepts_java_algorithm_aliases(algorithm: str, expected: str) -> None:
     assert run("${a:hash('" + algorithm + "')}", {"a": ""}) == expected
+
+
+# new DateTimeFormatterBuilder().parseLenient().parseCaseInsensitive().appendPattern(p)
+#     .toFormatter(Locale.US).withZone(zone), then FormatUtils.parseToInstant, as
+# StringToDateEvaluator does (JDK's epoch milliseconds)
+TO_DATE_CASES = [
+    ("a", "PM", "UTC", 64800000),
+    ("a", "AM", "America/New_York", 39600000),
+    ("h", "8", "UTC", 0),
+    ("h a mm", "12 AM 5", "UTC", 300000),
+    ("H.SSS", "10.345", "UTC", 36000000),
+    ("ss.SSS", "15.123", "UTC", 15123),
+    ("H:mm:ss.SSS", "1:02:03.56789", "UTC", 3723567),
+    ("yyyy MM dd", "2023 02 31", "UTC", 1677542400000),
+    ("yyyy MM dd", "2023 04 31", "America/New_York", 1682827200000),
+    ("yyyy MM dd HH", "2023 12 31 24", "UTC", 1704067200000),
+    ("yyyy DDD", "2024 100", "UTC", 1712620800000),
+    ("DDD", "032", "UTC", 0),
+    ("YYYY", "1988", "UTC", 0),
+    ("YYYY ww E", "2024 02 Tue", "UTC", 1704758400000),
+    ("yyyy-MM-dd HH:mm:ss z", "2024-07-15 12:00:00 EST", "UTC", 1721059200000),
+    ("yyyy-MM-dd HH:mm:ss z", "2024-01-15 12:00:00 EDT", "UTC", 1705338000000),
+    ("yyyy-MM-dd HH:mm:ss z", "2024-07-15 12:00:00 CET", "UTC", 1721037600000),
+    ("yyyy-MM-dd HH:mm:ss z", "2024-07-15 12:00:00 IST", "UTC", 1721044800000),
+    ("yyyy-MM-dd HH:mm:ss VV", "2020-12-31 05:58:16 EUROPE/LONDON", "Asia/Kolkata", 1609394296000),
+    ("EEE MMM dd HH:mm:ss zzz yyyy", "thu oct 12 07:50:29 gmt+05:30 2023", "UTC", 1697077229000),
+    ("X,VV", "-04,America/New_York", "UTC", 14400000),
+    ("yyyy-MM-dd HH:mm", "2024-03-10 02:30", "America/New_York", 1710055800000),
+    ("yyyy-MM-dd HH:mm", "2024-11-03 01:30", "America/New_York", 1730611800000),
+]
+
+
+@pytest.mark.parametrize(("pattern", "text", "zone", "expected"), TO_DATE_CASES)
+def test_to_date_resolves_fields_as_java_time(
+    pattern: str, text: str, zone: str, expected: int
+) -> None:
+    expression = "${t:toDate('" + pattern + "', '" + zone + "'):toNumber()}"
+    assert run(expression, {"t": text}) == str(expected)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        ("yyyy DDD", "2023 366"),  # LocalDate.ofYearDay: 2023 is not a leap year
+        ("yyyy-MM-dd E", "2024-03-10 Mon"),  # the day of the week conflicts with the date
+        ("yyyy DDD MM", "2024 100 03"),  # day 100 is in April
+        ("H:mm:ss", "24:00:01"),
+        ("H a", "14 AM"),
+        ("M d", "2 29"),  # LocalDateTime.of(1970, 2, 29)
+    ],
+)
+def test_to_date_failures_as_java_time(pattern: str, text: str) -> None:
+    with pytest.raises(ExpressionError):
+        run("${t:toDate('" + pattern + "', 'UTC')}", {"t": text})
