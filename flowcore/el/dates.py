@@ -10,6 +10,7 @@ the process's local time zone, as a JVM uses its default zone.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -157,11 +158,29 @@ def _to_datetime(epoch_ms: int, zone: tzinfo | None) -> datetime:
 
 
 def _zone_id(zone: tzinfo | None, moment: datetime) -> str:
-    """``ZoneId.getId()``: the tz database key, else the zone's own name."""
+    """``ZoneId.getId()``: the tz database key, else the zone's own name; for the local
+    zone (None) the process's zone key where it can be found."""
     key = getattr(zone, "key", None)
     if isinstance(key, str):
         return key
+    if zone is None:
+        local = _local_zone_key()
+        if local is not None:
+            return local
     return (zone or moment.tzinfo or UTC).tzname(moment) or "UTC"
+
+
+@functools.cache
+def _local_zone_key() -> str | None:
+    """The tz database name of the process's zone: TZ, else where /etc/localtime points."""
+    name = os.environ.get("TZ", "").lstrip(":")
+    if not name:
+        try:
+            target = os.path.realpath("/etc/localtime")
+        except OSError:
+            return None
+        name = target.partition("/zoneinfo/")[2]
+    return name if name in _zone_ids_by_case().values() else None
 
 
 def _sunday_index(day: date) -> int:

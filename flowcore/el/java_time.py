@@ -11,7 +11,7 @@ invalid. This module checks letter counts and renders one field of a zoned date-
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from flowcore.errors import ExpressionError
 
@@ -43,6 +43,159 @@ _MAX_COUNT = {
 }  # fmt: skip
 JAVA_TIME_LETTERS = frozenset(_MAX_COUNT)
 """The letters ``DateTimeFormatter`` formats here; every other ASCII letter is invalid."""
+
+
+# Java's long zone names ("zzzz") with the offsets (minutes) they go with, for the zones
+# flows use most; taken from the JDK (CLDR names, Locale.US).
+_LONG_NAMES_BY_ZONES: tuple[tuple[tuple[tuple[int, str], ...], tuple[str, ...]], ...] = (
+    (
+        ((-300, "Eastern Standard Time"), (-240, "Eastern Daylight Time")),
+        ("America/New_York", "America/Toronto"),
+    ),
+    (
+        ((-360, "Central Standard Time"), (-300, "Central Daylight Time")),
+        ("America/Chicago", "America/Winnipeg"),
+    ),
+    (
+        ((-420, "Mountain Standard Time"), (-360, "Mountain Daylight Time")),
+        ("America/Denver", "America/Edmonton"),
+    ),
+    (((-420, "Mountain Standard Time"),), ("America/Phoenix",)),
+    (
+        ((-480, "Pacific Standard Time"), (-420, "Pacific Daylight Time")),
+        ("America/Los_Angeles", "America/Vancouver"),
+    ),
+    (((-540, "Alaska Standard Time"), (-480, "Alaska Daylight Time")), ("America/Anchorage",)),
+    (((-600, "Hawaii-Aleutian Standard Time"),), ("Pacific/Honolulu",)),
+    (((-240, "Atlantic Standard Time"), (-180, "Atlantic Daylight Time")), ("America/Halifax",)),
+    (
+        ((-210, "Newfoundland Standard Time"), (-150, "Newfoundland Daylight Time")),
+        ("America/St_Johns",),
+    ),
+    (((-360, "Central Standard Time"),), ("America/Mexico_City",)),
+    (((-300, "Colombia Standard Time"),), ("America/Bogota",)),
+    (((-300, "Peru Standard Time"),), ("America/Lima",)),
+    (((-240, "Chile Standard Time"), (-180, "Chile Summer Time")), ("America/Santiago",)),
+    (((-180, "Brasilia Standard Time"),), ("America/Sao_Paulo",)),
+    (((-180, "Argentina Standard Time"),), ("America/Argentina/Buenos_Aires",)),
+    (((-240, "Venezuela Time"),), ("America/Caracas",)),
+    (((-240, "Atlantic Standard Time"),), ("America/Puerto_Rico",)),
+    (((0, "Greenwich Mean Time"), (60, "British Summer Time")), ("Europe/London",)),
+    (((0, "Greenwich Mean Time"), (60, "Irish Standard Time")), ("Europe/Dublin",)),
+    (
+        ((0, "Western European Standard Time"), (60, "Western European Summer Time")),
+        ("Europe/Lisbon",),
+    ),
+    (
+        ((60, "Central European Standard Time"), (120, "Central European Summer Time")),
+        (
+            "Europe/Paris",
+            "Europe/Berlin",
+            "Europe/Madrid",
+            "Europe/Rome",
+            "Europe/Amsterdam",
+            "Europe/Brussels",
+            "Europe/Zurich",
+            "Europe/Vienna",
+            "Europe/Stockholm",
+            "Europe/Oslo",
+            "Europe/Copenhagen",
+            "Europe/Warsaw",
+            "Europe/Prague",
+            "Europe/Budapest",
+            "Europe/Belgrade",
+        ),
+    ),
+    (
+        ((120, "Eastern European Standard Time"), (180, "Eastern European Summer Time")),
+        (
+            "Europe/Athens",
+            "Europe/Helsinki",
+            "Europe/Kyiv",
+            "Europe/Kiev",
+            "Europe/Bucharest",
+            "Europe/Sofia",
+            "Africa/Cairo",
+        ),
+    ),
+    (((180, "Istanbul Standard Time"),), ("Europe/Istanbul",)),
+    (((180, "Moscow Standard Time"),), ("Europe/Moscow",)),
+    (((240, "Gulf Standard Time"),), ("Asia/Dubai",)),
+    (((300, "Pakistan Standard Time"),), ("Asia/Karachi",)),
+    (((330, "India Standard Time"),), ("Asia/Kolkata", "Asia/Calcutta", "Asia/Colombo")),
+    (((345, "Nepal Time"),), ("Asia/Kathmandu",)),
+    (((360, "Bangladesh Standard Time"),), ("Asia/Dhaka",)),
+    (((420, "Indochina Time"),), ("Asia/Bangkok", "Asia/Ho_Chi_Minh")),
+    (((420, "Western Indonesia Time"),), ("Asia/Jakarta",)),
+    (((480, "Singapore Standard Time"),), ("Asia/Singapore",)),
+    (((480, "Malaysia Time"),), ("Asia/Kuala_Lumpur",)),
+    (((480, "Philippine Standard Time"),), ("Asia/Manila",)),
+    (((480, "China Standard Time"),), ("Asia/Shanghai",)),
+    (((480, "Hong Kong Standard Time"),), ("Asia/Hong_Kong",)),
+    (((480, "Taiwan Standard Time"),), ("Asia/Taipei",)),
+    (((540, "Korean Standard Time"),), ("Asia/Seoul",)),
+    (((540, "Japan Standard Time"),), ("Asia/Tokyo",)),
+    (((120, "Israel Standard Time"), (180, "Israel Daylight Time")), ("Asia/Jerusalem",)),
+    (((210, "Iran Standard Time"),), ("Asia/Tehran",)),
+    (((180, "Arabian Standard Time"),), ("Asia/Riyadh", "Asia/Baghdad")),
+    (((480, "Australian Western Standard Time"),), ("Australia/Perth",)),
+    (
+        ((570, "Australian Central Standard Time"), (630, "Australian Central Daylight Time")),
+        ("Australia/Adelaide",),
+    ),
+    (((570, "Australian Central Standard Time"),), ("Australia/Darwin",)),
+    (((600, "Australian Eastern Standard Time"),), ("Australia/Brisbane",)),
+    (
+        ((600, "Australian Eastern Standard Time"), (660, "Australian Eastern Daylight Time")),
+        ("Australia/Sydney", "Australia/Melbourne", "Australia/Hobart"),
+    ),
+    (
+        ((720, "New Zealand Standard Time"), (780, "New Zealand Daylight Time")),
+        ("Pacific/Auckland",),
+    ),
+    (((120, "South Africa Standard Time"),), ("Africa/Johannesburg",)),
+    (((60, "West Africa Standard Time"),), ("Africa/Lagos",)),
+    (((180, "East Africa Time"),), ("Africa/Nairobi",)),
+    (((0, "Greenwich Mean Time"),), ("Atlantic/Reykjavik",)),
+)
+_LONG_NAMES = {zone: dict(names) for names, zones in _LONG_NAMES_BY_ZONES for zone in zones}
+_UTC_LONG_NAMES = {
+    "UTC": "Coordinated Universal Time",
+    "Etc/UTC": "Coordinated Universal Time",
+    "GMT": "Greenwich Mean Time",
+    "Etc/GMT": "Greenwich Mean Time",
+}
+
+
+def _short_zone_name(moment: datetime, seconds: int) -> str:
+    """``z``: the zone's abbreviation; where the tz database has only a number (``-03``),
+    java.time writes the localized offset (``GMT-03:00``)."""
+    name = moment.tzname() or ""
+    if name == "LMT" and moment.tzinfo is not None:
+        # before standard time Java still names the zone by its standard time
+        standard = min(
+            (datetime(2024, month, 15, tzinfo=UTC).astimezone(moment.tzinfo) for month in (1, 7)),
+            key=lambda sample: _offset_seconds(sample),
+        )
+        name, seconds = standard.tzname() or "", _offset_seconds(standard)
+    if not name or name[0] in "+-":
+        return _gmt_offset(seconds, full=True)
+    return name
+
+
+def _long_zone_name(moment: datetime, seconds: int, zone_id: str) -> str:
+    """``zzzz``: Java's long name for the zone at this moment."""
+    if zone_id in _UTC_LONG_NAMES:
+        return _UTC_LONG_NAMES[zone_id]
+    names = _LONG_NAMES.get(zone_id)
+    if names is None:
+        name = moment.tzname() or ""
+        return name if name.startswith(("GMT", "UTC")) else _short_zone_name(moment, seconds)
+    minutes = seconds // 60
+    if minutes in names:
+        return names[minutes]
+    offsets = sorted(names)
+    return names[offsets[-1] if moment.dst() else offsets[0]]
 
 
 def check_letter_count(letter: str, count: int, pattern: str) -> None:
@@ -197,5 +350,7 @@ def format_java_time_field(
         return _gmt_offset(seconds, full=count == 4)
     if letter == "V":
         return zone_id
-    # z: the zone's short name
-    return moment.tzname() or _gmt_offset(seconds, full=True)
+    # z: the zone's name
+    if count == 4:
+        return _long_zone_name(moment, seconds, zone_id)
+    return _short_zone_name(moment, seconds)

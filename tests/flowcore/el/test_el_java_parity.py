@@ -295,3 +295,28 @@ def test_to_date_resolves_fields_as_java_time(
 def test_to_date_failures_as_java_time(pattern: str, text: str) -> None:
     with pytest.raises(ExpressionError):
         run("${t:toDate('" + pattern + "', 'UTC')}", {"t": text})
+
+
+# Zone names: DateTimeFormatter.ofPattern("z" / "zzzz", Locale.US) on Java 25 (CLDR names;
+# Java 17 writes legacy abbreviations such as BRT where the tz database has only -03)
+ZONE_NAME_CASES = [
+    ("zzzz", 1705320000000, "America/Chicago", "Central Standard Time"),
+    ("zzzz", 1721044800000, "America/New_York", "Eastern Daylight Time"),
+    ("zzzz", 1721044800000, "Europe/London", "British Summer Time"),
+    ("zzzz", 1721044800000, "Europe/Dublin", "Irish Standard Time"),
+    ("zzzz", 1705320000000, "Europe/Dublin", "Greenwich Mean Time"),
+    ("zzzz", 1705320000000, "UTC", "Coordinated Universal Time"),
+    ("zzzz", 1705320000000, "Asia/Kolkata", "India Standard Time"),
+    ("zzzz", 1705320000000, "Australia/Sydney", "Australian Eastern Daylight Time"),
+    ("zzzz", 1705320000000, "GMT+05:30", "GMT+05:30"),
+    ("z", 1705320000000, "America/Sao_Paulo", "GMT-03:00"),
+    ("z", 1705320000000, "Asia/Kathmandu", "GMT+05:45"),
+    ("z", -6262336958181, "America/New_York", "EST"),
+    ("z", 1721044800000, "Europe/Paris", "CEST"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "millis", "zone", "expected"), ZONE_NAME_CASES)
+def test_format_zone_names_as_java(pattern: str, millis: int, zone: str, expected: str) -> None:
+    text = "${d:toNumber():format('" + pattern + "', '" + zone + "')}"
+    assert run(text, {"d": str(millis)}) == expected
