@@ -355,7 +355,12 @@ def _numeric_test(test: Callable[[float, float], bool]) -> Impl:
         if number is None:
             return False
         other = to_number(args[0](ctx))
-        return other is not None and test(number, other)
+        if other is None:
+            return False
+        if isinstance(number, float) or isinstance(other, float):
+            # Java compares a long with a double as two doubles (the long rounded)
+            return test(float(number), float(other))
+        return test(number, other)
 
     return impl
 

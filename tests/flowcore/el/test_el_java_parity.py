@@ -320,3 +320,18 @@ ZONE_NAME_CASES = [
 def test_format_zone_names_as_java(pattern: str, millis: int, zone: str, expected: str) -> None:
     text = "${d:toNumber():format('" + pattern + "', '" + zone + "')}"
     assert run(text, {"d": str(millis)}) == expected
+
+
+# GreaterThanEvaluator and friends: a long beside a double is compared as
+# subjectValue.doubleValue() > comparisonValue.doubleValue()
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("${a:gt(9007199254740992.0)}", "false"),  # 9007199254740993L -> 9.007199254740992E15
+        ("${a:ge(9007199254740992.0)}", "true"),
+        ("${a:lt(9007199254740994)}", "true"),  # two longs compare exactly
+        ("${a:toDecimal():lt(9007199254740993)}", "false"),
+    ],
+)
+def test_mixed_comparison_rounds_the_long_to_a_double(text: str, expected: str) -> None:
+    assert run(text, {"a": "9007199254740993"}) == expected
