@@ -180,7 +180,7 @@ def _local_zone_key() -> str | None:
         except OSError:
             return None
         name = target.partition("/zoneinfo/")[2]
-    return name if name in _zone_ids_by_case().values() else None
+    return name if name in _zone_ids() else None
 
 
 def _sunday_index(day: date) -> int:
@@ -298,7 +298,7 @@ _ZONE_TEXT = r"(?:GMT|UTC|UT)[+-]\d{1,2}(?::?\d{2})?|[+-]\d{4}|[A-Za-z][A-Za-z_]
 class DatePattern:
     """A compiled Java date pattern: formats epoch milliseconds and parses text back."""
 
-    __slots__ = ("_regex", "_tokens", "java_time", "pattern")
+    __slots__ = ("_regex", "_strict_regex", "_tokens", "java_time", "pattern")
 
     def __init__(self, pattern: str, java_time: bool = False) -> None:
         """``java_time`` reads the pattern as ``DateTimeFormatter`` does (``S`` is a fraction
@@ -307,6 +307,7 @@ class DatePattern:
         self.java_time = java_time
         self._tokens = _tokenize(pattern, java_time)
         self._regex = re.compile(self._parse_regex(), re.IGNORECASE)
+        self._strict_regex: re.Pattern[str] | None = None
 
     def format(self, epoch_ms: int, zone: tzinfo | None = None) -> str:
         """Render ``epoch_ms`` in ``zone`` (None: the local zone)."""
@@ -431,11 +432,21 @@ class DatePattern:
             return int(seconds) * 1_000_000_000 + nanos
         return (moment - _EPOCH) // _ONE_SECOND * 1_000_000_000 + nanos
 
-    def parse_to_instant_ns(self, text: str, zone: tzinfo | None = None) -> int:
+    def parse_to_instant_ns(
+        self, text: str, zone: tzinfo | None = None, *, strict: bool = False
+    ) -> int:
         """Epoch nanoseconds for ``text`` as NiFi's ``toDate()`` reads it: java.time's
         resolution of the parsed fields, then ``FormatUtils.parseToInstant``'s defaults.
-        A zone or offset in the text wins over ``zone``; None is the local zone."""
-        match = self._regex.fullmatch(text)
+        A zone or offset in the text wins over ``zone``; None is the local zone.
+
+        ``strict`` is ``toInstant()``'s plain ``DateTimeFormatter.ofPattern``: names match
+        case and style, numbers their widths, and the text must give a date and a time."""
+        if strict:
+            if self._strict_regex is None:
+                self._strict_regex = re.compile(self._parse_regex(strict=True))
+            match = self._strict_regex.fullmatch(text)
+        else:
+            match = self._regex.fullmatch(text)
         if match is None:
             raise ExpressionError(f"Cannot parse '{text}' as a date with format '{self.pattern}'")
         fields = ParsedFields()
@@ -446,6 +457,8 @@ class DatePattern:
                 continue
             value = match.group(f"g{index}")
             if token.letter in "zV":
+                if strict and not _exact_zone_text(value):
+                    raise ExpressionError(f"Unknown time zone '{value}' (names match case)")
                 parsed_region = _parse_zone(value)
                 continue
             if token.letter in "ZXxO":
@@ -454,7 +467,12 @@ class DatePattern:
             entry = _java_time_field(token, value)
             if entry is not None:
                 fields.put(*entry)
-        year, month, day, hour, minute, second, nanos = resolve_fields(fields)
+        year, month, day, hour, minute, second, nanos, complete = resolve_fields(fields)
+        if strict and not complete:
+            raise ExpressionError(
+                f"Unable to obtain Instant from '{text}' with format '{self.pattern}': it needs "
+                "a date and a time"
+            )
         parsed_zone = parsed_offset or parsed_region
         if parsed_zone is None and zone is None:
             # Local wall-clock time: mktime applies the process's zone and DST rules.
@@ -469,7 +487,7 @@ class DatePattern:
             raise ExpressionError(f"Cannot parse '{text}' as a date: {exc}") from None
         return (moment - _EPOCH) // _ONE_SECOND * 1_000_000_000 + nanos
 
-    def _parse_regex(self) -> str:
+    def _parse_regex(self, strict: bool = False) -> str:
         parts: list[str] = []
         tokens = self._tokens
         for index, token in enumerate(tokens):
@@ -480,10 +498,18 @@ class DatePattern:
             following = tokens[index + 1] if index + 1 < len(tokens) else None
             abutting = isinstance(following, _Field) and _is_numeric(following)
             if _is_numeric(token):
-                body = rf"\d{{{count}}}" if abutting else r"\d+"
+                if strict:
+                    body = _strict_number(letter, count)
+                else:
+                    body = rf"\d{{{count}}}" if abutting else r"\d+"
                 parts.append(f"(?P<g{index}>{body})")
                 continue
-            if letter in "ML":
+            if strict and letter in "MLEec":
+                names = MONTH_NAMES if letter in "ML" else DAY_NAMES
+                body = "|".join(
+                    name[:3] if count <= 3 else name if count == 4 else name[0] for name in names
+                )
+            elif letter in "ML":
                 body = _names_regex(MONTH_NAMES)
             elif letter in "Eec":
                 body = _names_regex(DAY_NAMES)
@@ -505,6 +531,18 @@ class DatePattern:
                 body = r"Z|[+-]\d{2}(?::?\d{2})?"
             parts.append(f"(?P<g{index}>{body})")
         return "".join(parts)
+
+
+def _strict_number(letter: str, count: int) -> str:
+    """A number's width in a strict java.time parse: one letter any width, a year at least
+    its letters, a fraction exactly its letters, other fields exactly two or three."""
+    if count == 1:
+        return r"\d{1,19}"
+    if letter in "yuY" and count != 2:
+        return rf"\d{{{count},19}}"
+    if letter in "nNA":
+        return rf"\d{{{count},19}}"
+    return rf"\d{{{count}}}"
 
 
 _ERAS = {"AD": 1, "ANNO DOMINI": 1, "A": 1, "BC": 0, "BEFORE CHRIST": 0, "B": 0}
@@ -584,9 +622,21 @@ def _parse_zone(text: str) -> tzinfo:
     return resolve_zone(_zone_ids_by_case().get(text.lower(), text))
 
 
+def _exact_zone_text(text: str) -> bool:
+    """Whether a strict (case-sensitive) parse knows this zone text as written."""
+    if text in _UTC_NAMES or text in _ABBREVIATION_ZONES or text in _zone_ids():
+        return True
+    return text.startswith(("GMT", "UTC", "UT")) and text[:3] == text[:3].upper()
+
+
+@functools.cache
+def _zone_ids() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
 @functools.cache
 def _zone_ids_by_case() -> dict[str, str]:
-    return {name.lower(): name for name in available_timezones()}
+    return {name.lower(): name for name in _zone_ids()}
 
 
 def _pad(value: int, count: int) -> str:

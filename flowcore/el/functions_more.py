@@ -679,7 +679,8 @@ def _to_instant(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> 
     zone_name = string_arg(ctx, args, 1)
     if zone_name is None:
         raise EvaluationFailure("the time zone is null")
-    return ELInstant(compile_java_time_pattern(pattern).parse_ns(subject, resolve_zone(zone_name)))
+    compiled = compile_java_time_pattern(pattern)
+    return ELInstant(compiled.parse_to_instant_ns(subject, resolve_zone(zone_name), strict=True))
 
 
 @function("formatInstant", subject=INST, returns=S, params=(S, S), check=_check_instant_args)

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from typing import NamedTuple
 
 from flowcore.errors import ExpressionError
 
-__all__ = ["ParsedFields", "resolve_fields"]
+__all__ = ["ParsedFields", "Resolved", "resolve_fields"]
 
 
 @dataclass
@@ -106,8 +107,22 @@ def _resolve_date(values: dict[str, int], year: int | None) -> date | None:
     return resolved
 
 
-def resolve_fields(parsed: ParsedFields) -> tuple[int, int, int, int, int, int, int]:
-    """(year, month, day, hour, minute, second, nanosecond) as NiFi's toDate takes them."""
+class Resolved(NamedTuple):
+    """The date-time NiFi builds from a parse; ``complete`` when java.time itself resolved
+    both a date and a time (what ``Instant.from`` needs)."""
+
+    year: int
+    month: int
+    day: int
+    hour: int
+    minute: int
+    second: int
+    nanosecond: int
+    complete: bool
+
+
+def resolve_fields(parsed: ParsedFields) -> Resolved:
+    """The fields as NiFi's toDate takes them (``FormatUtils.parseToInstant``)."""
     values = dict(parsed.values)
     year = _resolve_year(values)
     resolved_date = _resolve_date(values, year)
@@ -172,7 +187,7 @@ def resolve_fields(parsed: ParsedFields) -> tuple[int, int, int, int, int, int, 
             date(year_value, month_value, day_of_month)
         except ValueError as exc:
             raise ExpressionError(f"Invalid date: {exc}") from None
-    return (
+    return Resolved(
         year_value,
         month_value,
         day_of_month,
@@ -180,4 +195,5 @@ def resolve_fields(parsed: ParsedFields) -> tuple[int, int, int, int, int, int, 
         minute or 0,
         second or 0,
         fraction,
+        resolved_date is not None and time_resolved,
     )

@@ -335,3 +335,36 @@ def test_format_zone_names_as_java(pattern: str, millis: int, zone: str, expecte
 )
 def test_mixed_comparison_rounds_the_long_to_a_double(text: str, expected: str) -> None:
     assert run(text, {"a": "9007199254740993"}) == expected
+
+
+# DateTimeFormatter.ofPattern(p, Locale.US).withZone(ZoneId.of(zone))
+#     .parse(text, Instant::from), as StringToInstantEvaluator does: a strict parse
+TO_INSTANT_CASES = [
+    ("yyyy-MM-dd HH:mm", "2024-01-01 10:30", 1704105000000000000),
+    ("MMM dd yyyy HH:mm", "Jan 01 2024 10:30", 1704105000000000000),
+    ("yyyy-MM-dd HH:mm", "2024-02-30 10:30", 1709202600000000000),  # SMART: Feb 29
+    ("yyyy-MM-dd'T'HH:mm:ssXXX", "2024-01-01T10:30:00+05:30", 1704085200000000000),
+    ("yyyyMMddHHmmss", "20240101103000", 1704105000000000000),
+]
+
+
+@pytest.mark.parametrize(("pattern", "text", "expected"), TO_INSTANT_CASES)
+def test_to_instant_parses_as_java(pattern: str, text: str, expected: int) -> None:
+    expression = '${t:toInstant("' + pattern + '", "UTC"):toNanos()}'
+    assert run(expression, {"t": text}) == str(expected)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        ("yyyy-MM-dd", "2024-01-01"),  # no time: Instant.from fails
+        ("yyyy-MM-dd HH:mm", "2024-1-01 10:30"),  # MM takes exactly two digits
+        ("yyyy-MM-dd hh:mm", "2024-01-01 10:30"),  # hh without a gives no hour
+        ("yyyy-MM-dd HH:mm:ss.SSS", "2024-01-01 10:30:00.5"),
+        ("MMM dd yyyy HH:mm", "jan 01 2024 10:30"),  # names match case
+        ("yyyy-MM-dd HH:mm VV", "2024-01-01 10:30 europe/london"),
+    ],
+)
+def test_to_instant_strict_failures(pattern: str, text: str) -> None:
+    with pytest.raises(ExpressionError):
+        run('${t:toInstant("' + pattern + '", "UTC")}', {"t": text})
