@@ -738,12 +738,13 @@ def parse_default_date(text: str) -> int:
         if int(value) > 2**63 - 1:  # new Date(Long.valueOf(text)) throws
             raise ExpressionError(f'For input string: "{value}"')
         return int(value)
+    # NiFi parses these with lenient, case-insensitive java.time formatters
     if _TO_STRING_SHAPE.fullmatch(value):
-        return _TO_STRING.parse(value)
+        return compile_java_time_pattern(_TO_STRING.pattern).parse_to_instant_ns(value) // 10**6
     slashed = _SLASHED.fullmatch(value)
     if slashed is not None:
         pattern = _SLASHED_PATTERN if slashed.group(1) is None else _SLASHED_MILLIS_PATTERN
-        return pattern.parse(value)
+        return compile_java_time_pattern(pattern.pattern).parse_to_instant_ns(value) // 10**6
     raise ExpressionError(f"Could not implicitly convert '{value}' to a date")
 
 

@@ -368,3 +368,22 @@ def test_to_instant_parses_as_java(pattern: str, text: str, expected: int) -> No
 def test_to_instant_strict_failures(pattern: str, text: str) -> None:
     with pytest.raises(ExpressionError):
         run('${t:toInstant("' + pattern + '", "UTC")}', {"t": text})
+
+
+# DateCastEvaluator: Date.toString() text through a lenient java.time formatter
+# ("EEE MMM dd HH:mm:ss zzz yyyy"), yyyy/MM/dd through FormatUtils.parseToInstant
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Mon Jan 15 12:00:00 EST 2024", "1705338000000"),
+        ("Mon Jul 15 12:00:00 EST 2024", "1721059200000"),  # EST is New York: -04:00 in July
+        ("mon jul 15 12:00:00 cet 2024", "1721037600000"),
+    ],
+)
+def test_implicit_date_from_date_to_string_text(text: str, expected: str) -> None:
+    assert run("${t:toDate():toNumber()}", {"t": text}) == expected
+
+
+def test_implicit_date_with_a_wrong_day_name_fails() -> None:
+    with pytest.raises(ExpressionError, match="Conflict"):
+        run("${t:toDate()}", {"t": "Tue Jan 15 12:00:00 EST 2024"})
