@@ -37,7 +37,7 @@ from flowcore.el.functions import FUNCTIONS, Evaluator, check_regex, function, s
 from flowcore.el.java_math import call_math
 from flowcore.el.jsonpath import JsonDocument, JsonPath, compile_path
 from flowcore.el.regex import Pattern, java_regex, java_replacer
-from flowcore.el.utf16 import index_of, last_index_of
+from flowcore.el.utf16 import index_of, java_length, last_index_of
 from flowcore.el.values import (
     ELDate,
     ELInstant,
@@ -240,6 +240,7 @@ def _repeat(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Valu
     low = to_whole(args[0](ctx))
     if low is None:
         raise EvaluationFailure("the number of repeats is null")
+    low = int_value(low)  # NiFi takes the counts' intValue()
     if len(args) == 1:
         if low <= 0:
             raise EvaluationFailure("Number of repeats must be > 0")
@@ -249,6 +250,7 @@ def _repeat(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Valu
     high = to_whole(args[1](ctx))
     if high is None:
         raise EvaluationFailure("the maximum number of repeats is null")
+    high = int_value(high)
     if low > high:
         raise EvaluationFailure("Min repeats must not be greater than max repeats")
     return text * random.randint(low, high)
@@ -298,7 +300,7 @@ def _single_char(value: str | None, what: str) -> str:
         raise EvaluationFailure(
             f"Cannot evaluate getDelimitedField function because the {what} was not specified"
         )
-    if len(value) > 1:
+    if java_length(value) > 1:  # an emoji is two Java chars
         raise EvaluationFailure(
             f'Cannot evaluate getDelimitedField function because the {what} evaluated to "{value}"'
             ", but only a single character is allowed."

@@ -387,3 +387,14 @@ def test_implicit_date_from_date_to_string_text(text: str, expected: str) -> Non
 def test_implicit_date_with_a_wrong_day_name_fails() -> None:
     with pytest.raises(ExpressionError, match="Conflict"):
         run("${t:toDate()}", {"t": "Tue Jan 15 12:00:00 EST 2024"})
+
+
+def test_repeat_takes_the_int_value_of_its_count() -> None:
+    # minRepeats.getValue().intValue(): 4294967298 is 2
+    assert run("${a:repeat(4294967298)}", {"a": "ab"}) == "abab"
+
+
+def test_delimited_field_refuses_a_two_unit_delimiter() -> None:
+    # delimiter.length() > 1: an emoji is two UTF-16 code units
+    with pytest.raises(ExpressionError, match="only a single character"):
+        run("${a:getDelimitedField(1, '\U0001f600')}", {"a": "x\U0001f600y"})
