@@ -170,17 +170,18 @@ def _zone_id(zone: tzinfo | None, moment: datetime) -> str:
     return (zone or moment.tzinfo or UTC).tzname(moment) or "UTC"
 
 
-@functools.cache
 def _local_zone_key() -> str | None:
     """The tz database name of the process's zone: TZ, else where /etc/localtime points."""
-    name = os.environ.get("TZ", "").lstrip(":")
-    if not name:
-        try:
-            target = os.path.realpath("/etc/localtime")
-        except OSError:
-            return None
-        name = target.partition("/zoneinfo/")[2]
+    name = os.environ.get("TZ", "").lstrip(":") or _localtime_key()
     return name if name in _zone_ids() else None
+
+
+@functools.cache
+def _localtime_key() -> str:
+    try:
+        return os.path.realpath("/etc/localtime").partition("/zoneinfo/")[2]
+    except OSError:
+        return ""
 
 
 def _sunday_index(day: date) -> int:
@@ -722,9 +723,83 @@ _SLASHED_PATTERN = compile_date_pattern("yyyy/MM/dd HH:mm:ss")
 _SLASHED_MILLIS_PATTERN = compile_date_pattern("yyyy/MM/dd HH:mm:ss.SSS")
 
 
+_DAY_MS = 86_400_000
+_GREGORIAN_CUTOVER_DAY = -141_427  # 1582-10-15, where java.util.Date leaves the Julian calendar
+_CYCLE_MS = 146_097 * _DAY_MS  # 400 Gregorian years: dates and weekdays repeat
+
+
+def _civil_from_days(days: int) -> tuple[int, int, int]:
+    """Proleptic Gregorian (year, month, day) of a day count from 1970-01-01, any range."""
+    days += 719_468
+    era, day_of_era = divmod(days, 146_097)
+    year_of_era = (
+        day_of_era - day_of_era // 1460 + day_of_era // 36524 - day_of_era // 146_096
+    ) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    month_index = (5 * day_of_year + 2) // 153
+    day = day_of_year - (153 * month_index + 2) // 5 + 1
+    month = month_index + 3 if month_index < 10 else month_index - 9
+    return year_of_era + era * 400 + (month <= 2), month, day
+
+
+def _julian_from_days(days: int) -> tuple[int, int, int]:
+    """Julian calendar (year, month, day) of a day count from 1970-01-01."""
+    c = days + 2_440_588 + 32_082
+    d = (4 * c + 3) // 1461
+    e = c - 1461 * d // 4
+    m = (5 * e + 2) // 153
+    return d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1
+
+
+def _local_offset_and_name(epoch_ms: int) -> tuple[int, str]:
+    """The local zone's offset (ms) and short name at an instant, also beyond the years
+    Python's datetime holds (a 400-year shift keeps the zone's rules for those times)."""
+    shifted = epoch_ms
+    low, high = -59_000_000_000_000, 250_000_000_000_000  # about years 100 and 9890
+    if shifted > high:
+        shifted -= -(-(shifted - high) // _CYCLE_MS) * _CYCLE_MS
+    elif shifted < low:
+        shifted += -(-(low - shifted) // _CYCLE_MS) * _CYCLE_MS
+    key = _local_zone_key()
+    zone = ZoneInfo(key) if key is not None else None
+    moment = _to_datetime(shifted, zone)
+    # java.util.TimeZone names a zone by today's standard or daylight name in every era,
+    # and before the zone's first transition (local mean time) uses today's standard offset
+    samples = sorted(
+        (_to_datetime(sample, zone) for sample in (1_704_067_200_000, 1_719_792_000_000)),
+        key=lambda sample: sample.utcoffset() or timedelta(0),
+    )  # 2024-01-01 and 2024-07-01: standard time first
+    if moment.tzname() == "LMT":
+        moment = samples[0]
+    offset = moment.utcoffset()
+    offset_ms = 0 if offset is None else int(offset.total_seconds() * 1000)
+    if zone is not None:
+        daylight = (moment.dst() or timedelta(0)) > timedelta(0)
+    else:
+        standard_offset = samples[0].utcoffset() or timedelta(0)
+        daylight = offset_ms > standard_offset.total_seconds() * 1000
+    name = (samples[-1] if daylight else samples[0]).tzname() or ""
+    if daylight and samples[0].utcoffset() == samples[-1].utcoffset():
+        name = moment.tzname() or name  # daylight time the zone no longer keeps (JDT 1949)
+    if not name or name[0] in "+-":
+        name = _fixed_zone(offset_ms // 60_000).tzname(None) or "GMT"
+    return offset_ms, name
+
+
 def date_to_string(epoch_ms: int) -> str:
-    """A date as Java's ``Date.toString()`` renders it, in the local zone."""
-    return _TO_STRING.format(epoch_ms)
+    """A date as Java's ``Date.toString()`` renders it, in the local zone: the Julian
+    calendar before 1582-10-15, the year unpadded and without era (year 1 is ``1``)."""
+    offset_ms, zone_name = _local_offset_and_name(epoch_ms)
+    days, millis = divmod(epoch_ms + offset_ms, _DAY_MS)
+    if days < _GREGORIAN_CUTOVER_DAY:
+        year, month, day = _julian_from_days(days)
+    else:
+        year, month, day = _civil_from_days(days)
+    weekday = DAY_NAMES[(days + 3) % 7][:3]  # 1970-01-01 was a Thursday
+    seconds = millis // 1000
+    clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    year_of_era = year if year > 0 else 1 - year
+    return f"{weekday} {MONTH_NAMES[month - 1][:3]} {day:02d} {clock} {zone_name} {year_of_era}"
 
 
 def parse_default_date(text: str) -> int:

@@ -3,6 +3,9 @@ the Java call named in the comment above its group, for the same input."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+
 import pytest
 
 from flowcore.el import compile_expression, evaluate
@@ -398,3 +401,30 @@ def test_delimited_field_refuses_a_two_unit_delimiter() -> None:
     # delimiter.length() > 1: an emoji is two UTF-16 code units
     with pytest.raises(ExpressionError, match="only a single character"):
         run("${a:getDelimitedField(1, '\U0001f600')}", {"a": "x\U0001f600y"})
+
+
+@pytest.fixture
+def new_york(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The process's local zone is America/New_York, as a JVM's default zone."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+# new java.util.Date(millis).toString() with -Duser.timezone=America/New_York: the Julian
+# calendar before 1582-10-15, the year unpadded and without its era, today's zone names
+DATE_TO_STRING_CASES = [
+    (-62135596800000, "Sun Jan 02 19:00:00 EST 1"),  # 0001-01-01T00:00Z (proleptic ISO)
+    (-12219292800001, "Thu Oct 04 18:59:59 EST 1582"),
+    (253402300800000, "Fri Dec 31 19:00:00 EST 9999"),
+    (-9223372036854775808, "Sun Dec 02 11:47:04 EST 292269055"),
+    (1719792000000, "Sun Jun 30 20:00:00 EDT 2024"),
+    (-2208988800000, "Sun Dec 31 19:00:00 EST 1899"),
+]
+
+
+@pytest.mark.parametrize(("millis", "expected"), DATE_TO_STRING_CASES)
+def test_dates_render_as_java_util_date(new_york: None, millis: int, expected: str) -> None:
+    assert run("${d:toNumber():toDate()}", {"d": str(millis)}) == expected
