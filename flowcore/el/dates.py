@@ -317,15 +317,20 @@ class DatePattern:
     def format_ns(self, epoch_ns: int, zone: tzinfo | None = None) -> str:
         """Render ``epoch_ns`` (nanoseconds since the epoch) in ``zone``."""
         seconds, fraction = divmod(epoch_ns, 1_000_000_000)
-        moment = _to_datetime(seconds * 1000 + fraction // 1_000_000, zone)
+        epoch_ms = seconds * 1000 + fraction // 1_000_000
         if self.java_time:
+            epoch_ms, cycles = _into_python_years(epoch_ms)
+            moment = _to_datetime(epoch_ms, zone)
             zone_id = _zone_id(zone, moment)
             return "".join(
                 token
                 if isinstance(token, str)
-                else format_java_time_field(token.letter, token.count, moment, fraction, zone_id)
+                else format_java_time_field(
+                    token.letter, token.count, moment, fraction, zone_id, 400 * cycles
+                )
                 for token in self._tokens
             )
+        moment = _to_datetime(epoch_ms, zone)
         return "".join(
             token if isinstance(token, str) else _format_field(token, moment)
             for token in self._tokens
@@ -754,12 +759,7 @@ def _julian_from_days(days: int) -> tuple[int, int, int]:
 def _local_offset_and_name(epoch_ms: int) -> tuple[int, str]:
     """The local zone's offset (ms) and short name at an instant, also beyond the years
     Python's datetime holds (a 400-year shift keeps the zone's rules for those times)."""
-    shifted = epoch_ms
-    low, high = -59_000_000_000_000, 250_000_000_000_000  # about years 100 and 9890
-    if shifted > high:
-        shifted -= -(-(shifted - high) // _CYCLE_MS) * _CYCLE_MS
-    elif shifted < low:
-        shifted += -(-(low - shifted) // _CYCLE_MS) * _CYCLE_MS
+    shifted = _into_python_years(epoch_ms)[0]
     key = _local_zone_key()
     zone = ZoneInfo(key) if key is not None else None
     moment = _to_datetime(shifted, zone)
@@ -784,6 +784,20 @@ def _local_offset_and_name(epoch_ms: int) -> tuple[int, str]:
     if not name or name[0] in "+-":
         name = _fixed_zone(offset_ms // 60_000).tzname(None) or "GMT"
     return offset_ms, name
+
+
+def _into_python_years(epoch_ms: int) -> tuple[int, int]:
+    """``epoch_ms`` moved by whole 400-year cycles into years Python's datetime holds, and
+    the number of cycles it moved back (a zone keeps its rules: today's far ahead, local
+    mean time far back)."""
+    low, high = -59_000_000_000_000, 250_000_000_000_000  # about years 100 and 9890
+    if epoch_ms > high:
+        cycles = -(-(epoch_ms - high) // _CYCLE_MS)
+    elif epoch_ms < low:
+        cycles = (epoch_ms - low) // _CYCLE_MS
+    else:
+        return epoch_ms, 0
+    return epoch_ms - cycles * _CYCLE_MS, cycles
 
 
 def date_to_string(epoch_ms: int) -> str:

@@ -228,10 +228,13 @@ def _us_week(day: date) -> tuple[int, int]:
 
 def _year(value: int, count: int) -> str:
     """``y``/``u``/``Y``: two letters are the last two digits, four or more pad and add
-    ``+`` to a year longer than the count (SignStyle.EXCEEDS_PAD)."""
+    ``+`` to a year longer than the count (SignStyle.EXCEEDS_PAD); a year before 1 of
+    ``u`` / ``Y`` keeps its minus sign."""
     if count == 2:
-        return f"{value % 100:02d}"
-    digits = str(value).zfill(count)
+        return f"{abs(value) % 100:02d}"
+    digits = str(abs(value)).zfill(count)
+    if value < 0:
+        return "-" + digits
     return "+" + digits if count >= 4 and len(str(value)) > count else digits
 
 
@@ -282,13 +285,23 @@ def _offset_seconds(moment: datetime) -> int:
 
 
 def format_java_time_field(
-    letter: str, count: int, moment: datetime, fraction_ns: int, zone_id: str
+    letter: str, count: int, moment: datetime, fraction_ns: int, zone_id: str, year_shift: int = 0
 ) -> str:
-    """One pattern field of ``moment`` (its nanosecond fraction given apart) as text."""
-    if letter in "yu":
-        return _year(moment.year, count)
+    """One pattern field of ``moment`` (its nanosecond fraction given apart) as text.
+
+    ``year_shift`` is added to the year: a date beyond Python's years 1-9999 is formatted
+    400 years (a whole number of Gregorian cycles, weekdays included) closer."""
+    year = moment.year + year_shift
+    if letter == "u":
+        return _year(year, count)
+    if letter == "y":
+        return _year(year if year > 0 else 1 - year, count)  # the year of the era
     if letter == "Y":
-        return _year(_us_week(moment.date())[0], count)
+        return _year(_us_week(moment.date())[0] + year_shift, count)
+    if letter == "G":
+        if year > 0:
+            return "AD" if count <= 3 else "Anno Domini" if count == 4 else "A"
+        return "BC" if count <= 3 else "Before Christ" if count == 4 else "B"
     if letter in "ML":
         return (
             str(moment.month).zfill(count)
@@ -333,8 +346,6 @@ def format_java_time_field(
         return str(time_of_day_ns // 1_000_000).zfill(count)
     if letter == "a":
         return "AM" if moment.hour < 12 else "PM"
-    if letter == "G":
-        return "AD" if count <= 3 else "Anno Domini" if count == 4 else "A"
     seconds = _offset_seconds(moment)
     if letter == "X":
         return "Z" if seconds == 0 else _iso_offset(seconds, count)

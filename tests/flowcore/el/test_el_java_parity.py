@@ -428,3 +428,19 @@ DATE_TO_STRING_CASES = [
 @pytest.mark.parametrize(("millis", "expected"), DATE_TO_STRING_CASES)
 def test_dates_render_as_java_util_date(new_york: None, millis: int, expected: str) -> None:
     assert run("${d:toNumber():toDate()}", {"d": str(millis)}) == expected
+
+
+# DateTimeFormatter.ofPattern(p, Locale.US) of instants beyond years 1-9999 (Java 25)
+FAR_YEAR_CASES = [
+    (9223372036854775807, "+292278994 AD +292278994 292278994 94 Sun 229 +292278994-08-17"),
+    (-9223372036854775808, "+292275056 BC -292275055 292275056 55 Sun 136 +292275056-05-16"),
+    (253402300800000, "+10000 AD +10000 10000 00 Sat 1 10000-01-01"),
+    (-62135596800001, "0001 BC 0000 1 00 Sun 366 00001-12-31"),
+    (-100000000000000, "1200 BC -1199 1200 99 Thu 46 01200-02-15"),
+]
+
+
+@pytest.mark.parametrize(("millis", "expected"), FAR_YEAR_CASES)
+def test_format_years_beyond_python_dates(millis: int, expected: str) -> None:
+    text = "${d:toNumber():format('yyyy G uuuu y uu EEE D yyyyy-MM-dd', 'UTC')}"
+    assert run(text, {"d": str(millis)}) == expected
