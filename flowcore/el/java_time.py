@@ -168,16 +168,22 @@ _UTC_LONG_NAMES = {
 
 
 def _short_zone_name(moment: datetime, seconds: int) -> str:
-    """``z``: the zone's abbreviation; where the tz database has only a number (``-03``),
-    java.time writes the localized offset (``GMT-03:00``)."""
+    """``z``: the zone's present-day standard or daylight abbreviation, as java.time
+    names a zone in every era (EST before 1883, EDT for 1945's war time); where the tz
+    database has only a number (``-03``), the localized offset (``GMT-03:00``)."""
     name = moment.tzname() or ""
-    if name == "LMT" and moment.tzinfo is not None:
-        # before standard time Java still names the zone by its standard time
-        standard = min(
+    if moment.tzinfo is not None and getattr(moment.tzinfo, "key", None) is not None:
+        standard, daylight = sorted(
             (datetime(2024, month, 15, tzinfo=UTC).astimezone(moment.tzinfo) for month in (1, 7)),
-            key=lambda sample: _offset_seconds(sample),
+            key=_offset_seconds,
         )
-        name, seconds = standard.tzname() or "", _offset_seconds(standard)
+        in_daylight = (moment.dst() or timedelta(0)) > timedelta(0)
+        if not in_daylight:
+            name = standard.tzname() or ""
+            if moment.tzname() == "LMT":
+                seconds = _offset_seconds(standard)
+        elif _offset_seconds(daylight) != _offset_seconds(standard):
+            name = daylight.tzname() or ""
     if not name or name[0] in "+-":
         return _gmt_offset(seconds, full=True)
     return name

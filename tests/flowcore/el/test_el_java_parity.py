@@ -444,3 +444,15 @@ FAR_YEAR_CASES = [
 def test_format_years_beyond_python_dates(millis: int, expected: str) -> None:
     text = "${d:toNumber():format('yyyy G uuuu y uu EEE D yyyyy-MM-dd', 'UTC')}"
     assert run(text, {"d": str(millis)}) == expected
+
+
+# DateTimeFormatter "z" names a zone by today's standard or daylight name in every era
+@pytest.mark.parametrize(
+    ("instant", "zone", "expected"),
+    [
+        ("1945-05-10T11:38:02.989372380Z", "America/New_York", "EDT 1945"),  # tz: EWT
+        ("1969-10-27T03:25:30.937475222Z", "Europe/London", "GMT 1969"),  # tz: BST, standard
+    ],
+)
+def test_format_instant_zone_names_of_past_eras(instant: str, zone: str, expected: str) -> None:
+    assert run("${t:formatInstant('zzz yyyy', '" + zone + "')}", {"t": instant}) == expected
