@@ -10,12 +10,15 @@ the process's local time zone, as a JVM uses its default zone.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import time
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
+from flowcore.el.java_time import check_letter_count, format_java_time_field
+from flowcore.el.java_time_resolve import ParsedFields, resolve_fields
 from flowcore.errors import ExpressionError
 
 __all__ = [
@@ -55,7 +58,7 @@ DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
 
 # SimpleDateFormat's pattern letters; every other ASCII letter is illegal.
 _LETTERS = frozenset("GyYMLwWDdFEuaHkKhmsSzZX")
-_NUMERIC = frozenset("yYMLwWDdFuHkKhmsSn")
+_NUMERIC = frozenset("yYMLwWDdFuHkKhmsSnNAQqec")
 
 # Java's legacy three-letter time zone IDs that are not tz database names.
 _LEGACY_IDS = {
@@ -69,36 +72,55 @@ _LEGACY_IDS = {
     "BST": "Asia/Dhaka",
 }
 
-# Zone abbreviations accepted when parsing a "z" field, as fixed offsets in minutes.
-_ABBREVIATIONS = {
-    "UTC": 0,
-    "GMT": 0,
-    "UT": 0,
-    "Z": 0,
-    "WET": 0,
-    "WEST": 60,
-    "BST": 60,
-    "CET": 60,
-    "CEST": 120,
-    "EET": 120,
-    "EEST": 180,
-    "MSK": 180,
-    "IST": 330,
-    "JST": 540,
-    "AEST": 600,
-    "AEDT": 660,
-    "HST": -600,
-    "AKST": -540,
-    "AKDT": -480,
-    "PST": -480,
-    "PDT": -420,
-    "MST": -420,
-    "MDT": -360,
-    "CST": -360,
-    "CDT": -300,
-    "EST": -300,
-    "EDT": -240,
+# Zone abbreviations accepted when parsing a "z" field: the zone java.time's parser picks
+# for each (Locale.US, from the JDK), whose rules then give the offset at the parsed time,
+# so "EST" in July is New York's -04:00 and "IST" is Africa/Abidjan's GMT.
+_ABBREVIATION_ZONES = {
+    "WET": "Atlantic/Canary",
+    "WEST": "Atlantic/Canary",
+    "BST": "Pacific/Bougainville",
+    "IST": "Africa/Abidjan",
+    "CET": "Europe/Paris",
+    "CEST": "Europe/Paris",
+    "EET": "Europe/Bucharest",
+    "EEST": "Europe/Bucharest",
+    "MSK": "Europe/Moscow",
+    "EST": "America/New_York",
+    "EDT": "America/New_York",
+    "CST": "America/Chicago",
+    "CDT": "America/Chicago",
+    "MST": "America/Denver",
+    "MDT": "America/Denver",
+    "PST": "America/Los_Angeles",
+    "PDT": "America/Los_Angeles",
+    "AKST": "America/Juneau",
+    "AKDT": "America/Juneau",
+    "HST": "Pacific/Honolulu",
+    "HDT": "Pacific/Honolulu",
+    "AST": "America/Halifax",
+    "ADT": "America/Halifax",
+    "NST": "America/St_Johns",
+    "NDT": "America/St_Johns",
+    "JST": "Asia/Tokyo",
+    "KST": "Asia/Seoul",
+    "SGT": "Asia/Singapore",
+    "HKT": "Asia/Hong_Kong",
+    "AEST": "Australia/Sydney",
+    "AEDT": "Australia/Sydney",
+    "ACST": "America/Rio_Branco",
+    "ACDT": "Australia/Adelaide",
+    "AWST": "Australia/Perth",
+    "NZST": "Pacific/Auckland",
+    "NZDT": "Pacific/Auckland",
+    "SAST": "Africa/Johannesburg",
+    "WAT": "Africa/Lagos",
+    "CAT": "Africa/Maputo",
+    "EAT": "Africa/Nairobi",
+    "BRT": "America/Sao_Paulo",
+    "ART": "America/Argentina/Buenos_Aires",
+    "PKT": "Asia/Karachi",
 }
+_UTC_NAMES = frozenset({"UTC", "GMT", "UT", "Z"})
 
 _OFFSET_ID = re.compile(r"(?:GMT|UTC|UT)?([+-])(\d{1,2})(?::?(\d{2}))?")
 
@@ -133,6 +155,33 @@ def resolve_zone(zone_id: str) -> tzinfo:
 def _to_datetime(epoch_ms: int, zone: tzinfo | None) -> datetime:
     utc = _EPOCH + timedelta(milliseconds=epoch_ms)
     return utc.astimezone(zone) if zone is not None else utc.astimezone()
+
+
+def _zone_id(zone: tzinfo | None, moment: datetime) -> str:
+    """``ZoneId.getId()``: the tz database key, else the zone's own name; for the local
+    zone (None) the process's zone key where it can be found."""
+    key = getattr(zone, "key", None)
+    if isinstance(key, str):
+        return key
+    if zone is None:
+        local = _local_zone_key()
+        if local is not None:
+            return local
+    return (zone or moment.tzinfo or UTC).tzname(moment) or "UTC"
+
+
+def _local_zone_key() -> str | None:
+    """The tz database name of the process's zone: TZ, else where /etc/localtime points."""
+    name = os.environ.get("TZ", "").lstrip(":") or _localtime_key()
+    return name if name in _zone_ids() else None
+
+
+@functools.cache
+def _localtime_key() -> str:
+    try:
+        return os.path.realpath("/etc/localtime").partition("/zoneinfo/")[2]
+    except OSError:
+        return ""
 
 
 def _sunday_index(day: date) -> int:
@@ -172,7 +221,19 @@ def _tokenize(pattern: str, java_time: bool = False) -> tuple[_Field | str, ...]
     i, n = 0, len(pattern)
     while i < n:
         char = pattern[i]
-        if char == "'":
+        if char == "'" and java_time:
+            # DateTimeFormatter: the text up to the closing quote, with a doubled quote in it
+            # read as one; an empty pair is one quote too (four quotes are a single quote).
+            j = i + 1
+            while j < n and not (pattern[j] == "'" and pattern[j + 1 : j + 2] != "'"):
+                j += 2 if pattern[j] == "'" else 1
+            if j >= n:
+                raise ExpressionError(
+                    f"Pattern ends with an incomplete string literal: '{pattern}'"
+                )
+            literal.append(pattern[i + 1 : j].replace("''", "'") or "'")
+            i = j + 1
+        elif char == "'":
             if i + 1 < n and pattern[i + 1] == "'":
                 literal.append("'")
                 i += 2
@@ -190,8 +251,22 @@ def _tokenize(pattern: str, java_time: bool = False) -> tuple[_Field | str, ...]
                 literal.append(pattern[j])
                 j += 1
             i = j + 1
+        elif java_time and char in "[]":
+            i += 1  # optional sections: every field of a date-time is present, so they print
+        elif java_time and char in "{}#":
+            raise ExpressionError(f"Pattern includes reserved character: '{char}' in '{pattern}'")
+        elif char.isascii() and char.isalpha() and java_time:
+            j = i
+            while j < n and pattern[j] == char:
+                j += 1
+            check_letter_count(char, j - i, pattern)
+            if literal:
+                tokens.append("".join(literal))
+                literal.clear()
+            tokens.append(_Field(char, j - i))
+            i = j
         elif char.isascii() and char.isalpha():
-            if char not in _LETTERS and not (java_time and char == "n"):
+            if char not in _LETTERS:
                 raise ExpressionError(
                     f"Illegal pattern character '{char}' in date pattern '{pattern}'"
                 )
@@ -203,8 +278,7 @@ def _tokenize(pattern: str, java_time: bool = False) -> tuple[_Field | str, ...]
             if literal:
                 tokens.append("".join(literal))
                 literal.clear()
-            # java.time's "u" is the proleptic year; SimpleDateFormat's is the day number.
-            tokens.append(_Field("y" if java_time and char == "u" else char, j - i))
+            tokens.append(_Field(char, j - i))
             i = j
         else:
             literal.append(char)
@@ -225,7 +299,7 @@ _ZONE_TEXT = r"(?:GMT|UTC|UT)[+-]\d{1,2}(?::?\d{2})?|[+-]\d{4}|[A-Za-z][A-Za-z_]
 class DatePattern:
     """A compiled Java date pattern: formats epoch milliseconds and parses text back."""
 
-    __slots__ = ("_regex", "_tokens", "java_time", "pattern")
+    __slots__ = ("_regex", "_strict_regex", "_tokens", "java_time", "pattern")
 
     def __init__(self, pattern: str, java_time: bool = False) -> None:
         """``java_time`` reads the pattern as ``DateTimeFormatter`` does (``S`` is a fraction
@@ -234,6 +308,7 @@ class DatePattern:
         self.java_time = java_time
         self._tokens = _tokenize(pattern, java_time)
         self._regex = re.compile(self._parse_regex(), re.IGNORECASE)
+        self._strict_regex: re.Pattern[str] | None = None
 
     def format(self, epoch_ms: int, zone: tzinfo | None = None) -> str:
         """Render ``epoch_ms`` in ``zone`` (None: the local zone)."""
@@ -242,10 +317,22 @@ class DatePattern:
     def format_ns(self, epoch_ns: int, zone: tzinfo | None = None) -> str:
         """Render ``epoch_ns`` (nanoseconds since the epoch) in ``zone``."""
         seconds, fraction = divmod(epoch_ns, 1_000_000_000)
-        moment = _to_datetime(seconds * 1000 + fraction // 1_000_000, zone)
-        java_fraction = fraction if self.java_time else None
+        epoch_ms = seconds * 1000 + fraction // 1_000_000
+        if self.java_time:
+            epoch_ms, cycles = _into_python_years(epoch_ms)
+            moment = _to_datetime(epoch_ms, zone)
+            zone_id = _zone_id(zone, moment)
+            return "".join(
+                token
+                if isinstance(token, str)
+                else format_java_time_field(
+                    token.letter, token.count, moment, fraction, zone_id, 400 * cycles
+                )
+                for token in self._tokens
+            )
+        moment = _to_datetime(epoch_ms, zone)
         return "".join(
-            token if isinstance(token, str) else _format_field(token, moment, java_fraction)
+            token if isinstance(token, str) else _format_field(token, moment)
             for token in self._tokens
         )
 
@@ -281,7 +368,7 @@ class DatePattern:
                 continue
             value = match.group(f"g{index}")
             letter = token.letter
-            if letter == "y":
+            if letter == "y" or (letter == "u" and self.java_time):
                 year = 2000 + int(value) if token.count <= 2 and len(value) == 2 else int(value)
                 has_year = True
             elif letter == "Y":
@@ -315,7 +402,7 @@ class DatePattern:
                     nanos = int(value.ljust(9, "0")[:9])
             elif letter == "n":
                 nanos = int(value)
-            elif letter in "zZX":
+            elif letter in "zZXxOV":
                 parsed_zone = _parse_zone(value)
         if not has_year and week_year is not None:
             year = week_year
@@ -351,7 +438,62 @@ class DatePattern:
             return int(seconds) * 1_000_000_000 + nanos
         return (moment - _EPOCH) // _ONE_SECOND * 1_000_000_000 + nanos
 
-    def _parse_regex(self) -> str:
+    def parse_to_instant_ns(
+        self, text: str, zone: tzinfo | None = None, *, strict: bool = False
+    ) -> int:
+        """Epoch nanoseconds for ``text`` as NiFi's ``toDate()`` reads it: java.time's
+        resolution of the parsed fields, then ``FormatUtils.parseToInstant``'s defaults.
+        A zone or offset in the text wins over ``zone``; None is the local zone.
+
+        ``strict`` is ``toInstant()``'s plain ``DateTimeFormatter.ofPattern``: names match
+        case and style, numbers their widths, and the text must give a date and a time."""
+        if strict:
+            if self._strict_regex is None:
+                self._strict_regex = re.compile(self._parse_regex(strict=True))
+            match = self._strict_regex.fullmatch(text)
+        else:
+            match = self._regex.fullmatch(text)
+        if match is None:
+            raise ExpressionError(f"Cannot parse '{text}' as a date with format '{self.pattern}'")
+        fields = ParsedFields()
+        parsed_offset: tzinfo | None = None  # an offset in the text beats a zone in it
+        parsed_region: tzinfo | None = None
+        for index, token in enumerate(self._tokens):
+            if isinstance(token, str):
+                continue
+            value = match.group(f"g{index}")
+            if token.letter in "zV":
+                if strict and not _exact_zone_text(value):
+                    raise ExpressionError(f"Unknown time zone '{value}' (names match case)")
+                parsed_region = _parse_zone(value)
+                continue
+            if token.letter in "ZXxO":
+                parsed_offset = _parse_zone(value)
+                continue
+            entry = _java_time_field(token, value)
+            if entry is not None:
+                fields.put(*entry)
+        year, month, day, hour, minute, second, nanos, complete = resolve_fields(fields)
+        if strict and not complete:
+            raise ExpressionError(
+                f"Unable to obtain Instant from '{text}' with format '{self.pattern}': it needs "
+                "a date and a time"
+            )
+        parsed_zone = parsed_offset or parsed_region
+        if parsed_zone is None and zone is None:
+            # Local wall-clock time: mktime applies the process's zone and DST rules.
+            try:
+                seconds = time.mktime((year, month, day, hour, minute, second, 0, 0, -1))
+            except (OverflowError, ValueError) as exc:
+                raise ExpressionError(f"Cannot convert '{text}' to a local time: {exc}") from None
+            return int(seconds) * 1_000_000_000 + nanos
+        try:
+            moment = datetime(year, month, day, hour, minute, second, tzinfo=parsed_zone or zone)
+        except (ValueError, OverflowError) as exc:
+            raise ExpressionError(f"Cannot parse '{text}' as a date: {exc}") from None
+        return (moment - _EPOCH) // _ONE_SECOND * 1_000_000_000 + nanos
+
+    def _parse_regex(self, strict: bool = False) -> str:
         parts: list[str] = []
         tokens = self._tokens
         for index, token in enumerate(tokens):
@@ -362,29 +504,104 @@ class DatePattern:
             following = tokens[index + 1] if index + 1 < len(tokens) else None
             abutting = isinstance(following, _Field) and _is_numeric(following)
             if _is_numeric(token):
-                body = rf"\d{{{count}}}" if abutting else r"\d+"
+                if strict:
+                    body = _strict_number(letter, count)
+                else:
+                    body = rf"\d{{{count}}}" if abutting else r"\d+"
                 parts.append(f"(?P<g{index}>{body})")
                 continue
-            if letter in "ML":
+            if strict and letter in "MLEec":
+                names = MONTH_NAMES if letter in "ML" else DAY_NAMES
+                body = "|".join(
+                    name[:3] if count <= 3 else name if count == 4 else name[0] for name in names
+                )
+            elif letter in "ML":
                 body = _names_regex(MONTH_NAMES)
-            elif letter == "E":
+            elif letter in "Eec":
                 body = _names_regex(DAY_NAMES)
+            elif letter in "Qq":
+                body = r"Q[1-4]|[1-4](?:st|nd|rd|th) quarter"
             elif letter == "a":
                 body = "AM|PM"
             elif letter == "G":
-                body = "AD|BC"
-            elif letter == "z":
+                body = "Anno Domini|Before Christ|AD|BC|A|B"
+            elif letter in "zV":
                 body = _ZONE_TEXT
             elif letter == "Z":
                 body = r"[+-]\d{2}:?\d{2}|Z"
+            elif letter == "O":
+                body = r"GMT(?:[+-]\d{1,2}(?::\d{2})?)?"
+            elif letter == "x":
+                body = r"[+-]\d{2}(?::?\d{2})?"
             else:  # X
                 body = r"Z|[+-]\d{2}(?::?\d{2})?"
             parts.append(f"(?P<g{index}>{body})")
         return "".join(parts)
 
 
+def _strict_number(letter: str, count: int) -> str:
+    """A number's width in a strict java.time parse: one letter any width, a year at least
+    its letters, a fraction exactly its letters, other fields exactly two or three."""
+    if count == 1:
+        return r"\d{1,19}"
+    if letter in "yuY" and count != 2:
+        return rf"\d{{{count},19}}"
+    if letter in "nNA":
+        return rf"\d{{{count},19}}"
+    return rf"\d{{{count}}}"
+
+
+_ERAS = {"AD": 1, "ANNO DOMINI": 1, "A": 1, "BC": 0, "BEFORE CHRIST": 0, "B": 0}
+
+
+def _java_time_field(token: _Field, value: str) -> tuple[str, int] | None:
+    """The java.time field and value one parsed pattern field gives (None: unused)."""
+    letter, count = token.letter, token.count
+    if letter in "yuY":
+        number = int(value)
+        if count == 2 and len(value) == 2:
+            number += 2000  # a two-digit year is 2000-2099
+        return {"y": "year_of_era", "u": "year", "Y": "week_year"}[letter], number
+    if letter in "ML":
+        return "month", int(value) if value.isdigit() else _month_number(value)
+    if letter == "E" or (letter in "ec" and count >= 3):
+        return "day_of_week", _day_number(value)
+    simple = {
+        "d": "day",
+        "D": "day_of_year",
+        "w": "week",
+        "e": "local_day_of_week",
+        "c": "local_day_of_week",
+        "H": "hour",
+        "k": "clock_hour",
+        "h": "clock_hour_of_ampm",
+        "K": "hour_of_ampm",
+        "m": "minute",
+        "s": "second",
+        "n": "nano",
+    }
+    if letter in simple:
+        return simple[letter], int(value)
+    if letter == "S":
+        return "nano", int(value.ljust(9, "0")[:9])
+    if letter == "a":
+        return "ampm", 0 if value.upper() == "AM" else 1
+    if letter == "G":
+        return "era", _ERAS[value.upper()]
+    return None
+
+
+def _day_number(name: str) -> int:
+    """ISO day of the week (Monday is 1) for an English day name or its abbreviation."""
+    prefix = name[:3].lower()
+    for number, day in enumerate(DAY_NAMES, start=1):
+        if day[:3].lower() == prefix:
+            return number
+    raise ExpressionError(f"Unknown day name '{name}'")
+
+
 def _is_numeric(field: _Field) -> bool:
-    return field.letter in _NUMERIC and not (field.letter in "ML" and field.count >= 3)
+    return field.letter in _NUMERIC and not (field.letter in "MLQqec" and field.count >= 3)
 
 
 def _month_number(name: str) -> int:
@@ -396,21 +613,43 @@ def _month_number(name: str) -> int:
 
 
 def _parse_zone(text: str) -> tzinfo:
+    """The zone a parsed zone field names; the parse ignores case, as NiFi's does."""
     upper = text.upper()
-    if upper in _ABBREVIATIONS:
-        return _fixed_zone(_ABBREVIATIONS[upper], upper if upper != "Z" else "UTC")
+    if upper in _UTC_NAMES:
+        return _fixed_zone(0, upper if upper != "Z" else "UTC")
+    if upper in _ABBREVIATION_ZONES:
+        return ZoneInfo(_ABBREVIATION_ZONES[upper])
     match = re.fullmatch(r"([+-])(\d{2}):?(\d{2})?", text)
     if match is not None:
         total = int(match.group(2)) * 60 + int(match.group(3) or 0)
         return _fixed_zone(-total if match.group(1) == "-" else total)
-    return resolve_zone(text)
+    if upper.startswith(("GMT", "UTC", "UT")):
+        return resolve_zone(upper)
+    return resolve_zone(_zone_ids_by_case().get(text.lower(), text))
+
+
+def _exact_zone_text(text: str) -> bool:
+    """Whether a strict (case-sensitive) parse knows this zone text as written."""
+    if text in _UTC_NAMES or text in _ABBREVIATION_ZONES or text in _zone_ids():
+        return True
+    return text.startswith(("GMT", "UTC", "UT")) and text[:3] == text[:3].upper()
+
+
+@functools.cache
+def _zone_ids() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+@functools.cache
+def _zone_ids_by_case() -> dict[str, str]:
+    return {name.lower(): name for name in _zone_ids()}
 
 
 def _pad(value: int, count: int) -> str:
     return str(value).zfill(count)
 
 
-def _format_field(field: _Field, moment: datetime, fraction_ns: int | None = None) -> str:
+def _format_field(field: _Field, moment: datetime) -> str:
     letter, count = field.letter, field.count
     if letter == "y":
         return f"{moment.year % 100:02d}" if count == 2 else _pad(moment.year, count)
@@ -432,11 +671,7 @@ def _format_field(field: _Field, moment: datetime, fraction_ns: int | None = Non
     if letter == "s":
         return _pad(moment.second, count)
     if letter == "S":
-        if fraction_ns is not None:  # java.time: the leading digits of the fraction
-            return f"{fraction_ns:09d}"[:count].ljust(count, "0")
         return _pad(moment.microsecond // 1000, count)
-    if letter == "n":
-        return _pad(fraction_ns or 0, count)
     if letter == "E":
         name = DAY_NAMES[moment.weekday()]
         return name if count >= 4 else name[:3]
@@ -493,9 +728,92 @@ _SLASHED_PATTERN = compile_date_pattern("yyyy/MM/dd HH:mm:ss")
 _SLASHED_MILLIS_PATTERN = compile_date_pattern("yyyy/MM/dd HH:mm:ss.SSS")
 
 
+_DAY_MS = 86_400_000
+_GREGORIAN_CUTOVER_DAY = -141_427  # 1582-10-15, where java.util.Date leaves the Julian calendar
+_CYCLE_MS = 146_097 * _DAY_MS  # 400 Gregorian years: dates and weekdays repeat
+
+
+def _civil_from_days(days: int) -> tuple[int, int, int]:
+    """Proleptic Gregorian (year, month, day) of a day count from 1970-01-01, any range."""
+    days += 719_468
+    era, day_of_era = divmod(days, 146_097)
+    year_of_era = (
+        day_of_era - day_of_era // 1460 + day_of_era // 36524 - day_of_era // 146_096
+    ) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    month_index = (5 * day_of_year + 2) // 153
+    day = day_of_year - (153 * month_index + 2) // 5 + 1
+    month = month_index + 3 if month_index < 10 else month_index - 9
+    return year_of_era + era * 400 + (month <= 2), month, day
+
+
+def _julian_from_days(days: int) -> tuple[int, int, int]:
+    """Julian calendar (year, month, day) of a day count from 1970-01-01."""
+    c = days + 2_440_588 + 32_082
+    d = (4 * c + 3) // 1461
+    e = c - 1461 * d // 4
+    m = (5 * e + 2) // 153
+    return d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1
+
+
+def _local_offset_and_name(epoch_ms: int) -> tuple[int, str]:
+    """The local zone's offset (ms) and short name at an instant, also beyond the years
+    Python's datetime holds (a 400-year shift keeps the zone's rules for those times)."""
+    shifted = _into_python_years(epoch_ms)[0]
+    key = _local_zone_key()
+    zone = ZoneInfo(key) if key is not None else None
+    moment = _to_datetime(shifted, zone)
+    # java.util.TimeZone names a zone by today's standard or daylight name in every era,
+    # and before the zone's first transition (local mean time) uses today's standard offset
+    samples = sorted(
+        (_to_datetime(sample, zone) for sample in (1_704_067_200_000, 1_719_792_000_000)),
+        key=lambda sample: sample.utcoffset() or timedelta(0),
+    )  # 2024-01-01 and 2024-07-01: standard time first
+    if moment.tzname() == "LMT":
+        moment = samples[0]
+    offset = moment.utcoffset()
+    offset_ms = 0 if offset is None else int(offset.total_seconds() * 1000)
+    if zone is not None:
+        daylight = (moment.dst() or timedelta(0)) > timedelta(0)
+    else:
+        standard_offset = samples[0].utcoffset() or timedelta(0)
+        daylight = offset_ms > standard_offset.total_seconds() * 1000
+    name = (samples[-1] if daylight else samples[0]).tzname() or ""
+    if daylight and samples[0].utcoffset() == samples[-1].utcoffset():
+        name = moment.tzname() or name  # daylight time the zone no longer keeps (JDT 1949)
+    if not name or name[0] in "+-":
+        name = _fixed_zone(offset_ms // 60_000).tzname(None) or "GMT"
+    return offset_ms, name
+
+
+def _into_python_years(epoch_ms: int) -> tuple[int, int]:
+    """``epoch_ms`` moved by whole 400-year cycles into years Python's datetime holds, and
+    the number of cycles it moved back (a zone keeps its rules: today's far ahead, local
+    mean time far back)."""
+    low, high = -59_000_000_000_000, 250_000_000_000_000  # about years 100 and 9890
+    if epoch_ms > high:
+        cycles = -(-(epoch_ms - high) // _CYCLE_MS)
+    elif epoch_ms < low:
+        cycles = (epoch_ms - low) // _CYCLE_MS
+    else:
+        return epoch_ms, 0
+    return epoch_ms - cycles * _CYCLE_MS, cycles
+
+
 def date_to_string(epoch_ms: int) -> str:
-    """A date as Java's ``Date.toString()`` renders it, in the local zone."""
-    return _TO_STRING.format(epoch_ms)
+    """A date as Java's ``Date.toString()`` renders it, in the local zone: the Julian
+    calendar before 1582-10-15, the year unpadded and without era (year 1 is ``1``)."""
+    offset_ms, zone_name = _local_offset_and_name(epoch_ms)
+    days, millis = divmod(epoch_ms + offset_ms, _DAY_MS)
+    if days < _GREGORIAN_CUTOVER_DAY:
+        year, month, day = _julian_from_days(days)
+    else:
+        year, month, day = _civil_from_days(days)
+    weekday = DAY_NAMES[(days + 3) % 7][:3]  # 1970-01-01 was a Thursday
+    seconds = millis // 1000
+    clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    year_of_era = year if year > 0 else 1 - year
+    return f"{weekday} {MONTH_NAMES[month - 1][:3]} {day:02d} {clock} {zone_name} {year_of_era}"
 
 
 def parse_default_date(text: str) -> int:
@@ -506,13 +824,16 @@ def parse_default_date(text: str) -> int:
     """
     value = text.strip()
     if value.isascii() and value.isdigit():
+        if int(value) > 2**63 - 1:  # new Date(Long.valueOf(text)) throws
+            raise ExpressionError(f'For input string: "{value}"')
         return int(value)
+    # NiFi parses these with lenient, case-insensitive java.time formatters
     if _TO_STRING_SHAPE.fullmatch(value):
-        return _TO_STRING.parse(value)
+        return compile_java_time_pattern(_TO_STRING.pattern).parse_to_instant_ns(value) // 10**6
     slashed = _SLASHED.fullmatch(value)
     if slashed is not None:
         pattern = _SLASHED_PATTERN if slashed.group(1) is None else _SLASHED_MILLIS_PATTERN
-        return pattern.parse(value)
+        return compile_java_time_pattern(pattern.pattern).parse_to_instant_ns(value) // 10**6
     raise ExpressionError(f"Could not implicitly convert '{value}' to a date")
 
 

@@ -23,12 +23,14 @@ from dataclasses import dataclass
 from urllib.parse import quote_plus
 
 from flowcore.el.context import EvalContext, EvaluationFailure
-from flowcore.el.dates import compile_date_pattern, resolve_zone
+from flowcore.el.dates import compile_java_time_pattern, resolve_zone
 from flowcore.el.regex import java_regex, java_replacer, java_sub
+from flowcore.el.utf16 import java_length, java_slice, pad
 from flowcore.el.values import (
     ELDate,
     Kind,
     Value,
+    int_value,
     java_trim,
     to_bool,
     to_date,
@@ -135,7 +137,7 @@ def _check_regex(literals: tuple[object, ...]) -> None:
 
 def _check_date_args(literals: tuple[object, ...]) -> None:
     if literals and isinstance(literals[0], str):
-        compile_date_pattern(literals[0])
+        compile_java_time_pattern(literals[0])
     if len(literals) > 1 and isinstance(literals[1], str):
         resolve_zone(literals[1])
 
@@ -168,13 +170,15 @@ def _substring(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> V
     text = to_str(subject)
     if text is None:
         return ""
+    length = java_length(text)  # Java indices count UTF-16 code units
     start = to_whole(args[0](ctx))
-    end = len(text) if len(args) < 2 else to_whole(args[1](ctx))
+    end = length if len(args) < 2 else to_whole(args[1](ctx))
     if start is None or end is None:
         raise EvaluationFailure("substring index is null")
-    if start < 0 or end > len(text) or start > end:
+    start, end = int_value(start), int_value(end)
+    if start < 0 or end > length or start > end:
         return ""  # NiFi turns Java's IndexOutOfBoundsException into the empty string
-    return text[start:end]
+    return java_slice(text, start, end)
 
 
 def _before_after(last: bool, after: bool) -> Impl:
@@ -235,7 +239,7 @@ def _prepend(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Val
 @_function("length", subject=S, returns=W)
 def _length(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
     text = to_str(subject)
-    return 0 if text is None else len(text)
+    return 0 if text is None else java_length(text)
 
 
 def _padding(left: bool) -> Impl:
@@ -246,12 +250,8 @@ def _padding(left: bool) -> Impl:
         length = to_whole(args[0](ctx))
         if length is None or length <= 0 or length > 2**31 - 1:
             return text
-        pad = (_string_arg(ctx, args, 1) if len(args) > 1 else None) or "_"
-        missing = length - len(text)
-        if missing <= 0:
-            return text
-        filler = (pad * (missing // len(pad) + 1))[:missing]
-        return filler + text if left else text + filler
+        padding = (_string_arg(ctx, args, 1) if len(args) > 1 else None) or "_"
+        return pad(text, length, padding, left)
 
     return impl
 
@@ -355,7 +355,12 @@ def _numeric_test(test: Callable[[float, float], bool]) -> Impl:
         if number is None:
             return False
         other = to_number(args[0](ctx))
-        return other is not None and test(number, other)
+        if other is None:
+            return False
+        if isinstance(number, float) or isinstance(other, float):
+            # Java compares a long with a double as two doubles (the long rounded)
+            return test(float(number), float(other))
+        return test(number, other)
 
     return impl
 
@@ -412,11 +417,16 @@ def _java_divide(a: float, b: float) -> float:
     return a / b
 
 
+def _wrap(value: int) -> int:
+    """Java's long arithmetic: the result wraps around past Long.MAX_VALUE / MIN_VALUE."""
+    return (value + 2**63) % 2**64 - 2**63
+
+
 def _java_int_divide(a: int, b: int) -> int:
     if b == 0:
         raise EvaluationFailure("division by zero")
     quotient = abs(a) // abs(b)
-    return quotient if (a < 0) == (b < 0) else -quotient
+    return _wrap(quotient if (a < 0) == (b < 0) else -quotient)
 
 
 def _java_int_mod(a: int, b: int) -> int:
@@ -446,13 +456,13 @@ def _arithmetic(whole: Callable[[int, int], int], decimal: Callable[[float, floa
 
 
 _function("plus", subject=N, returns=N, params=(N,))(
-    _arithmetic(lambda a, b: a + b, lambda a, b: a + b)
+    _arithmetic(lambda a, b: _wrap(a + b), lambda a, b: a + b)
 )
 _function("minus", subject=N, returns=N, params=(N,))(
-    _arithmetic(lambda a, b: a - b, lambda a, b: a - b)
+    _arithmetic(lambda a, b: _wrap(a - b), lambda a, b: a - b)
 )
 _function("multiply", subject=N, returns=N, params=(N,))(
-    _arithmetic(lambda a, b: a * b, lambda a, b: a * b)
+    _arithmetic(lambda a, b: _wrap(a * b), lambda a, b: a * b)
 )
 _function("divide", subject=N, returns=N, params=(N,))(_arithmetic(_java_int_divide, _java_divide))
 _function("mod", subject=N, returns=N, params=(N,))(_arithmetic(_java_int_mod, _java_float_mod))
@@ -476,7 +486,7 @@ def _to_date(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Val
         return None
     zone_name = _string_arg(ctx, args, 1) if len(args) > 1 else None
     zone = None if zone_name is None else resolve_zone(zone_name)
-    return ELDate(compile_date_pattern(pattern).parse(text, zone))
+    return ELDate(compile_java_time_pattern(pattern).parse_to_instant_ns(text, zone) // 1_000_000)
 
 
 @_function("format", subject=D, returns=S, params=(S, S), required=1, check=_check_date_args)
@@ -487,7 +497,7 @@ def _format(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Valu
         return None
     zone_name = _string_arg(ctx, args, 1) if len(args) > 1 else None
     zone = None if zone_name is None else resolve_zone(zone_name)
-    return compile_date_pattern(pattern).format(moment.ms, zone)
+    return compile_java_time_pattern(pattern).format(moment.ms, zone)
 
 
 # --- misc --------------------------------------------------------------------------------

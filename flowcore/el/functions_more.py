@@ -18,8 +18,9 @@ import json
 import random
 import re
 import socket
+import string
 import threading
-import urllib.parse
+import unicodedata
 import uuid
 from collections.abc import Callable, Sequence
 
@@ -36,11 +37,13 @@ from flowcore.el.functions import FUNCTIONS, Evaluator, check_regex, function, s
 from flowcore.el.java_math import call_math
 from flowcore.el.jsonpath import JsonDocument, JsonPath, compile_path
 from flowcore.el.regex import Pattern, java_regex, java_replacer, java_sub
+from flowcore.el.utf16 import index_of, java_length, last_index_of
 from flowcore.el.values import (
     ELDate,
     ELInstant,
     Kind,
     Value,
+    int_value,
     to_bool,
     to_date,
     to_instant,
@@ -89,18 +92,58 @@ for _name, _translate in (
     function(_name, subject=S, returns=S)(_translator(_translate))
 
 
-_BAD_PERCENT = re.compile(r"%(?![0-9a-fA-F]{2})")
+def _java_digit(char: str) -> int | None:
+    """``Character.digit(char, 16)``: ASCII and fullwidth hex letters, any decimal digit."""
+    if char in string.hexdigits:
+        return int(char, 16)
+    if char.isdecimal():
+        return unicodedata.decimal(char)
+    for first in ("\uff21", "\uff41"):  # fullwidth A and a
+        if 0 <= ord(char) - ord(first) < 6:
+            return ord(char) - ord(first) + 10
+    return None
+
+
+def _escape_byte(pair: str, text: str) -> int:
+    """``Integer.parseInt(pair, 16)`` as URLDecoder reads an escape: a sign is allowed."""
+    sign, digits = (pair[0], pair[1:]) if pair[0] in "+-" else ("+", pair)
+    values = [_java_digit(char) for char in digits]
+    if not digits or None in values:
+        raise EvaluationFailure(
+            f'URLDecoder: Illegal hex characters in escape (%) pattern - For input string: "{pair}"'
+        )
+    value = 0
+    for digit in values:
+        value = value * 16 + (digit or 0)
+    if sign == "-" and value:
+        raise EvaluationFailure(
+            f"URLDecoder: Illegal hex characters in escape (%) pattern - negative value: {text}"
+        )
+    return value
 
 
 @function("urlDecode", subject=S, returns=S)
 def _url_decode(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
+    """``URLDecoder.decode(text, UTF_8)``: '+' is a space, runs of %XX are UTF-8 bytes."""
     text = to_str(subject)
     if text is None:
         return None
-    bad = _BAD_PERCENT.search(text)
-    if bad is not None:
-        raise EvaluationFailure(f"URLDecoder: Illegal hex characters in escape (%) pattern: {text}")
-    return urllib.parse.unquote_plus(text, encoding="utf-8", errors="replace")
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if char != "%":
+            out.append(" " if char == "+" else char)
+            i += 1
+            continue
+        run = bytearray()
+        while i + 2 < n and text[i] == "%":
+            run.append(_escape_byte(text[i + 1 : i + 3], text))
+            i += 3
+        if i < n and text[i] == "%":
+            raise EvaluationFailure(f"URLDecoder: Incomplete trailing escape (%) pattern: {text}")
+        out.append(run.decode("utf-8", errors="replace"))
+    return "".join(out)
 
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
@@ -130,7 +173,7 @@ def _index_of(last: bool) -> Callable[..., Value]:
         search = string_arg(ctx, args, 0)
         if search is None:
             raise EvaluationFailure("the search string is null")
-        return text.rfind(search) if last else text.find(search)
+        return last_index_of(text, search) if last else index_of(text, search)
 
     return impl
 
@@ -197,6 +240,7 @@ def _repeat(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Valu
     low = to_whole(args[0](ctx))
     if low is None:
         raise EvaluationFailure("the number of repeats is null")
+    low = int_value(low)  # NiFi takes the counts' intValue()
     if len(args) == 1:
         if low <= 0:
             raise EvaluationFailure("Number of repeats must be > 0")
@@ -206,6 +250,7 @@ def _repeat(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Valu
     high = to_whole(args[1](ctx))
     if high is None:
         raise EvaluationFailure("the maximum number of repeats is null")
+    high = int_value(high)
     if low > high:
         raise EvaluationFailure("Min repeats must not be greater than max repeats")
     return text * random.randint(low, high)
@@ -255,7 +300,7 @@ def _single_char(value: str | None, what: str) -> str:
         raise EvaluationFailure(
             f"Cannot evaluate getDelimitedField function because the {what} was not specified"
         )
-    if len(value) > 1:
+    if java_length(value) > 1:  # an emoji is two Java chars
         raise EvaluationFailure(
             f'Cannot evaluate getDelimitedField function because the {what} evaluated to "{value}"'
             ", but only a single character is allowed."
@@ -323,6 +368,36 @@ _DIGESTS = {
     "SHA3-384": "sha3_384",
     "SHA3-512": "sha3_512",
 }
+# The SUN provider's aliases: SHA256 and the like, and the algorithms' object identifiers
+# (also written OID.<oid>).
+_DIGEST_ALIASES = {
+    "SHA224": "sha224",
+    "SHA256": "sha256",
+    "SHA384": "sha384",
+    "SHA512": "sha512",
+    "SHA512/224": "sha512_224",
+    "SHA512/256": "sha512_256",
+    "1.3.14.3.2.26": "sha1",
+    **{
+        f"2.16.840.1.101.3.4.2.{number}": digest
+        for number, digest in enumerate(
+            (
+                "sha256",
+                "sha384",
+                "sha512",
+                "sha224",
+                "sha512_224",
+                "sha512_256",
+                "sha3_224",
+                "sha3_256",
+                "sha3_384",
+                "sha3_512",
+            ),
+            start=1,
+        )
+    },
+}
+_DIGEST_ALIASES.update({f"OID.{oid}": digest for oid, digest in list(_DIGEST_ALIASES.items())})
 _SUPPORTED_DIGESTS = ", ".join(name for name, digest in _DIGESTS.items() if digest is not None)
 
 
@@ -332,7 +407,8 @@ def _hash(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Value:
     if text is None:
         return None
     algorithm = string_arg(ctx, args, 0)
-    digest = _DIGESTS.get((algorithm or "").upper())
+    name = (algorithm or "").upper()
+    digest = _DIGESTS.get(name) or _DIGEST_ALIASES.get(name)
     if digest is None:
         raise EvaluationFailure(
             f"Invalid hash algorithm: {algorithm} not in set [{_SUPPORTED_DIGESTS}]"
@@ -485,6 +561,7 @@ def _to_radix(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Va
     radix = to_whole(args[0](ctx))
     if radix is None:
         return None
+    radix = int_value(radix)
     if not 2 <= radix <= 36:
         radix = 10  # Long.toString falls back to base 10
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -497,6 +574,8 @@ def _to_radix(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> Va
     text = ("-" if number < 0 else "") + "".join(reversed(out))
     if len(args) > 1:
         width = to_whole(args[1](ctx))
+        if width is not None:
+            width = int_value(width)
         if width is not None and width > len(text):
             text = "0" * (width - len(text)) + text
     return text
@@ -510,7 +589,9 @@ def _from_radix(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> 
     radix = to_whole(args[0](ctx))
     if radix is None:
         return None
-    if not 2 <= radix <= 36 or not re.fullmatch(r"[-+]?[0-9a-zA-Z]+", text):
+    radix = int_value(radix)  # Long.parseLong(text, radix.intValue())
+    # Character.digit takes any Unicode decimal digit too ("٣" is 3)
+    if not 2 <= radix <= 36 or not re.fullmatch(r"[-+]?(?:[0-9a-zA-Z]|\d)+", text):
         raise EvaluationFailure(f'For input string: "{text}" under radix {radix}')
     try:
         value = int(text, radix)
@@ -600,7 +681,8 @@ def _to_instant(ctx: EvalContext, subject: Value, args: Sequence[Evaluator]) -> 
     zone_name = string_arg(ctx, args, 1)
     if zone_name is None:
         raise EvaluationFailure("the time zone is null")
-    return ELInstant(compile_java_time_pattern(pattern).parse_ns(subject, resolve_zone(zone_name)))
+    compiled = compile_java_time_pattern(pattern)
+    return ELInstant(compiled.parse_to_instant_ns(subject, resolve_zone(zone_name), strict=True))
 
 
 @function("formatInstant", subject=INST, returns=S, params=(S, S), check=_check_instant_args)

@@ -45,11 +45,64 @@ def _floor_mod(a: int, b: int) -> int:
 
 
 def _round(value: float) -> int:
+    """``Math.round``: floor(value + 1/2) computed exactly (0.49999999999999994 gives 0)."""
     if math.isnan(value):
         return 0
     if math.isinf(value):
         return _LONG_MAX if value > 0 else _LONG_MIN
-    return max(_LONG_MIN, min(_LONG_MAX, math.floor(value + 0.5)))
+    floor = math.floor(value)
+    rounded = floor + 1 if value - floor >= 0.5 else floor  # value - floor is exact
+    return max(_LONG_MIN, min(_LONG_MAX, rounded))
+
+
+def _get_exponent(value: float) -> int:
+    """``Math.getExponent``: 1024 for NaN and infinities, -1023 for zero and subnormals."""
+    if not math.isfinite(value):
+        return 1024
+    if abs(value) < 2.2250738585072014e-308:
+        return -1023
+    return math.frexp(value)[1] - 1
+
+
+def _scalb(value: float, scale: int) -> float:
+    try:
+        return math.ldexp(value, max(-2100, min(2100, scale)))
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+def _java_div(a: int, b: int) -> int:
+    """Java's ``a / b`` on longs: truncated, Long.MIN_VALUE / -1 wraps to itself."""
+    if b == 0:
+        raise ArithmeticError("/ by zero")
+    quotient = abs(a) // abs(b)
+    return _wrap(quotient if (a < 0) == (b < 0) else -quotient)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    quotient = _java_div(a, b)
+    if (a < 0) == (b < 0) and _wrap(quotient * b) != a:
+        return quotient + 1
+    return quotient
+
+
+def _ceil_mod(a: int, b: int) -> int:
+    if b == 0:
+        raise ArithmeticError("/ by zero")
+    return _wrap(a - _ceil_div(a, b) * b)
+
+
+def _exact_div(divide: Callable[[int, int], int]) -> Callable[[int, int], int]:
+    def call(a: int, b: int) -> int:
+        if a == _LONG_MIN and b == -1:
+            raise ArithmeticError("long overflow")
+        return divide(a, b)
+
+    return call
+
+
+def _unsigned_multiply_high(a: int, b: int) -> int:
+    return _wrap(((a % 2**64) * (b % 2**64)) >> 64)
 
 
 def _rint(value: float) -> float:
@@ -117,7 +170,7 @@ _D1: dict[str, Callable[[float], Number]] = {
     "exp": _safe(math.exp),
     "expm1": _safe(math.expm1),
     "floor": lambda v: float(math.floor(v)) if math.isfinite(v) else v,
-    "getExponent": lambda v: math.frexp(v)[1] - 1 if math.isfinite(v) and v != 0 else 0,
+    "getExponent": _get_exponent,
     "log": lambda v: _java_log(v, math.log),
     "log10": lambda v: _java_log(v, math.log10),
     "log1p": lambda v: math.nan if v < -1 else -math.inf if v == -1 else math.log1p(v),
@@ -161,11 +214,16 @@ _LL: dict[str, Callable[[int, int], Number]] = {
     "multiplyExact": lambda a, b: _exact(a * b),
     "floorDiv": _floor_div,
     "floorMod": _floor_mod,
-    "ceilDiv": lambda a, b: -_floor_div(-a, b),
-    "ceilMod": lambda a, b: a - (-_floor_div(-a, b)) * b,
+    "ceilDiv": _ceil_div,
+    "ceilMod": _ceil_mod,
+    "divideExact": _exact_div(_java_div),
+    "floorDivExact": _exact_div(_floor_div),
+    "ceilDivExact": _exact_div(_ceil_div),
+    "multiplyHigh": lambda a, b: (a * b) >> 64,
+    "unsignedMultiplyHigh": _unsigned_multiply_high,
 }
 _DI: dict[str, Callable[[float, int], Number]] = {
-    "scalb": lambda a, b: math.ldexp(a, max(-2100, min(2100, b))),
+    "scalb": _scalb,
 }
 
 

@@ -52,9 +52,9 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Unquoted attribute names stop at the characters NiFi reserves, and at whitespace.
 _ATTRIBUTE = re.compile(r"[^$|{}()\[\],:;/*'\"\s]+")
 _NUMBER = re.compile(
-    r"[-+]?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\d+)"
+    r"[-+]?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\d+)", re.ASCII
 )
-_WHOLE = re.compile(r"[-+]?\d+")
+_WHOLE = re.compile(r"[-+]?\d+", re.ASCII)
 _PARAMETER_NAME = re.compile(r"[A-Za-z0-9 ._-]+")
 _ESCAPES = {"'": "'", '"': '"', "n": "\n", "r": "\r", "t": "\t", "\\": "\\"}
 _STARTS = re.compile(r"[$#]")
@@ -282,6 +282,8 @@ class _ExpressionParser:
         if number is not None and not _IDENTIFIER.match(text, number.end()):
             literal = number.group()
             if _WHOLE.fullmatch(literal):
+                if not -(2**63) <= int(literal) <= 2**63 - 1:  # Long.parseLong throws
+                    raise _error(f"Whole number '{literal}' is out of the long range", i)
                 return Literal(int(literal), Kind.WHOLE, i), number.end()
             return Literal(float(literal), Kind.DECIMAL, i), number.end()
         word = _IDENTIFIER.match(text, i)

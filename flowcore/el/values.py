@@ -17,6 +17,7 @@ from enum import Enum
 from typing import TypeAlias
 
 from flowcore.el.dates import date_to_string, instant_to_string, parse_default_date, parse_instant
+from flowcore.errors import ExpressionError
 
 __all__ = [
     "ELDate",
@@ -24,6 +25,7 @@ __all__ = [
     "Kind",
     "Value",
     "convertible",
+    "int_value",
     "java_double_str",
     "java_trim",
     "render",
@@ -94,15 +96,18 @@ def java_trim(text: str) -> str:
     return text.strip(_JAVA_WHITESPACE)
 
 
-_WHOLE = re.compile(r"[-+]?\d+")
+# Java's \d is ASCII only: "٣" (an Arabic-Indic three) is not a number to NiFi.
+_WHOLE = re.compile(r"[-+]?\d+", re.ASCII)
 _HEX = re.compile(r"[-+]?0[xX][0-9a-fA-F]+")
 # NiFi's NumberParsing: Java floating-point literals, hexadecimal ones included.
 _DECIMAL = re.compile(
-    r"[-+]?(?:Infinity|NaN|\d+\.\d+|\d+(?:\.\d+)?[eE][-+]?\d+|\.\d+(?:[eE][-+]?\d+)?)"
+    r"[-+]?(?:Infinity|NaN|\d+\.\d+|\d+(?:\.\d+)?[eE][-+]?\d+|\.\d+(?:[eE][-+]?\d+)?)",
+    re.ASCII,
 )
 _HEX_DECIMAL = re.compile(
     r"[-+]?0[xX](?:[0-9a-fA-F]+\.?[pP][-+]?\d+|[0-9a-fA-F]+\.[0-9a-fA-F]+[pP][-+]?\d+"
-    r"|\.[0-9a-fA-F]+(?:[pP][-+]?\d+)?)"
+    r"|\.[0-9a-fA-F]+(?:[pP][-+]?\d+)?)",
+    re.ASCII,
 )
 _LONG_MAX = 2**63 - 1
 _LONG_MIN = -(2**63)
@@ -129,7 +134,12 @@ def java_double_str(value: float) -> str:
     return f"{sign}{head}.{tail}E{exponent}"
 
 
-def _java_long(value: float) -> int:
+def int_value(value: int) -> int:
+    """``Long.intValue()``: the low 32 bits as a signed int (NiFi's indices and radixes)."""
+    return (value + 2**31) % 2**32 - 2**31
+
+
+def _double_to_long(value: float) -> int:
     """Java's ``double.longValue()``: truncate, NaN is 0, saturate at the long range."""
     if math.isnan(value):
         return 0
@@ -160,12 +170,33 @@ def render(value: Value) -> str:
     return "" if text is None else text
 
 
+def _java_long(text: str) -> int:
+    """NiFi's whole-number text: ``Long.valueOf``, and where that fails ``Long.decode``
+    (hexadecimal, or octal after a leading 0); beyond the long range Java throws."""
+    value = int(text)
+    if _LONG_MIN <= value <= _LONG_MAX:
+        return value
+    unsigned = text.lstrip("+-")
+    if len(unsigned) > 1 and unsigned.startswith("0") and set(unsigned) <= set("01234567"):
+        value = int(unsigned, 8) * (-1 if text.startswith("-") else 1)
+        if _LONG_MIN <= value <= _LONG_MAX:
+            return value
+    raise ExpressionError(f'For input string: "{text}"')
+
+
+def _java_decode_hex(text: str) -> int:
+    value = int(text, 16)
+    if not _LONG_MIN <= value <= _LONG_MAX:
+        raise ExpressionError(f'For input string: "{text}"')
+    return value
+
+
 def _parse_number(text: str) -> int | float | None:
     text = java_trim(text)
     if _WHOLE.fullmatch(text):
-        return int(text)
+        return _java_long(text)
     if _HEX.fullmatch(text):
-        return int(text, 16)
+        return _java_decode_hex(text)
     if _DECIMAL.fullmatch(text):
         return float(text)
     if _HEX_DECIMAL.fullmatch(text):
@@ -174,9 +205,10 @@ def _parse_number(text: str) -> int | float | None:
 
 
 def _java_hex_float(text: str) -> float:
-    """``Double.valueOf`` of a hexadecimal literal such as ``0xF1.p2`` (a missing exponent is 0)."""
+    """``Double.valueOf`` of a hexadecimal literal such as ``0xF1.p2``. NiFi's pattern also
+    takes ``0x.8`` without the binary exponent, which Java then refuses."""
     if "p" not in text and "P" not in text:
-        text += "p0"
+        raise ExpressionError(f'For input string: "{text}"')
     return float.fromhex(text)
 
 
@@ -196,7 +228,7 @@ def to_whole(value: Value) -> int | None:
     number = to_number(value)
     if number is None or isinstance(number, int):
         return number
-    return _java_long(number)
+    return _double_to_long(number)
 
 
 def to_decimal(value: Value) -> float | None:
@@ -223,13 +255,13 @@ def to_date(value: Value) -> ELDate | None:
     if isinstance(value, int):
         return ELDate(value)
     if isinstance(value, float):
-        return ELDate(_java_long(value))
+        return ELDate(_double_to_long(value))
     if isinstance(value, ELInstant):
         return ELDate(value.ms)
     return ELDate(parse_default_date(value))
 
 
-_DIGITS = re.compile(r"\d+")
+_DIGITS = re.compile(r"\d+", re.ASCII)
 
 
 def to_instant(value: Value) -> ELInstant | None:
@@ -241,7 +273,7 @@ def to_instant(value: Value) -> ELInstant | None:
     if isinstance(value, int):
         return ELInstant(value * 1_000_000)
     if isinstance(value, float):
-        return ELInstant(_java_long(value) * 1_000_000)
+        return ELInstant(_double_to_long(value) * 1_000_000)
     if isinstance(value, ELDate):
         return ELInstant(value.ms * 1_000_000)
     text = java_trim(value)
