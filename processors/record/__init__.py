@@ -19,6 +19,9 @@ from processors.record.api import (
     RecordSetWriterFactory,
     RecordWriteError,
     SchemaError,
+    SchemaIdentifier,
+    SchemaNotFoundError,
+    SchemaRegistry,
     WriteResult,
     as_reader_factory,
     as_writer_factory,
@@ -36,6 +39,7 @@ from processors.record.lookup import (
     SimpleKeyValueLookupService,
 )
 from processors.record.parquet_format import ParquetReader, ParquetRecordSetWriter
+from processors.record.schema_registry import AvroSchemaRegistry
 from processors.record.schema import (
     arrow_to_avro,
     avro_to_arrow,
@@ -46,6 +50,7 @@ from processors.record.schema import (
 __all__ = [
     "DEFAULT_BATCH_ROWS",
     "AvroReader",
+    "AvroSchemaRegistry",
     "AvroRecordSetWriter",
     "BinarySink",
     "CSVReader",
@@ -64,6 +69,9 @@ __all__ = [
     "RecordSetWriterFactory",
     "RecordWriteError",
     "SchemaError",
+    "SchemaIdentifier",
+    "SchemaNotFoundError",
+    "SchemaRegistry",
     "SimpleCsvFileLookupService",
     "SimpleKeyValueLookupService",
     "WriteResult",

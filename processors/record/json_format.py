@@ -82,10 +82,11 @@ _ROW = re.compile(r"in row (\d+)")
 _BYTE = re.compile(r"byte (\d+)")
 
 READER_STRATEGY = common.schema_access_strategy(
-    [common.INFER_SCHEMA, common.SCHEMA_TEXT_PROPERTY], common.INFER_SCHEMA.value
+    [common.INFER_SCHEMA, common.SCHEMA_NAME_PROPERTY, common.SCHEMA_TEXT_PROPERTY],
+    common.INFER_SCHEMA.value,
 )
 WRITER_STRATEGY = common.schema_access_strategy(
-    [common.INHERIT_RECORD_SCHEMA, common.SCHEMA_TEXT_PROPERTY],
+    [common.INHERIT_RECORD_SCHEMA, common.SCHEMA_NAME_PROPERTY, common.SCHEMA_TEXT_PROPERTY],
     common.INHERIT_RECORD_SCHEMA.value,
 )
 OUTPUT_ARRAY = AllowableValue("output-array", "Array", "Output records as a JSON array")
@@ -253,12 +254,16 @@ class JsonTreeReader(ControllerService):
 
     property_descriptors = (
         READER_STRATEGY,
+        *common.REGISTRY_PROPERTIES,
         common.SCHEMA_TEXT,
         DATE_FORMAT,
         TIME_FORMAT,
         TIMESTAMP_FORMAT,
         common.BATCH_ROWS,
     )
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        return common.schema_access_problems(context, READER_STRATEGY)
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
@@ -783,6 +788,7 @@ class JsonRecordSetWriter(ControllerService):
 
     property_descriptors = (
         WRITER_STRATEGY,
+        *common.REGISTRY_PROPERTIES,
         common.SCHEMA_TEXT,
         SCHEMA_WRITE_STRATEGY,
         DATE_FORMAT,
@@ -799,7 +805,7 @@ class JsonRecordSetWriter(ControllerService):
     mime_type = JSON_MIME_TYPE
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
-        problems: list[ValidationResult] = []
+        problems = common.schema_access_problems(context, WRITER_STRATEGY)
         pretty = context.get_property(PRETTY_PRINT_JSON).as_str() == "true"
         grouping = context.get_property(OUTPUT_GROUPING).as_str()
         if pretty and grouping in (OUTPUT_ONELINE.value, OUTPUT_ONELINE.display_name):
