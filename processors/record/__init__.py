@@ -39,19 +39,19 @@ from processors.record.lookup import (
     SimpleKeyValueLookupService,
 )
 from processors.record.parquet_format import ParquetReader, ParquetRecordSetWriter
-from processors.record.schema_registry import AvroSchemaRegistry
 from processors.record.schema import (
     arrow_to_avro,
     avro_to_arrow,
     record_schema_text,
     schema_fingerprint,
 )
+from processors.record.schema_registry import AvroSchemaRegistry
 
 __all__ = [
     "DEFAULT_BATCH_ROWS",
     "AvroReader",
-    "AvroSchemaRegistry",
     "AvroRecordSetWriter",
+    "AvroSchemaRegistry",
     "BinarySink",
     "CSVReader",
     "CSVRecordSetWriter",
