@@ -10,6 +10,7 @@ schema text, as NiFi does.
 from __future__ import annotations
 
 import decimal
+import functools
 import json
 import math
 from typing import Any, cast
@@ -41,6 +42,10 @@ AVRO_DEFAULT_METADATA = b"avro.default"
 
 AVRO_SCHEMA_METADATA = b"avro.schema"
 """Arrow schema metadata holding the Avro schema (JSON text) an AvroReader read with."""
+
+SCHEMA_NAME_METADATA = b"schema.name"
+"""Arrow schema metadata holding the name a Schema Registry gave the schema under (what a
+writer's "Set 'schema.name' Attribute" writes)."""
 
 
 def parse_avro_schema(text: str, *, validate_defaults: bool = True) -> Any:
@@ -368,6 +373,25 @@ def writer_avro_schema(schema: pa.Schema) -> dict[str, Any]:
         except (ValueError, SchemaError):
             pass
     return arrow_to_avro(schema)
+
+
+def registry_identity(schema: pa.Schema) -> tuple[str, str] | None:
+    """The name and text (as written there) a Schema Registry holds ``schema`` under, or
+    None for a schema from elsewhere, or one changed since (fields added or retyped):
+    NiFi writes a registry schema's name as ``schema.name`` and its own text as
+    ``avro.schema``."""
+    metadata = schema.metadata or {}
+    name, text = metadata.get(SCHEMA_NAME_METADATA), metadata.get(AVRO_SCHEMA_METADATA)
+    if name is None or text is None:
+        return None
+    if not _registered_arrow(text.decode()).equals(schema.remove_metadata()):
+        return None
+    return name.decode(), text.decode()
+
+
+@functools.lru_cache(maxsize=256)
+def _registered_arrow(text: str) -> pa.Schema:
+    return avro_to_arrow(text, validate_defaults=False)
 
 
 def schema_fingerprint(schema: pa.Schema) -> str:

@@ -31,7 +31,12 @@ from processors.record.api import (
     SchemaIdentifier,
     SchemaNotFoundError,
 )
-from processors.record.schema import avro_to_arrow, parse_avro_schema
+from processors.record.schema import (
+    AVRO_SCHEMA_METADATA,
+    SCHEMA_NAME_METADATA,
+    avro_to_arrow,
+    parse_avro_schema,
+)
 
 VALIDATE_FIELD_NAMES = PropertyDescriptor(
     name="avro-reg-validated-field-names",
@@ -111,7 +116,11 @@ def _registered(name: str, text: str, strict: bool) -> RegisteredSchema:
     if strict:
         _check_names(avro, None)
     _check_duplicate_fields(avro)
-    return RegisteredSchema(avro_to_arrow(avro, validate_defaults=strict), text, name)
+    schema = avro_to_arrow(avro, validate_defaults=strict)
+    # The schema carries its text and name, as NiFi's RecordSchema its text and identifier:
+    # a writer inheriting it writes that text (avro.schema) and that name (schema.name).
+    metadata = {AVRO_SCHEMA_METADATA: text.encode(), SCHEMA_NAME_METADATA: name.encode()}
+    return RegisteredSchema(schema.with_metadata(metadata), text, name)
 
 
 _AVRO_NAME = re.compile(r"[^\W\d]\w*")

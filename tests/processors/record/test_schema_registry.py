@@ -221,3 +221,39 @@ def test_schema_branch_and_version_together_are_invalid() -> None:
                 "Schema Version": "1",
             },
         )
+
+
+def test_set_schema_name_attribute_writes_the_registry_name_of_an_inherited_schema() -> None:
+    runner = _convert()
+    runner.add_controller_service(
+        "named", "JsonRecordSetWriter", {"Schema Write Strategy": "Set 'schema.name' Attribute"}
+    )
+    runner.add_controller_service(
+        "texted", "JsonRecordSetWriter", {"Schema Write Strategy": "full-schema-attribute"}
+    )
+    for writer in ("named", "texted"):
+        runner.set_property("Record Writer", writer)
+        runner.enqueue("id,name\n1,ann\n", {"schema.name": "users"})
+        runner.run()
+    named, texted = runner.get_flowfiles_for_relationship("success")
+    assert named.attributes["schema.name"] == "users"
+    assert "avro.schema" not in named.attributes
+    assert texted.attributes["avro.schema"] == USER
+
+
+def test_set_schema_name_attribute_fails_a_schema_from_no_registry() -> None:
+    runner = TestRunner("ConvertRecord")
+    runner.add_controller_service("reader", "CSVReader", {"Treat First Line as Header": "true"})
+    runner.add_controller_service(
+        "writer", "JsonRecordSetWriter", {"Schema Write Strategy": "schema-name"}
+    )
+    runner.set_property("Record Reader", "reader")
+    runner.set_property("Record Writer", "writer")
+    runner.enqueue("id,name\n1,ann\n")
+    runner.enqueue("id,name\n2,bob\n")
+    runner.run(2)
+    runner.assert_all_flowfiles_transferred("failure", 2)
+    for failed in runner.get_flowfiles_for_relationship("failure"):
+        assert failed.attributes["record.error.message"] == (
+            "Cannot write Schema Name As Attribute because the Schema Name is not known"
+        )
