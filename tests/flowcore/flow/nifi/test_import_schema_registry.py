@@ -236,3 +236,25 @@ def test_the_imported_flow_converts_by_schema_name_and_fails_an_unknown_one(tmp_
     ]
     (refused,) = failed.iterdir()
     assert refused.read_text("utf-8") == "id,name\n1,ann\n2,bob\n"
+
+
+def test_a_registry_flowcore_lacks_is_dropped_from_a_reader_with_a_note() -> None:
+    data = _flow()
+    services = data["flowContents"]["controllerServices"]
+    services[2]["type"] = "org.apache.nifi.confluent.schemaregistry.ConfluentSchemaRegistry"
+    services[2]["properties"] = {"url": "http://localhost:8081"}
+    for service in services[:2]:
+        service["properties"]["schema-access-strategy"] = "inherit-record-schema"
+    services[0]["properties"]["schema-access-strategy"] = "infer-schema"
+    result = import_nifi(data)
+
+    assert [c.line for c in result.unsupported] == [
+        "Controller Service 'Schemas' (org.apache.nifi.confluent.schemaregistry."
+        "ConfluentSchemaRegistry): no flowcore controller service of this type"
+    ]
+    reader = result.document["flow"]["controller_services"]["CSV Reader"]["properties"]
+    assert "Schema Registry" not in reader
+    assert (
+        "property 'schema-registry' names controller service 'Schemas', which is not "
+        "supported; dropped"
+    ) in result.notes
