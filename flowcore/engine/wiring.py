@@ -16,7 +16,7 @@ from flowcore.engine.ports import PORT_RELATIONSHIP, port_binding
 from flowcore.engine.processor_node import ProcessorNode, ScheduleConfig
 from flowcore.engine.validation import validate_properties
 from flowcore.errors import ConfigurationError
-from flowcore.flow.definition import FlowDefinition, FlowDefinitionError
+from flowcore.flow.definition import ControllerServiceSpec, FlowDefinition, FlowDefinitionError
 from flowcore.offload import ComputeServices
 from flowcore.processor.context import ProcessContext
 from flowcore.processor.processor import Processor
@@ -54,7 +54,7 @@ class FlowWiring:
         """Build the flow; every problem found is reported at once, each under its key."""
         flow = definition.flow
         problems: list[FlowDefinitionError] = []
-        for name, svc in flow.controller_services.items():
+        for name, svc in _services_in_order(flow.controller_services):
             try:
                 instance = service_class(svc.type)()
             except ConfigurationError as exc:
@@ -313,3 +313,22 @@ class FlowWiring:
             port.outgoing = {
                 PORT_RELATIONSHIP: [c.queue for c in self.connections.values() if c.source == name]
             }
+
+
+def _services_in_order(
+    services: Mapping[str, ControllerServiceSpec],
+) -> list[tuple[str, ControllerServiceSpec]]:
+    """The flow's services, each after the services its properties name (a reader after
+    its Schema Registry), so a reference is enabled when the service referring to it is
+    validated; otherwise in the flow's order."""
+    pending = dict(services)
+    ordered: list[tuple[str, ControllerServiceSpec]] = []
+    while pending:
+        ready = [
+            name
+            for name, spec in pending.items()
+            if not any(v in pending and v != name for v in spec.properties.values())
+        ] or [next(iter(pending))]
+        for name in ready:
+            ordered.append((name, pending.pop(name)))
+    return ordered

@@ -19,6 +19,9 @@ from processors.record.api import (
     RecordSetWriterFactory,
     RecordWriteError,
     SchemaError,
+    SchemaIdentifier,
+    SchemaNotFoundError,
+    SchemaRegistry,
     WriteResult,
     as_reader_factory,
     as_writer_factory,
@@ -42,11 +45,13 @@ from processors.record.schema import (
     record_schema_text,
     schema_fingerprint,
 )
+from processors.record.schema_registry import AvroSchemaRegistry
 
 __all__ = [
     "DEFAULT_BATCH_ROWS",
     "AvroReader",
     "AvroRecordSetWriter",
+    "AvroSchemaRegistry",
     "BinarySink",
     "CSVReader",
     "CSVRecordSetWriter",
@@ -64,6 +69,9 @@ __all__ = [
     "RecordSetWriterFactory",
     "RecordWriteError",
     "SchemaError",
+    "SchemaIdentifier",
+    "SchemaNotFoundError",
+    "SchemaRegistry",
     "SimpleCsvFileLookupService",
     "SimpleKeyValueLookupService",
     "WriteResult",

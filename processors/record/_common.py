@@ -16,7 +16,16 @@ from flowcore.processor import (
     PropertyDescriptor,
     validators,
 )
-from processors.record.api import DEFAULT_BATCH_ROWS, CountingSink, SchemaError
+from flowcore.processor.validation import ValidationResult
+from processors.record.api import (
+    DEFAULT_BATCH_ROWS,
+    CountingSink,
+    RegisteredSchema,
+    SchemaError,
+    SchemaIdentifier,
+    SchemaNotFoundError,
+    SchemaRegistry,
+)
 from processors.record.schema import avro_schema_validator, avro_to_arrow
 from processors.record.temporal import TemporalFormatError
 from processors.record.temporal_text import JavaPattern, TemporalFormats, is_date_time
@@ -28,6 +37,12 @@ SCHEMA_TEXT_PROPERTY = AllowableValue(
     "schema-text-property",
     "Use 'Schema Text' Property",
     "The schema is the Avro schema JSON in the Schema Text property.",
+)
+SCHEMA_NAME_PROPERTY = AllowableValue(
+    "schema-name",
+    "Use 'Schema Name' Property",
+    "The name of the Schema to use is specified by the 'Schema Name' Property. The value of "
+    "this property is used to lookup the Schema in the configured Schema Registry service.",
 )
 INHERIT_RECORD_SCHEMA = AllowableValue(
     "inherit-record-schema",
@@ -60,6 +75,41 @@ SCHEMA_TEXT = PropertyDescriptor(
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
     validators=[avro_schema_validator],
 )
+
+SCHEMA_REGISTRY = PropertyDescriptor(
+    name="schema-registry",
+    display_name="Schema Registry",
+    description="Specifies the Controller Service to use for the Schema Registry",
+    controller_service=SchemaRegistry,
+)
+SCHEMA_NAME = PropertyDescriptor(
+    name="schema-name",
+    display_name="Schema Name",
+    description="Specifies the name of the schema to lookup in the Schema Registry property",
+    default="${schema.name}",
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.any_text],
+)
+SCHEMA_VERSION = PropertyDescriptor(
+    name="schema-version",
+    display_name="Schema Version",
+    description="Specifies the version of the schema to lookup in the Schema Registry. If not "
+    "specified then the latest version of the schema will be retrieved.",
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.positive_integer],
+)
+SCHEMA_BRANCH = PropertyDescriptor(
+    name="schema-branch",
+    display_name="Schema Branch",
+    description="Specifies the name of the branch to use when looking up the schema in the "
+    "Schema Registry property. If the chosen Schema Registry does not support branching, "
+    "this value will be ignored.",
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.any_text],
+)
+REGISTRY_PROPERTIES = (SCHEMA_REGISTRY, SCHEMA_NAME, SCHEMA_VERSION, SCHEMA_BRANCH)
+"""NiFi's properties of the "Use 'Schema Name' Property" strategy, after Schema Access
+Strategy on every reader and writer that offers it."""
 
 BATCH_ROWS = PropertyDescriptor(
     name="Record Batch Size",
@@ -152,6 +202,39 @@ def choice(context: ProcessContext, descriptor: PropertyDescriptor) -> str:
     raise ConfigurationError(msg)
 
 
+def schema_access_problems(
+    context: ProcessContext, strategy: PropertyDescriptor
+) -> list[ValidationResult]:
+    """NiFi's checks of a schema-name strategy (SchemaAccessUtils): it needs the Schema
+    Registry set, and takes a Schema Branch or a Schema Version, not both."""
+    if context.get_property(strategy).as_str() not in (
+        SCHEMA_NAME_PROPERTY.value,
+        SCHEMA_NAME_PROPERTY.display_name,
+    ):
+        return []
+    problems: list[ValidationResult] = []
+    if not context.get_property(SCHEMA_REGISTRY).value:
+        problems.append(
+            ValidationResult(
+                SCHEMA_REGISTRY.label,
+                False,
+                None,
+                f"The '{SCHEMA_NAME_PROPERTY.display_name}' Schema Access Strategy requires "
+                "that the Schema Registry property be set.",
+            )
+        )
+    if context.get_property(SCHEMA_BRANCH).value and context.get_property(SCHEMA_VERSION).value:
+        problems.append(
+            ValidationResult(
+                SCHEMA_BRANCH.label,
+                False,
+                None,
+                f"{SCHEMA_BRANCH.label} and {SCHEMA_VERSION.label} cannot be specified together",
+            )
+        )
+    return problems
+
+
 def validate(context: ProcessContext, descriptors: Sequence[PropertyDescriptor]) -> None:
     """Run the descriptors' validators (the engine does not validate services): raise the
     first failure as a ConfigurationError with NiFi's message."""
@@ -162,6 +245,8 @@ def validate(context: ProcessContext, descriptors: Sequence[PropertyDescriptor])
                 msg = f"'{descriptor.label}' is invalid because {descriptor.label} is required"
                 raise ConfigurationError(msg)
             continue
+        if descriptor.supports_expression_language and "${" in value:
+            continue  # evaluated per FlowFile, as the engine's validation skips it
         for validator in descriptor.validators:
             result = validator(descriptor.label, value)
             if not result.valid:
@@ -190,22 +275,40 @@ def unescape(raw: str) -> str:
 
 
 class SchemaSource:
-    """A service's schema setting: inferred/inherited, or Avro Schema Text (EL-evaluated)."""
+    """A service's schema setting: inferred/inherited, Avro Schema Text (EL-evaluated), or
+    a schema looked up by name in a Schema Registry."""
 
-    def __init__(self, strategy: str, text: str | None, context: ProcessContext) -> None:
+    def __init__(
+        self,
+        strategy: str,
+        text: str | None,
+        context: ProcessContext,
+        registry: SchemaRegistry | None = None,
+    ) -> None:
         self.strategy = strategy
         self._text = text
         self._context = context
+        self._registry = registry
         self._cache: dict[str, pa.Schema] = {}
         if strategy == SCHEMA_TEXT_PROPERTY.value and text is not None and "$" not in text:
             self._cache[text] = avro_to_arrow(text)
 
     @property
     def given(self) -> bool:
-        return self.strategy == SCHEMA_TEXT_PROPERTY.value
+        return self.strategy in (SCHEMA_TEXT_PROPERTY.value, SCHEMA_NAME_PROPERTY.value)
+
+    @property
+    def varies(self) -> bool:
+        """Whether the schema may differ from one FlowFile to the next."""
+        if self.strategy == SCHEMA_NAME_PROPERTY.value:
+            return True
+        return self.given and "$" in (self._text or "")
 
     def resolve(self, attributes: Mapping[str, str]) -> tuple[pa.Schema, str] | None:
         """The given schema and its text for a FlowFile, or None when not given."""
+        if self.strategy == SCHEMA_NAME_PROPERTY.value:
+            registered = self.lookup(attributes)
+            return registered.schema, registered.text
         if not self.given:
             return None
         text = (
@@ -223,11 +326,51 @@ class SchemaSource:
                 self._cache[text] = schema
         return schema, text
 
+    def lookup(self, attributes: Mapping[str, str]) -> RegisteredSchema:
+        """The registry's schema for a FlowFile's Schema Name (NiFi's
+        SchemaNamePropertyStrategy): SchemaNotFoundError with NiFi's message otherwise."""
+        values = dict(attributes)
+        raw = self._context.get_property(SCHEMA_NAME)
+        name = raw.evaluate(values).as_str()
+        if not name.strip():
+            msg = f"{raw.as_str()} did not provide appropriate Schema Name"
+            raise SchemaNotFoundError(msg)
+        branch = self._context.get_property(SCHEMA_BRANCH).evaluate(values).as_str()
+        version_text = self._context.get_property(SCHEMA_VERSION).evaluate(values).as_str()
+        version: int | None = None
+        if version_text.strip():
+            try:
+                version = int(version_text.strip())
+            except ValueError:
+                msg = (
+                    f"Could not retrieve schema with name '{name}' because a non-numeric "
+                    f"version was supplied '{version_text}'"
+                )
+                raise SchemaNotFoundError(msg) from None
+        if self._registry is None:
+            msg = "Could not determine the Schema Access Strategy for this service"
+            raise SchemaNotFoundError(msg)
+        identifier = SchemaIdentifier(name, branch if branch.strip() else None, version)
+        return self._registry.retrieve_schema(identifier)
+
 
 def schema_source(context: ProcessContext, strategy: PropertyDescriptor) -> SchemaSource:
+    """The service's schema setting; a schema-name strategy without a Schema Registry (or
+    with both Schema Branch and Schema Version) is a ConfigurationError with NiFi's
+    validation message."""
     chosen = choice(context, strategy)
+    problems = schema_access_problems(context, strategy)
+    if problems:
+        raise ConfigurationError(str(problems[0]))
+    registry: SchemaRegistry | None = None
+    if chosen == SCHEMA_NAME_PROPERTY.value:
+        service = context.get_property(SCHEMA_REGISTRY).as_controller_service()
+        if not isinstance(service, SchemaRegistry):
+            msg = f"'{SCHEMA_REGISTRY.label}' is invalid because it is not a Schema Registry"
+            raise ConfigurationError(msg)
+        registry = service
     text = context.get_property(SCHEMA_TEXT).value
-    return SchemaSource(chosen, text, context)
+    return SchemaSource(chosen, text, context, registry)
 
 
 def rows_per_batch(context: ProcessContext) -> int:

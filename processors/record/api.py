@@ -63,6 +63,43 @@ class SchemaError(ConfigurationError):
     """A schema (Schema Text) that cannot be parsed or converted to Arrow."""
 
 
+class SchemaNotFoundError(SchemaError):
+    """No schema for a FlowFile (NiFi's SchemaNotFoundException): a name the Schema
+    Registry does not hold, or a Schema Name that evaluates to nothing. The FlowFile goes
+    to failure with this message."""
+
+
+# -- schema registries --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SchemaIdentifier:
+    """What a schema is looked up by in a Schema Registry (NiFi's SchemaIdentifier)."""
+
+    name: str
+    branch: str | None = None
+    version: int | None = None
+
+
+@dataclass(frozen=True)
+class RegisteredSchema:
+    """A schema a registry holds: as Arrow, its Avro text, and the name it is held under
+    (what the writers' "Set 'schema.name' Attribute" writes)."""
+
+    schema: pa.Schema
+    text: str
+    name: str
+
+
+@runtime_checkable
+class SchemaRegistry(Protocol):
+    """A service that gives schemas by identifier (``AvroSchemaRegistry``)."""
+
+    def retrieve_schema(self, identifier: SchemaIdentifier) -> RegisteredSchema:
+        """The schema, or ``SchemaNotFoundError`` with the registry's message."""
+        ...
+
+
 # -- sinks --------------------------------------------------------------------------------
 
 

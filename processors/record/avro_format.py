@@ -23,6 +23,7 @@ from flowcore.processor import (
     ControllerService,
     ProcessContext,
     PropertyDescriptor,
+    ValidationResult,
     controller_service,
 )
 from processors.record import _common as common
@@ -50,10 +51,11 @@ AVRO_MIME_TYPE = "application/avro-binary"
 _MAGIC = b"Obj\x01"
 
 READER_STRATEGY = common.schema_access_strategy(
-    [common.EMBEDDED_AVRO_SCHEMA, common.SCHEMA_TEXT_PROPERTY], common.EMBEDDED_AVRO_SCHEMA.value
+    [common.EMBEDDED_AVRO_SCHEMA, common.SCHEMA_NAME_PROPERTY, common.SCHEMA_TEXT_PROPERTY],
+    common.EMBEDDED_AVRO_SCHEMA.value,
 )
 WRITER_STRATEGY = common.schema_access_strategy(
-    [common.INHERIT_RECORD_SCHEMA, common.SCHEMA_TEXT_PROPERTY],
+    [common.INHERIT_RECORD_SCHEMA, common.SCHEMA_NAME_PROPERTY, common.SCHEMA_TEXT_PROPERTY],
     common.INHERIT_RECORD_SCHEMA.value,
 )
 COMPRESSION = PropertyDescriptor(
@@ -86,7 +88,15 @@ _READ_ERRORS = (
 class AvroReader(ControllerService):
     """Reads Avro container files; with Schema Text, also bare datums one after another."""
 
-    property_descriptors = (READER_STRATEGY, common.SCHEMA_TEXT, common.BATCH_ROWS)
+    property_descriptors = (
+        READER_STRATEGY,
+        *common.REGISTRY_PROPERTIES,
+        common.SCHEMA_TEXT,
+        common.BATCH_ROWS,
+    )
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        return common.schema_access_problems(context, READER_STRATEGY)
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
@@ -246,9 +256,17 @@ class _AvroRecordReader:
 class AvroRecordSetWriter(ControllerService):
     """Writes an Avro container file with the schema embedded."""
 
-    property_descriptors = (WRITER_STRATEGY, common.SCHEMA_TEXT, COMPRESSION)
+    property_descriptors = (
+        WRITER_STRATEGY,
+        *common.REGISTRY_PROPERTIES,
+        common.SCHEMA_TEXT,
+        COMPRESSION,
+    )
 
     mime_type = AVRO_MIME_TYPE
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        return common.schema_access_problems(context, WRITER_STRATEGY)
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)

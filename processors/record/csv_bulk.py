@@ -190,11 +190,7 @@ def _eligible(service: CSVReader, attributes: Sequence[Mapping[str, str]]) -> bo
         return False
     if service.encoding.upper().replace("-", "") != "UTF8":
         return False
-    if service.schema_source.given:
-        text = service._context.get_property(common.SCHEMA_TEXT).value or ""
-        if "$" in text:  # the schema may differ per FlowFile
-            return False
-    return True
+    return not service.schema_source.varies  # else the schema may differ per FlowFile
 
 
 def _prepare(service: CSVReader, position: int, content: bytes) -> _Part | None:

@@ -19,6 +19,7 @@ from flowcore.processor import (
     ExpressionLanguageScope,
     ProcessContext,
     PropertyDescriptor,
+    ValidationResult,
     controller_service,
 )
 from processors.record import _common as common
@@ -158,10 +159,11 @@ QUOTE_MODE = PropertyDescriptor(
 )
 
 READER_STRATEGY = common.schema_access_strategy(
-    [common.INFER_SCHEMA, common.SCHEMA_TEXT_PROPERTY], common.INFER_SCHEMA.value
+    [common.INFER_SCHEMA, common.SCHEMA_NAME_PROPERTY, common.SCHEMA_TEXT_PROPERTY],
+    common.INFER_SCHEMA.value,
 )
 WRITER_STRATEGY = common.schema_access_strategy(
-    [common.INHERIT_RECORD_SCHEMA, common.SCHEMA_TEXT_PROPERTY],
+    [common.INHERIT_RECORD_SCHEMA, common.SCHEMA_NAME_PROPERTY, common.SCHEMA_TEXT_PROPERTY],
     common.INHERIT_RECORD_SCHEMA.value,
 )
 
@@ -183,6 +185,7 @@ class CSVReader(ControllerService):
 
     property_descriptors = (
         READER_STRATEGY,
+        *common.REGISTRY_PROPERTIES,
         common.SCHEMA_TEXT,
         FIRST_LINE_IS_HEADER,
         IGNORE_CSV_HEADER,
@@ -195,6 +198,9 @@ class CSVReader(ControllerService):
         CHARSET,
         common.BATCH_ROWS,
     )
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        return common.schema_access_problems(context, READER_STRATEGY)
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
@@ -690,6 +696,7 @@ class CSVRecordSetWriter(ControllerService):
 
     property_descriptors = (
         WRITER_STRATEGY,
+        *common.REGISTRY_PROPERTIES,
         common.SCHEMA_TEXT,
         common.WRITER_DATE_FORMAT,
         common.WRITER_TIME_FORMAT,
@@ -704,6 +711,9 @@ class CSVRecordSetWriter(ControllerService):
     )
 
     mime_type = CSV_MIME_TYPE
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        return common.schema_access_problems(context, WRITER_STRATEGY)
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)

@@ -40,6 +40,7 @@ from processors.record.api import (
     RecordReader,
     RecordSetWriter,
     RereadableContent,
+    SchemaNotFoundError,
     WriteResult,
     bounded,
 )
@@ -57,7 +58,11 @@ from processors.record.json_render import (
     render_rows,
 )
 from processors.record.json_serialized import JSON_MIME_TYPE, line_texts, with_serialized_forms
-from processors.record.schema import conform, writer_avro_schema
+from processors.record.schema import (
+    conform,
+    registry_identity,
+    writer_avro_schema,
+)
 from processors.record.serialized import SerializedForms, attach, combined
 from processors.record.temporal import (
     arrow_reads_json,
@@ -82,10 +87,11 @@ _ROW = re.compile(r"in row (\d+)")
 _BYTE = re.compile(r"byte (\d+)")
 
 READER_STRATEGY = common.schema_access_strategy(
-    [common.INFER_SCHEMA, common.SCHEMA_TEXT_PROPERTY], common.INFER_SCHEMA.value
+    [common.INFER_SCHEMA, common.SCHEMA_NAME_PROPERTY, common.SCHEMA_TEXT_PROPERTY],
+    common.INFER_SCHEMA.value,
 )
 WRITER_STRATEGY = common.schema_access_strategy(
-    [common.INHERIT_RECORD_SCHEMA, common.SCHEMA_TEXT_PROPERTY],
+    [common.INHERIT_RECORD_SCHEMA, common.SCHEMA_NAME_PROPERTY, common.SCHEMA_TEXT_PROPERTY],
     common.INHERIT_RECORD_SCHEMA.value,
 )
 OUTPUT_ARRAY = AllowableValue("output-array", "Array", "Output records as a JSON array")
@@ -131,6 +137,13 @@ PRETTY_PRINT_JSON = PropertyDescriptor(
 NO_SCHEMA = AllowableValue(
     "no-schema", "Do Not Write Schema", "Do not add any schema-related information"
 )
+SCHEMA_NAME_ATTRIBUTE = AllowableValue(
+    "schema-name",
+    "Set 'schema.name' Attribute",
+    "The FlowFile will be given an attribute named 'schema.name' and this attribute will "
+    "indicate the name of the schema in the Schema Registry. Note that if the schema for a "
+    "record is not obtained from a Schema Registry, then no attribute will be added.",
+)
 AVRO_SCHEMA_ATTRIBUTE = AllowableValue(
     "full-schema-attribute",
     "Set 'avro.schema' Attribute",
@@ -143,7 +156,7 @@ SCHEMA_WRITE_STRATEGY = PropertyDescriptor(
     description="Specifies how the schema for a Record should be added to the data.",
     default=NO_SCHEMA.value,
     required=True,
-    allowable_values=[NO_SCHEMA, AVRO_SCHEMA_ATTRIBUTE],
+    allowable_values=[NO_SCHEMA, SCHEMA_NAME_ATTRIBUTE, AVRO_SCHEMA_ATTRIBUTE],
 )
 ALLOW_SCIENTIFIC_NOTATION = PropertyDescriptor(
     name="Allow Scientific Notation",
@@ -253,12 +266,16 @@ class JsonTreeReader(ControllerService):
 
     property_descriptors = (
         READER_STRATEGY,
+        *common.REGISTRY_PROPERTIES,
         common.SCHEMA_TEXT,
         DATE_FORMAT,
         TIME_FORMAT,
         TIMESTAMP_FORMAT,
         common.BATCH_ROWS,
     )
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        return common.schema_access_problems(context, READER_STRATEGY)
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
@@ -783,6 +800,7 @@ class JsonRecordSetWriter(ControllerService):
 
     property_descriptors = (
         WRITER_STRATEGY,
+        *common.REGISTRY_PROPERTIES,
         common.SCHEMA_TEXT,
         SCHEMA_WRITE_STRATEGY,
         DATE_FORMAT,
@@ -799,7 +817,7 @@ class JsonRecordSetWriter(ControllerService):
     mime_type = JSON_MIME_TYPE
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
-        problems: list[ValidationResult] = []
+        problems = common.schema_access_problems(context, WRITER_STRATEGY)
         pretty = context.get_property(PRETTY_PRINT_JSON).as_str() == "true"
         grouping = context.get_property(OUTPUT_GROUPING).as_str()
         if pretty and grouping in (OUTPUT_ONELINE.value, OUTPUT_ONELINE.display_name):
@@ -841,9 +859,7 @@ class JsonRecordSetWriter(ControllerService):
         self.one_line = common.choice(context, OUTPUT_GROUPING) == OUTPUT_ONELINE.value
         self.suppress_nulls = common.choice(context, SUPPRESS_NULLS) == ALWAYS_SUPPRESS.value
         self.pretty = context.get_property(PRETTY_PRINT_JSON).as_str() == "true"
-        self.write_schema = (
-            common.choice(context, SCHEMA_WRITE_STRATEGY) == AVRO_SCHEMA_ATTRIBUTE.value
-        )
+        self.write_strategy = common.choice(context, SCHEMA_WRITE_STRATEGY)
         representation = common.choice(context, TIMESTAMP_REPRESENTATION)
         self.options = JsonOptions(
             scientific=context.get_property(ALLOW_SCIENTIFIC_NOTATION).as_str() == "true",
@@ -864,7 +880,17 @@ class JsonRecordSetWriter(ControllerService):
     def output_attributes(self, schema: pa.Schema, attributes: Mapping[str, str]) -> dict[str, str]:
         """The attributes the Schema Write Strategy adds to an output."""
         extra: dict[str, str] = {}
-        if self.write_schema:
+        if self.write_strategy == SCHEMA_NAME_ATTRIBUTE.value:
+            identity = registry_identity(schema)
+            if identity is None:
+                msg = "Cannot write Schema Name As Attribute because the Schema Name is not known"
+                raise SchemaNotFoundError(msg)
+            extra["schema.name"] = identity[0]
+        if self.write_strategy == AVRO_SCHEMA_ATTRIBUTE.value:
+            identity = registry_identity(schema)
+            if identity is not None:
+                extra["avro.schema"] = identity[1]
+                return extra
             given = self.schema_source.resolve(attributes)
             extra["avro.schema"] = (
                 given[1]

@@ -21,6 +21,7 @@ from flowcore.processor import (
     ControllerService,
     ProcessContext,
     PropertyDescriptor,
+    ValidationResult,
     controller_service,
     validators,
 )
@@ -43,7 +44,7 @@ PARQUET_MIME_TYPE = "application/parquet"
 _SPOOL = 64 << 20
 
 WRITER_STRATEGY = common.schema_access_strategy(
-    [common.INHERIT_RECORD_SCHEMA, common.SCHEMA_TEXT_PROPERTY],
+    [common.INHERIT_RECORD_SCHEMA, common.SCHEMA_NAME_PROPERTY, common.SCHEMA_TEXT_PROPERTY],
     common.INHERIT_RECORD_SCHEMA.value,
 )
 COMPRESSION = PropertyDescriptor(
@@ -138,9 +139,18 @@ class _ParquetRecordReader:
 class ParquetRecordSetWriter(ControllerService):
     """Writes records as one Parquet file."""
 
-    property_descriptors = (WRITER_STRATEGY, common.SCHEMA_TEXT, COMPRESSION, ROW_GROUP_ROWS)
+    property_descriptors = (
+        WRITER_STRATEGY,
+        *common.REGISTRY_PROPERTIES,
+        common.SCHEMA_TEXT,
+        COMPRESSION,
+        ROW_GROUP_ROWS,
+    )
 
     mime_type = PARQUET_MIME_TYPE
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        return common.schema_access_problems(context, WRITER_STRATEGY)
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)

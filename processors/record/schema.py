@@ -10,6 +10,7 @@ schema text, as NiFi does.
 from __future__ import annotations
 
 import decimal
+import functools
 import json
 import math
 from typing import Any, cast
@@ -42,18 +43,23 @@ AVRO_DEFAULT_METADATA = b"avro.default"
 AVRO_SCHEMA_METADATA = b"avro.schema"
 """Arrow schema metadata holding the Avro schema (JSON text) an AvroReader read with."""
 
+SCHEMA_NAME_METADATA = b"schema.name"
+"""Arrow schema metadata holding the name a Schema Registry gave the schema under (what a
+writer's "Set 'schema.name' Attribute" writes)."""
 
-def parse_avro_schema(text: str) -> Any:
+
+def parse_avro_schema(text: str, *, validate_defaults: bool = True) -> Any:
     """The schema JSON, checked by Avro's rules (``fastavro.parse_schema``): an unknown
-    type, a record without a name or a default that does not fit its type is refused
-    with fastavro's message."""
+    type, a record without a name or a default that does not fit its type (unless
+    ``validate_defaults`` is false, as Avro's parser allows) is refused with fastavro's
+    message."""
     try:
         parsed = json.loads(text)
     except ValueError as exc:
         msg = f"Schema Text is not valid Avro schema JSON: {exc}"
         raise SchemaError(msg) from None
     try:
-        fastavro.parse_schema(parsed)
+        fastavro.parse_schema(parsed, _ignore_default_error=not validate_defaults)
     except Exception as exc:  # fastavro raises several unrelated types for a bad schema
         msg = f"Schema Text is not a valid Avro schema: {exc}"
         raise SchemaError(msg) from None
@@ -72,15 +78,24 @@ def avro_schema_validator(subject: str, value: str) -> ValidationResult:
     return ValidationResult(subject, True, value, "")
 
 
-def avro_to_arrow(text_or_schema: str | dict[str, Any]) -> pa.Schema:
+def avro_to_arrow(
+    text_or_schema: str | dict[str, Any], *, validate_defaults: bool = True
+) -> pa.Schema:
     """An Arrow schema for an Avro record schema (JSON text or parsed)."""
-    avro = parse_avro_schema(text_or_schema) if isinstance(text_or_schema, str) else text_or_schema
+    avro = (
+        parse_avro_schema(text_or_schema, validate_defaults=validate_defaults)
+        if isinstance(text_or_schema, str)
+        else text_or_schema
+    )
     if not isinstance(avro, dict) or avro.get("type") != "record":
         msg = "Schema Text must be an Avro schema of type 'record'"
         raise SchemaError(msg)
     try:
         # Named types by their full names (a reference may give the namespace or not).
-        parsed: dict[str, Any] = cast(dict[str, Any], fastavro.parse_schema(avro))
+        parsed: dict[str, Any] = cast(
+            dict[str, Any],
+            fastavro.parse_schema(avro, _ignore_default_error=not validate_defaults),
+        )
     except Exception as exc:  # fastavro raises several unrelated types for a bad schema
         msg = f"not a valid Avro schema: {exc}"
         raise SchemaError(msg) from None
@@ -358,6 +373,25 @@ def writer_avro_schema(schema: pa.Schema) -> dict[str, Any]:
         except (ValueError, SchemaError):
             pass
     return arrow_to_avro(schema)
+
+
+def registry_identity(schema: pa.Schema) -> tuple[str, str] | None:
+    """The name and text (as written there) a Schema Registry holds ``schema`` under, or
+    None for a schema from elsewhere, or one changed since (fields added or retyped):
+    NiFi writes a registry schema's name as ``schema.name`` and its own text as
+    ``avro.schema``."""
+    metadata = schema.metadata or {}
+    name, text = metadata.get(SCHEMA_NAME_METADATA), metadata.get(AVRO_SCHEMA_METADATA)
+    if name is None or text is None:
+        return None
+    if not _registered_arrow(text.decode()).equals(schema.remove_metadata()):
+        return None
+    return name.decode(), text.decode()
+
+
+@functools.lru_cache(maxsize=256)
+def _registered_arrow(text: str) -> pa.Schema:
+    return avro_to_arrow(text, validate_defaults=False)
 
 
 def schema_fingerprint(schema: pa.Schema) -> str:

@@ -42,6 +42,7 @@ from flowcore.processor import (
     Processor,
     PropertyDescriptor,
     Relationship,
+    ValidationResult,
     processor,
     validators,
 )
@@ -53,6 +54,9 @@ from processors.record.api import (
     RecordSetWriter,
     RecordSetWriterFactory,
     SchemaError,
+    SchemaIdentifier,
+    SchemaNotFoundError,
+    SchemaRegistry,
     as_reader_factory,
     as_writer_factory,
     source_of,
@@ -66,6 +70,12 @@ READER_SCHEMA = AllowableValue(
     "Use Reader's Schema",
     "The schema to validate the data against is determined by asking the configured Record "
     "Reader for its schema",
+)
+SCHEMA_NAME_PROPERTY = AllowableValue(
+    "schema-name",
+    "Use 'Schema Name' Property",
+    "The name of the Schema to use is specified by the 'Schema Name' Property. The value of "
+    "this property is used to lookup the Schema in the configured Schema Registry service.",
 )
 SCHEMA_TEXT_PROPERTY = AllowableValue(
     "schema-text-property",
@@ -103,7 +113,38 @@ SCHEMA_ACCESS_STRATEGY = PropertyDescriptor(
     description="Specifies how to obtain the schema that should be used to validate records",
     default=READER_SCHEMA.value,
     required=True,
-    allowable_values=[READER_SCHEMA, SCHEMA_TEXT_PROPERTY],
+    allowable_values=[READER_SCHEMA, SCHEMA_NAME_PROPERTY, SCHEMA_TEXT_PROPERTY],
+)
+SCHEMA_REGISTRY = PropertyDescriptor(
+    name="Schema Registry",
+    display_name="Schema Registry",
+    description="Specifies the Controller Service to use for the Schema Registry",
+    controller_service=SchemaRegistry,
+)
+SCHEMA_NAME = PropertyDescriptor(
+    name="Schema Name",
+    display_name="Schema Name",
+    description="Specifies the name of the schema to lookup in the Schema Registry property",
+    default="${schema.name}",
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.any_text],
+)
+SCHEMA_VERSION = PropertyDescriptor(
+    name="Schema Version",
+    display_name="Schema Version",
+    description="Specifies the version of the schema to lookup in the Schema Registry. If not "
+    "specified then the latest version of the schema will be retrieved.",
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.positive_integer],
+)
+SCHEMA_BRANCH = PropertyDescriptor(
+    name="Schema Branch",
+    display_name="Schema Branch",
+    description="Specifies the name of the branch to use when looking up the schema in the "
+    "Schema Registry property. If the chosen Schema Registry does not support branching, "
+    "this value will be ignored.",
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.any_text],
 )
 SCHEMA_TEXT = PropertyDescriptor(
     name="Schema Text",
@@ -334,6 +375,10 @@ class ValidateRecord(Processor):
         RECORD_WRITER,
         INVALID_RECORD_WRITER,
         SCHEMA_ACCESS_STRATEGY,
+        SCHEMA_REGISTRY,
+        SCHEMA_NAME,
+        SCHEMA_VERSION,
+        SCHEMA_BRANCH,
         SCHEMA_TEXT,
         ALLOW_EXTRA_FIELDS,
         STRICT_TYPE_CHECKING,
@@ -406,6 +451,23 @@ class ValidateRecord(Processor):
         session.adjust_counter("Records Found Invalid", counts["invalid"])
         session.remove(flowfile)
 
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        strategy = context.get_property(SCHEMA_ACCESS_STRATEGY).as_str()
+        if (
+            strategy == SCHEMA_NAME_PROPERTY.value
+            and not context.get_property(SCHEMA_REGISTRY).value
+        ):
+            return [
+                ValidationResult(
+                    SCHEMA_REGISTRY.label,
+                    False,
+                    None,
+                    "If the Schema Access Strategy is set to \"Use 'Schema Name' Property\", "
+                    "the Schema Registry property must also be set",
+                )
+            ]
+        return []
+
     @staticmethod
     def _validation_schema(
         context: ProcessContext, flowfile: FlowFile, read_schema: pa.Schema
@@ -413,6 +475,8 @@ class ValidateRecord(Processor):
         strategy = context.get_property(SCHEMA_ACCESS_STRATEGY).as_str()
         if strategy in (READER_SCHEMA.value, READER_SCHEMA.display_name):
             return read_schema
+        if strategy == SCHEMA_NAME_PROPERTY.value:
+            return _registry_schema(context, flowfile)
         text = context.get_property(SCHEMA_TEXT).evaluate(flowfile).as_str()
         return avro_to_arrow(text)
 
@@ -482,3 +546,21 @@ class ValidateRecord(Processor):
                 output.content = None
             if remove:
                 session.remove(output.child)
+
+
+def _registry_schema(context: ProcessContext, flowfile: FlowFile) -> pa.Schema:
+    """The Schema Registry's schema by the FlowFile's Schema Name, Branch and Version."""
+    registry = context.get_property(SCHEMA_REGISTRY).as_controller_service()
+    if not isinstance(registry, SchemaRegistry):
+        msg = f"'{SCHEMA_REGISTRY.label}' is not a Schema Registry"
+        raise SchemaNotFoundError(msg)
+    name = context.get_property(SCHEMA_NAME).evaluate(flowfile).as_str()
+    branch = context.get_property(SCHEMA_BRANCH).evaluate(flowfile).as_str()
+    version_text = context.get_property(SCHEMA_VERSION).evaluate(flowfile).as_str().strip()
+    try:
+        version = int(version_text) if version_text else None
+    except ValueError:
+        msg = f"Schema Version '{version_text}' is not an integer"
+        raise SchemaNotFoundError(msg) from None
+    identifier = SchemaIdentifier(name, branch or None, version)
+    return registry.retrieve_schema(identifier).schema

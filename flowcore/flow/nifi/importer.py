@@ -206,6 +206,10 @@ class _Importer:
             )
         for entry in self.groups:
             for service in entry.group.controller_services:
+                if nifi_mapping(service.type, "service") is None:
+                    self.bad_services.add(service.identifier)  # known before it is named
+        for entry in self.groups:
+            for service in entry.group.controller_services:
                 self._service(service, entry)
         for entry in self.groups:
             self._components(entry)
@@ -448,6 +452,15 @@ class _Importer:
                 if descriptor.controller_service or (
                     nifi_descriptor is not None and nifi_descriptor.identifies_controller_service
                 ):
+                    if value in self.bad_services and (
+                        descriptor.name in mapping.ignored or key in mapping.ignored
+                    ):
+                        # a reference only some settings use (a reader's Schema Registry)
+                        self.notes.append(
+                            f"property '{key}' names controller service "
+                            f"'{self.service_names[value]}', which is not supported; dropped"
+                        )
+                        continue
                     if value in self.bad_services:
                         problems.append(
                             f"uses controller service '{self.service_names[value]}', "

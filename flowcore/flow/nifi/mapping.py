@@ -25,6 +25,7 @@ NIFI_VERSION: Final = "2.0.0"
 READER_API: Final = "org.apache.nifi.serialization.RecordReaderFactory"
 WRITER_API: Final = "org.apache.nifi.serialization.RecordSetWriterFactory"
 LOOKUP_API: Final = "org.apache.nifi.lookup.StringLookupService"
+SCHEMA_REGISTRY_API: Final = "org.apache.nifi.schemaregistry.services.SchemaRegistry"
 PRIORITIZER_PACKAGE: Final = "org.apache.nifi.prioritizer."
 
 
@@ -50,10 +51,7 @@ _STANDARD = "nifi-standard-nar"
 _RECORD = "nifi-record-serialization-services-nar"
 _LOOKUP = "nifi-lookup-services-nar"
 _SCHEMA = {
-    "schema-name": "${schema.name}",
-    "schema-version": ANY,
-    "schema-branch": ANY,
-    "schema-registry": ANY,
+    "schema-registry": ANY,  # dropped, with a note, when it names a registry flowcore lacks
     "schema-reference-reader": ANY,
     "schema-inference-cache": ANY,
     "Date Format": ANY,
@@ -177,16 +175,10 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
             "coerce-types": "Force Types From Reader Schema",
             "validation-details-attribute-name": "Validation Details Attribute Name",
             "maximum-validation-details-length": "Maximum Validation Details Length",
-        },
-        ignored={
-            "schema-registry": ANY,
-            "Schema Registry": ANY,
-            "schema-name": "${schema.name}",
-            "Schema Name": "${schema.name}",
-            "schema-branch": ANY,
-            "Schema Branch": ANY,
-            "schema-version": ANY,
-            "Schema Version": ANY,
+            "schema-registry": "Schema Registry",
+            "schema-name": "Schema Name",
+            "schema-branch": "Schema Branch",
+            "schema-version": "Schema Version",
         },
     ),
     _processor(
@@ -323,6 +315,14 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
             }
         ),
         "org.apache.nifi.distributed.cache.client.AtomicDistributedMapCacheClient",
+    ),
+    _service(
+        "AvroSchemaRegistry",
+        "org.apache.nifi.schemaregistry.services",
+        SCHEMA_REGISTRY_API,
+        "nifi-registry-nar",
+        # NiFi after 2.9 migrates Validate Field Names to this property
+        ignored={"Validation Strategy": "VALIDATE"},
     ),
     _service(
         "CSVReader",

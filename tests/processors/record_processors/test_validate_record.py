@@ -190,3 +190,41 @@ def test_counters(make_runner: RunnerFactory) -> None:
     assert runner.get_counter_value("Records Validated") == 3
     assert runner.get_counter_value("Records Found Valid") == 2
     assert runner.get_counter_value("Records Found Invalid") == 1
+
+
+def _by_schema_name(make_runner: RunnerFactory) -> TestRunner:
+    runner = _runner(
+        make_runner,
+        **{"Schema Access Strategy": "Use 'Schema Name' Property", "Strict Type Checking": "false"},
+    )
+    runner.add_controller_service("registry", "AvroSchemaRegistry", {"person": PERSON})
+    runner.set_property("Schema Registry", "registry")
+    runner.add_controller_service("invalid-writer", "CSVRecordSetWriter", {})
+    runner.set_property("Record Writer for Invalid Records", "invalid-writer")
+    return runner
+
+
+def test_schema_name_validates_against_the_registry_schema(make_runner: RunnerFactory) -> None:
+    runner = _by_schema_name(make_runner)
+    runner.enqueue(PEOPLE, {"schema.name": "person"})
+    runner.run()
+    runner.assert_transfer_count("valid", 1)
+    runner.assert_transfer_count("invalid", 1)
+    invalid = runner.get_flowfiles_for_relationship("invalid")[0]
+    invalid.assert_content_equals("id,firstName,lastName\nThree,Jack,Doe\n")
+
+
+def test_a_schema_name_the_registry_lacks_goes_to_failure(make_runner: RunnerFactory) -> None:
+    runner = _by_schema_name(make_runner)
+    runner.enqueue(PEOPLE, {"schema.name": "nobody"})
+    runner.run()
+    runner.assert_all_flowfiles_transferred("failure", 1)
+    runner.get_flowfiles_for_relationship("failure")[0].assert_content_equals(PEOPLE)
+
+
+def test_schema_name_without_a_registry_is_invalid(make_runner: RunnerFactory) -> None:
+    runner = _runner(make_runner, **{"Schema Access Strategy": "schema-name"})
+    assert runner.validation_errors() == [
+        "'Schema Registry' is invalid because If the Schema Access Strategy is set to "
+        "\"Use 'Schema Name' Property\", the Schema Registry property must also be set"
+    ]
