@@ -17,7 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from flowcore.el.dates import compile_date_pattern, resolve_zone
+from flowcore.el.dates import compile_java_time_pattern, resolve_zone
 from flowcore.el.regex import java_regex, java_replacer, java_sub
 from flowcore.errors import ExpressionError
 from processors.record_processors.record_path.evaluate import Context, evaluate, holds
@@ -126,7 +126,7 @@ def _zone(args: tuple[Expr, ...], context: Context, index: int) -> dt.tzinfo | N
 def _to_date(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
     if not isinstance(value, str):
         return value
-    pattern = compile_date_pattern(_text_arg(args[0], context))
+    pattern = compile_java_time_pattern(_text_arg(args[0], context))
     try:
         millis = pattern.parse(value, _zone(args, context, 1) or dt.UTC)
     except (ValueError, ExpressionError):
@@ -152,7 +152,7 @@ def _format(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
     if millis is None:
         return value
     try:
-        return compile_date_pattern(_text_arg(args[0], context)).format(
+        return compile_java_time_pattern(_text_arg(args[0], context)).format(
             millis, _zone(args, context, 1) or dt.UTC
         )
     except (ValueError, ExpressionError):

@@ -234,6 +234,18 @@ CASES: list[tuple[str, list[Any]]] = [
     ("format(toDate('2017-10-20 11:00', 'yyyy-MM-dd HH:mm', 'GMT+2'), 'HH:mm', 'UTC')", ["09:00"]),
     ("toDate(/name, 'yyyy-MM-dd')", ["John Doe"]),
     ("format(/name, 'yyyy')", ["John Doe"]),
+    # NiFi 2's RecordPath formats and parses with DateTimeFormatter.ofPattern: S is a
+    # fraction of a second, u the year, X the offset with its minutes.
+    (
+        "format(toDate('2017-10-20 11:00:00.123', 'yyyy-MM-dd HH:mm:ss.SSS', 'UTC'), 'ss.S u',"
+        " 'UTC')",
+        ["00.1 2017"],
+    ),
+    ("format(/id, 'X', 'Asia/Kolkata')", ["+0530"]),
+    (
+        "format(toDate('2017-10-20 11:00:00.5', 'yyyy-MM-dd HH:mm:ss.S', 'UTC'), 'SSS', 'UTC')",
+        ["500"],
+    ),
     # structure functions
     ("coalesce(/missing, /name)", ["John Doe"]),
     ("coalesce(/missing, /missing)", []),
