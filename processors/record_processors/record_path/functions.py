@@ -11,8 +11,10 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import math
 import uuid
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
@@ -119,22 +121,56 @@ def _replace_regex(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
     return java_sub(pattern, replacer, to_text(value) or "")[0]
 
 
+_NOT_CUSTOM_IDS = ("UTC+", "UTC-", "UT+", "UT-", "+", "-")
+"""Offsets ``TimeZone.getTimeZone`` does not read (it knows only ``GMT+hh:mm`` forms)."""
+
+
 def _zone(args: tuple[Expr, ...], context: Context, index: int) -> dt.tzinfo | None:
-    return resolve_zone(_text_arg(args[index], context)) if len(args) > index else None
+    """``TimeZone.getTimeZone(id).toZoneId()``: an unknown ID is GMT, not an error."""
+    name = _text_arg(args[index], context)
+    if name.startswith(_NOT_CUSTOM_IDS):
+        return dt.UTC
+    try:
+        return resolve_zone(name)
+    except ExpressionError:
+        return dt.UTC
+
+
+def _zone_given(args: tuple[Expr, ...], context: Context, index: int) -> bool:
+    """Whether a zone argument exists and names something (an empty one is no formatter)."""
+    return len(args) <= index or bool(_text_arg(args[index], context))
 
 
 def _to_date(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    """NiFi's toDate(): the year, month, day and time of day a strict parse gives, in the
+    zone argument or the system's zone (any zone in the text is ignored); the value as it
+    is when the text does not parse or gives no whole date."""
     if not isinstance(value, str):
         return value
-    pattern = compile_java_time_pattern(_text_arg(args[0], context))
+    pattern_text = _text_arg(args[0], context)
+    if not pattern_text:
+        return value
     try:
-        millis = pattern.parse(value, _zone(args, context, 1) or dt.UTC)
+        fields = compile_java_time_pattern(pattern_text).parse_wall_clock(value)
     except (ValueError, ExpressionError):
         return value
-    return dt.datetime.fromtimestamp(millis / 1000, dt.UTC).replace(tzinfo=None)
+    if fields is None:
+        return value
+    given = len(args) > 1 and bool(_text_arg(args[1], context))
+    try:
+        local = dt.datetime(  # noqa: DTZ001 - a wall-clock time, its zone applied below
+            fields.year, fields.month, fields.day, fields.hour, fields.minute, fields.second
+        )
+        # the zone argument, else the system's zone (a naive time's astimezone)
+        moment = local.replace(tzinfo=_zone(args, context, 1)) if given else local.astimezone()
+        utc = moment.astimezone(dt.UTC).replace(tzinfo=None)
+    except (ValueError, OverflowError):
+        return value  # a year Python cannot hold (before 1 or after 9999) stays as it is
+    return utc.replace(microsecond=fields.nanosecond // 1000)
 
 
 def _epoch_ms(value: Any) -> int | None:
+    """Epoch milliseconds of a date or a number (``Number.longValue()`` truncates)."""
     if isinstance(value, dt.datetime):
         aware = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
         return int(aware.timestamp() * 1000)
@@ -142,21 +178,27 @@ def _epoch_ms(value: Any) -> int | None:
         return (
             int(dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC).timestamp()) * 1000
         )
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
         return value
+    if isinstance(value, float | Decimal) and math.isfinite(value):
+        return int(value)
     return None
 
 
 def _format(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    """NiFi's format(): a date or a number of epoch milliseconds as text, in the zone
+    argument or the system's zone."""
     millis = _epoch_ms(value)
-    if millis is None:
+    pattern_text = _text_arg(args[0], context)
+    if millis is None or not pattern_text or not _zone_given(args, context, 1):
         return value
+    zone = _zone(args, context, 1) if len(args) > 1 else None
     try:
-        return compile_java_time_pattern(_text_arg(args[0], context)).format(
-            millis, _zone(args, context, 1) or dt.UTC
-        )
+        return compile_java_time_pattern(pattern_text).format(millis, zone)
     except (ValueError, ExpressionError):
-        return value  # an invalid pattern or zone leaves the value as it is, as NiFi
+        return value  # an invalid pattern leaves the value as it is, as NiFi
 
 
 def _charset(args: tuple[Expr, ...], context: Context) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import time
 import uuid
 from typing import Any
 
@@ -191,7 +192,27 @@ CASES: list[tuple[str, list[Any]]] = [
     ),
     ("format(/id, 'yyyy-MM-dd')", ["1970-01-01"]),
     ("format(/id, 'INVALID')", [48]),
-    ("format(/id, 'yyyy', 'INVALID')", [48]),
+    # TimeZone.getTimeZone: an unknown zone is GMT; an empty one gives no formatter
+    ("format(/id, 'yyyy', 'INVALID')", ["1970"]),
+    ("format(/id, 'HH:mm', 'UTC+2')", ["00:00"]),
+    ("format(/id, 'yyyy', '')", [48]),
+    # a Number is epoch milliseconds by longValue(), a fraction truncated
+    ("format(/mainAccount/balance, 'SSS', 'UTC')", ["123"]),
+    ("format(-1.5, 'SSS', 'UTC')", ["999"]),
+    # toDate: a strict ofPattern parse; no month or day, or a name in another case, fails
+    ("toDate('2017-10', 'yyyy-MM')", ["2017-10"]),
+    ("toDate('10-20 11:00', 'MM-dd HH:mm')", ["10-20 11:00"]),
+    ("toDate('20 oct 2017', 'dd MMM yyyy')", ["20 oct 2017"]),
+    ("format(toDate('20 Oct 2017', 'dd MMM yyyy', 'UTC'), 'yyyy-MM-dd', 'UTC')", ["2017-10-20"]),
+    # ... and an offset in the text is ignored: the zone argument (or the system's) rules
+    (
+        "format(toDate('2017-10-20 11:00 +0200', 'yyyy-MM-dd HH:mm Z', 'UTC'), 'HH:mm', 'UTC')",
+        ["11:00"],
+    ),
+    (
+        "format(toDate('2017-10-20 11:00', 'yyyy-MM-dd HH:mm', 'Nowhere/Zone'), 'HH:mm', 'UTC')",
+        ["11:00"],
+    ),
     ("toDate(/id, 'yyyy-MM-dd')", [48]),
     ("replace(/name, 'Doe', /firstName)", ["John John"]),
     ("replaceRegex(/name, '[aeiou]', '')", ["Jhn D"]),
@@ -511,3 +532,17 @@ def test_arrow_and_python_agree(path: str, vectorised: bool) -> None:
     assert arrow_values is not None
     assert python_values is not None
     assert arrow_values.to_pylist() == python_values.to_pylist()
+
+
+def test_dates_default_to_the_system_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a zone argument toDate() and format() use the system's zone, as NiFi."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        assert _values("format(0, 'yyyy-MM-dd HH:mm')") == ["1969-12-31 19:00"]
+        assert _values(
+            "format(toDate('2017-10-20 11:00', 'yyyy-MM-dd HH:mm'), 'HH:mm', 'UTC')"
+        ) == ["15:00"]
+    finally:
+        monkeypatch.undo()
+        time.tzset()
