@@ -31,6 +31,7 @@ from processors.record_processors.record_path.parser import (
     Literal,
     Path,
 )
+from processors.record_processors.record_path.values import JAVA_WHITESPACE
 
 Vector = Callable[[pa.RecordBatch], pa.Array | None]
 """Values of a batch, or None when a child path names a field the schema lacks."""
@@ -43,7 +44,7 @@ class Fallback(Exception):
 _CASE: dict[str, Callable[[pa.Array], pa.Array]] = {
     "toUpperCase": pc.utf8_upper,
     "toLowerCase": pc.utf8_lower,
-    "trim": pc.utf8_trim_whitespace,
+    "trim": lambda values: pc.utf8_trim(values, characters=JAVA_WHITESPACE),
 }
 _COMPARE: dict[str, Callable[[pa.Array, pa.Scalar], pa.Array]] = {
     "=": pc.equal,
@@ -177,7 +178,7 @@ def _call(expr: Call) -> Vector | None:
             if not any(isinstance(c, pa.Array) for c in columns):
                 raise Fallback
             return pc.binary_join_element_wise(
-                *columns, "", null_handling="replace", null_replacement=""
+                *columns, "", null_handling="replace", null_replacement="null"
             )
 
         return joined

@@ -28,6 +28,7 @@ from processors.record_processors.record_path.values import (
     FieldValue,
     as_bytes,
     b64,
+    java_trim,
     to_text,
 )
 
@@ -247,8 +248,9 @@ def _pad(left: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
     def pad(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
         text = to_text(value) or ""
         width = _int_arg(args[0], context)
-        fill = _text_arg(args[1], context) if len(args) > 1 else "_"
-        if len(text) >= width or not fill:
+        # StringUtils.leftPad/rightPad: an empty padding string is the default "_"
+        fill = (_text_arg(args[1], context) if len(args) > 1 else "") or "_"
+        if len(text) >= width:
             return text
         padding = (fill * width)[: width - len(text)]
         return padding + text if left else text + padding
@@ -257,8 +259,14 @@ def _pad(left: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
 
 
 def _uuid5(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
-    namespace = uuid.UUID(_text_arg(args[0], context)) if args else uuid.UUID(int=0)
+    """NiFi's uuid5(): a namespace that is not text is the nil UUID."""
+    given = _first(args[0], context) if args else None
+    namespace = uuid.UUID(given) if isinstance(given, str) else uuid.UUID(int=0)
     return str(uuid.uuid5(namespace, to_text(value) or ""))
+
+
+_NULL_UUID5 = str(uuid.uuid5(uuid.UUID(int=0), ""))
+"""NiFi's uuid5() of a null value: the name '' in the nil namespace, whatever is given."""
 
 
 def _escape_json(value: Any, _context: Context, _args: tuple[Expr, ...]) -> str:
@@ -274,10 +282,13 @@ def _unescape_json(value: Any, _context: Context, _args: tuple[Expr, ...]) -> An
 
 
 def _concat(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
-    parts = [
-        to_text(v.value) for arg in args for v in evaluate(arg, context) if v.value is not None
-    ]
-    return [FieldValue("".join(p for p in parts if p is not None), "concat")]
+    # StringBuilder.append of a null value's text writes "null", as NiFi's concat does
+    text = "".join(
+        "null" if v.value is None else to_text(v.value) or ""
+        for arg in args
+        for v in evaluate(arg, context)
+    )
+    return [FieldValue(text, "concat")]
 
 
 def _replace_null(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
@@ -390,7 +401,7 @@ for _name, _transform, _least, _most in (
     ("format", _format, 2, 3),
     ("toString", _to_string, 2, 2),
     ("toBytes", _to_bytes, 2, 2),
-    ("trim", _text(str.strip), 1, 1),
+    ("trim", _text(java_trim), 1, 1),
     ("toUpperCase", _text(str.upper), 1, 1),
     ("toLowerCase", _text(str.lower), 1, 1),
     ("base64Encode", lambda v, _c, _a: b64(v, encode=True), 1, 1),
@@ -402,7 +413,8 @@ for _name, _transform, _least, _most in (
     ("escapeJson", _escape_json, 1, 1),
     ("unescapeJson", _unescape_json, 1, 3),
 ):
-    _register(_name, _mapped(_transform, "" if _name in _EMPTY_FOR_NULL else None), _least, _most)
+    null = _NULL_UUID5 if _name == "uuid5" else "" if _name in _EMPTY_FOR_NULL else None
+    _register(_name, _mapped(_transform, null), _least, _most)
 
 for _name, _test in (
     ("contains", _string_test(lambda text, part: part in text)),

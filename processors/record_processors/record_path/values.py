@@ -138,6 +138,15 @@ def _python_name(value: Any) -> str:
     return "STRING"
 
 
+JAVA_WHITESPACE = "".join(chr(code) for code in range(0x21))
+"""What Java's ``String.trim()`` strips: every character up to and including a space."""
+
+
+def java_trim(text: str) -> str:
+    """``String.trim()``: control characters and spaces, not Unicode's other spaces."""
+    return text.strip(JAVA_WHITESPACE)
+
+
 def to_text(value: Any) -> str | None:
     """A value as NiFi's DataTypeUtils.toString renders it (None stays None)."""
     if value is None:

@@ -36,6 +36,9 @@ SCHEMA = pa.schema(
 )
 
 
+_NIL = uuid.UUID(int=0)
+
+
 def _record() -> FieldValue:
     row = {
         "id": 48,
@@ -223,19 +226,25 @@ CASES: list[tuple[str, list[Any]]] = [
     ("replaceNull(/name, 'none')", ["John Doe"]),
     ("concat(/firstName, ' ', /lastName)", ["John Doe"]),
     ("concat(/firstName, /id)", ["John48"]),
-    ("concat(/firstName, /missing, /lastName)", ["JohnDoe"]),
+    # StringBuilder.append(null): a null value is written "null"
+    ("concat(/firstName, /missing, /lastName)", ["JohnnullDoe"]),
     ("fieldName(/name)", ["name"]),
     ("fieldName(/mainAccount/*)", ["id", "balance"]),
     ("//*[fieldName(.) = 'balance']", [123.45, 123.45, 234.56]),
     ("toUpperCase(/name)", ["JOHN DOE"]),
     ("toLowerCase(/name)", ["john doe"]),
     ("trim('  John  ')", ["John"]),
+    # String.trim(): control characters go, Unicode's other spaces stay
+    ("trim('\u0001\tJohn\n\u0000')", ["John"]),
+    ("trim('\u00a0John\u2003')", ["\u00a0John\u2003"]),
     ("toUpperCase(/missing)", [""]),
     ("toLowerCase(/notDefined)", [""]),
     ("toUpperCase(concat(/firstName, ' ', /lastName))", ["JOHN DOE"]),
     ("padLeft(/firstName, 6)", ["__John"]),
     ("padLeft(/firstName, 6, '@')", ["@@John"]),
     ("padLeft(/firstName, 2)", ["John"]),
+    ("padLeft(/firstName, 6, '')", ["__John"]),
+    ("padRight(/firstName, 6, /missing)", ["John__"]),
     ("padRight(/firstName, 7, 'ab')", ["Johnaba"]),
     ("base64Encode(/name)", [base64.b64encode(b"John Doe").decode()]),
     ("base64Decode(base64Encode(/name))", ["John Doe"]),
@@ -244,6 +253,11 @@ CASES: list[tuple[str, list[Any]]] = [
     ("toBytes(/name, 'UTF-8')", [b"John Doe"]),
     ("toString(toBytes(/name, 'UTF-16'), 'UTF-16')", ["John Doe"]),
     ("uuid5(/name)", [str(uuid.uuid5(uuid.UUID(int=0), "John Doe"))]),
+    (
+        "uuid5(/missing, '6ba7b810-9dad-11d1-80b4-00c04fd430c8')",
+        [str(uuid.uuid5(uuid.UUID(int=0), ""))],
+    ),
+    ("uuid5(/name, /id)", [str(uuid.uuid5(_NIL, "John Doe"))]),
     (
         "uuid5(/name, '6ba7b810-9dad-11d1-80b4-00c04fd430c8')",
         [str(uuid.uuid5(uuid.NAMESPACE_DNS, "John Doe"))],
@@ -493,6 +507,7 @@ _BATCH = pa.RecordBatch.from_pylist(
         {"name": "John Doe", "first": "John", "age": 48, "score": 1.5, "n": {"v": "a"}},
         {"name": None, "first": "Jane", "age": 17, "score": None, "n": {"v": None}},
         {"name": "  Bo ", "first": None, "age": None, "score": 9.0, "n": None},
+        {"name": "\u00a0Al\u0001", "first": "Al", "age": 3, "score": 0.5, "n": {"v": "b"}},
     ]
 )
 
@@ -546,3 +561,18 @@ def test_dates_default_to_the_system_zone(monkeypatch: pytest.MonkeyPatch) -> No
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_arrow_trim_and_concat_as_java() -> None:
+    """The Arrow forms trim as String.trim() and write a null as "null" in concat."""
+    trimmed = compile_record_path("trim(/name)")
+    joined = compile_record_path("concat(/first, ' ', /name)")
+    assert trimmed.vector is not None
+    assert joined.vector is not None
+    trim_values = trimmed.evaluate(_BATCH)
+    join_values = joined.evaluate(_BATCH)
+    assert trim_values is not None
+    assert join_values is not None
+    assert trim_values.to_pylist() == ["John Doe", "", "Bo", "\u00a0Al"]
+    expected = ["John John Doe", "Jane null", "null   Bo ", "Al \u00a0Al\x01"]
+    assert join_values.to_pylist() == expected
