@@ -110,7 +110,9 @@ def _filtered(inner: Vector, compare: Compare) -> Vector | None:
         if values is None:
             return None
         numeric = isinstance(literal, int | float) and not isinstance(literal, bool)
-        if numeric and _is_number(values):
+        # NiFi orders numbers as longs (a fraction truncated): fractions go to Python
+        exact = op in ("=", "!=") or (isinstance(literal, int) and pa.types.is_integer(values.type))
+        if numeric and _is_number(values) and exact:
             mask = kernel(values, pa.scalar(literal))
         elif isinstance(literal, str) and _is_text(values) and op in ("=", "!="):
             mask = kernel(values, pa.scalar(literal, values.type))

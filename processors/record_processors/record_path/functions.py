@@ -22,8 +22,13 @@ import pyarrow as pa
 from flowcore.el.dates import compile_java_time_pattern, resolve_zone
 from flowcore.el.regex import java_regex, java_replacer, java_sub
 from flowcore.errors import ExpressionError
-from processors.record_processors.record_path.evaluate import Context, evaluate, holds
-from processors.record_processors.record_path.parser import Call, Expr, RecordPathError
+from processors.record_processors.record_path.evaluate import (
+    Context,
+    compare_holds,
+    evaluate,
+    holds,
+)
+from processors.record_processors.record_path.parser import Call, Compare, Expr, RecordPathError
 from processors.record_processors.record_path.values import (
     FieldValue,
     as_bytes,
@@ -345,6 +350,11 @@ def _array_of(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
 
 
 def _not(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    """NiFi's NotFilter inverts the filter it wraps: a comparison whose right side is null
+    still passes nothing."""
+    inner = args[0]
+    if isinstance(inner, Compare):
+        return [FieldValue(compare_holds(inner, context, invert=True), "not")]
     return [FieldValue(not holds(args[0], context), "not")]
 
 

@@ -113,7 +113,10 @@ CASES: list[tuple[str, list[Any]]] = [
     ("/*[. = 'John']", ["John"]),
     ("/mainAccount[./balance > 100]/id", [1]),
     ("/mainAccount[./balance > 1000]/id", []),
-    ("/missing[. = /missing]", [None]),
+    # BinaryOperatorFilter: the right side's first non-null value; none, nothing passes
+    ("/missing[. = /missing]", []),
+    ("/name[. != /missing]", []),
+    ("/missing[. != 'x']", []),
     # string functions (testSubstring..., testReplace..., testConcat, testFieldName...)
     ("substring(/name, 0, 4)", ["John"]),
     ("substring(/name, 5, 8)", ["Doe"]),
@@ -520,6 +523,8 @@ _BATCH = pa.RecordBatch.from_pylist(
         ("/age[. >= 18]", True),
         ("/age[18 < .]", True),
         ("/score[. != 1.5]", True),
+        ("/score[. > 1]", True),  # falls back: NiFi truncates a fraction to order it
+        ("/score[. <= 1]", True),
         ("/name[. = 'John Doe']", True),
         ("/name[. != 'John Doe']", True),
         ("/age[. = '48']", True),  # compiled; falls back to Python for text against a number
@@ -576,3 +581,48 @@ def test_arrow_trim_and_concat_as_java() -> None:
     assert trim_values.to_pylist() == ["John Doe", "", "Bo", "\u00a0Al"]
     expected = ["John John Doe", "Jane null", "null   Bo ", "Al \u00a0Al\x01"]
     assert join_values.to_pylist() == expected
+
+
+_COMPARED = {
+    "id": 48,
+    "missing": None,
+    "name": "John Doe",
+    "friends": ["John", "Jane"],
+    "active": True,
+    "balance": 123.45,
+    "big": 9007199254740993,
+    "code": "10",
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        # the right side's first non-null value only
+        ("/friends[0][. = /friends[*]]", ["John"]),
+        ("/friends[1][. = /friends[*]]", []),
+        # a number and text: = compares text, != is false; equals() of other kinds is false
+        ("/id[. = '48']", [48]),
+        ("/id[. != 'abc']", []),
+        ("/id[. != 49]", [48]),
+        ("/active[. = 'true']", []),
+        ("/active[. != 'true']", [True]),
+        # ordering: both sides integral-compatible compare as longs (a fraction truncated)
+        ("/balance[. > 123]", []),
+        ("/balance[. >= 123]", [123.45]),
+        ("/balance[. > '123.4']", [123.45]),
+        ("/balance[. < '123.5']", [123.45]),
+        ("/code[. > '9']", ["10"]),
+        ("/code[. > ' 9']", []),
+        ("/name[. > 'A']", []),
+        ("/big[. = 9007199254740992]", []),
+        ("/big[. > 9007199254740992]", [9007199254740993]),
+        # NotFilter inverts the comparison: a null right side still passes nothing
+        ("/name[not(. = /missing)]", []),
+        ("/name[not(. = 'Jane')]", ["John Doe"]),
+        ("/missing[not(. = 'x')]", [None]),
+    ],
+)
+def test_comparisons_as_nifi_filters(path: str, expected: list[Any]) -> None:
+    """Comparisons as NiFi's EqualsFilter, NotEqualsFilter and NumericBinaryOperatorFilter."""
+    assert _values(path, root_of(dict(_COMPARED))) == expected
