@@ -132,6 +132,10 @@ def _call(expr: Call) -> Vector | None:
             values = _present(inner, batch)
             if not _is_text(values):
                 raise Fallback
+            if expr.name != "trim" and pc.any(pc.invert(pc.string_is_ascii(values))).as_py():
+                # Arrow maps case one character at a time ('ß' to 'ẞ'); Java and Python
+                # use the full mappings ('ß' to 'SS'), so text beyond ASCII goes to Python
+                raise Fallback
             return pc.fill_null(case(values), "")
 
         return cased

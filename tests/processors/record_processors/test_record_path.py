@@ -626,3 +626,14 @@ _COMPARED = {
 def test_comparisons_as_nifi_filters(path: str, expected: list[Any]) -> None:
     """Comparisons as NiFi's EqualsFilter, NotEqualsFilter and NumericBinaryOperatorFilter."""
     assert _values(path, root_of(dict(_COMPARED))) == expected
+
+
+def test_arrow_case_beyond_ascii_as_java() -> None:
+    """toUpperCase uses the full case mappings, as Java's String.toUpperCase ('ß' is 'SS')."""
+    batch = pa.RecordBatch.from_pylist([{"name": "straße"}, {"name": None}, {"name": "İ"}])
+    upper = compile_record_path("toUpperCase(/name)").evaluate(batch)
+    lower = compile_record_path("toLowerCase(/name)").evaluate(batch)
+    assert upper is not None
+    assert lower is not None
+    assert upper.to_pylist() == ["STRASSE", "", "İ"]
+    assert lower.to_pylist() == ["straße", "", "i\u0307"]
