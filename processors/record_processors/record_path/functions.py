@@ -240,6 +240,14 @@ _HASHES = {
 }
 
 
+def _base64_decode(value: Any, _context: Context, _args: tuple[Expr, ...]) -> Any:
+    try:
+        return b64(value, encode=False)
+    except ValueError as exc:
+        msg = f"base64Decode: {exc}"
+        raise RecordPathError(msg) from None
+
+
 def _hash(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
     algorithm = _text_arg(args[0], context).upper()
     name = _HASHES.get(algorithm)
@@ -415,7 +423,7 @@ for _name, _transform, _least, _most in (
     ("toUpperCase", _text(str.upper), 1, 1),
     ("toLowerCase", _text(str.lower), 1, 1),
     ("base64Encode", lambda v, _c, _a: b64(v, encode=True), 1, 1),
-    ("base64Decode", lambda v, _c, _a: b64(v, encode=False), 1, 1),
+    ("base64Decode", _base64_decode, 1, 1),
     ("hash", _hash, 2, 2),
     ("padLeft", _pad(left=True), 2, 3),
     ("padRight", _pad(left=False), 2, 3),

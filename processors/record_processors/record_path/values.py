@@ -9,9 +9,11 @@ when the schema gives one.
 from __future__ import annotations
 
 import base64
+import binascii
 import datetime as dt
 import decimal
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -199,7 +201,28 @@ def b64(value: Any, encode: bool) -> Any:
     """base64Encode / base64Decode keep the kind of their input: text in, text out."""
     if isinstance(value, str):
         raw = value.encode("utf-8")
-        out = base64.b64encode(raw) if encode else base64.b64decode(raw)
-        return out.decode("utf-8")
+        if encode:
+            return base64.b64encode(raw).decode("utf-8")
+        # new String(bytes, UTF_8): a malformed sequence becomes U+FFFD
+        return java_b64decode(raw).decode("utf-8", errors="replace")
     data = as_bytes(value)
-    return base64.b64encode(data) if encode else base64.b64decode(data)
+    return base64.b64encode(data) if encode else java_b64decode(data)
+
+
+_BASE64 = re.compile(rb"[A-Za-z0-9+/]*(={0,2})")
+
+
+def java_b64decode(data: bytes) -> bytes:
+    """``Base64.getDecoder().decode``: any character outside the alphabet is an error
+    (Python would skip it), the padding is optional but must be right when present."""
+    match = _BASE64.fullmatch(data)
+    if match is None or len(data) % 4 == 1:
+        msg = f"Illegal base64 input: {data[:40]!r}"
+        raise ValueError(msg)
+    if not match.group(1):
+        data += b"=" * (-len(data) % 4)
+    try:
+        return base64.b64decode(data, validate=True)
+    except binascii.Error as exc:
+        msg = f"Illegal base64 input: {exc}"
+        raise ValueError(msg) from None

@@ -251,6 +251,9 @@ CASES: list[tuple[str, list[Any]]] = [
     ("padRight(/firstName, 7, 'ab')", ["Johnaba"]),
     ("base64Encode(/name)", [base64.b64encode(b"John Doe").decode()]),
     ("base64Decode(base64Encode(/name))", ["John Doe"]),
+    # Base64.getDecoder(): padding optional, a malformed UTF-8 sequence is U+FFFD
+    ("base64Decode('Sm9obg')", ["John"]),
+    ("base64Decode('/w==')", ["\ufffd"]),
     ("hash(/name, 'MD5')", [hashlib.md5(b"John Doe").hexdigest()]),
     ("hash(/name, 'SHA-256')", [hashlib.sha256(b"John Doe").hexdigest()]),
     ("toBytes(/name, 'UTF-8')", [b"John Doe"]),
@@ -465,7 +468,17 @@ def test_invalid_paths(path: str) -> None:
         compile_record_path(path)
 
 
-@pytest.mark.parametrize("path", ["mapOf('a')", "hash(/name, 'NOPE')"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "mapOf('a')",
+        "hash(/name, 'NOPE')",
+        # Base64.getDecoder() refuses what Python's decoder would skip or misread
+        "base64Decode('Sm9obg==!!')",
+        "base64Decode('Sm9 obg==')",
+        "base64Decode('Sm9obg=')",
+    ],
+)
 def test_errors_when_evaluated(path: str) -> None:
     with pytest.raises(RecordPathError):
         _values(path)
