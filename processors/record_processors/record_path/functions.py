@@ -12,6 +12,7 @@ import datetime as dt
 import hashlib
 import json
 import math
+import re
 import uuid
 from collections.abc import Callable
 from decimal import Decimal
@@ -49,13 +50,25 @@ def _text_arg(arg: Expr, context: Context) -> str:
     return to_text(_first(arg, context)) or ""
 
 
-def _int_arg(arg: Expr, context: Context) -> int:
+_INTEGRAL_TEXT = re.compile(r"[+-]?\d+")
+_INT_RANGE = range(-(2**31), 2**31)
+
+
+def _index_arg(arg: Expr, context: Context) -> int | None:
+    """A position or length as ``DataTypeUtils.toInteger`` reads one where
+    ``isIntegerTypeCompatible`` holds: a number (its long value) or integral text in the
+    int range; None for anything else (the function then gives '')."""
     value = _first(arg, context)
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        msg = f"expected a number, got {value!r}"
-        raise RecordPathError(msg) from None
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, float | Decimal):
+        return int(value) if math.isfinite(value) else None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and _INTEGRAL_TEXT.fullmatch(value):
+        number = int(value)
+        return number if number in _INT_RANGE else None
+    return None
 
 
 def _mapped(
@@ -90,8 +103,10 @@ def _text(function: Callable[[str], Any]) -> Callable[[Any, Context, tuple[Expr,
 
 def _substring(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
     text = to_text(value) or ""
-    start, end = _int_arg(args[0], context), _int_arg(args[1], context)
-    size = len(text)
+    first, last = _index_arg(args[0], context), _index_arg(args[1], context)
+    if first is None or last is None:
+        return ""
+    start, end, size = first, last, len(text)
     start = start + size + 1 if start < 0 else start
     end = min(end + size + 1 if end < 0 else end, size)
     if start < 0 or start >= size or start > end:
@@ -99,20 +114,20 @@ def _substring(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
     return text[start:end]
 
 
-def _before(last: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
-    def cut(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+def _before(last: bool) -> Callable[[Any, Context, tuple[Expr, ...]], Any]:
+    def cut(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
         text, search = to_text(value) or "", _text_arg(args[0], context)
         index = text.rfind(search) if last else text.find(search)
-        return text if index < 0 or not search else text[:index]
+        return value if index < 0 or not search else text[:index]
 
     return cut
 
 
-def _after(last: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
-    def cut(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+def _after(last: bool) -> Callable[[Any, Context, tuple[Expr, ...]], Any]:
+    def cut(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
         text, search = to_text(value) or "", _text_arg(args[0], context)
         index = text.rfind(search) if last else text.find(search)
-        return text if index < 0 or not search else text[index + len(search) :]
+        return value if index < 0 or not search else text[index + len(search) :]
 
     return cut
 
@@ -260,7 +275,9 @@ def _hash(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
 def _pad(left: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
     def pad(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
         text = to_text(value) or ""
-        width = _int_arg(args[0], context)
+        width = _index_arg(args[0], context)
+        if width is None:
+            return ""
         # StringUtils.leftPad/rightPad: an empty padding string is the default "_"
         fill = (_text_arg(args[1], context) if len(args) > 1 else "") or "_"
         if len(text) >= width:

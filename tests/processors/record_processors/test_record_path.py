@@ -119,6 +119,15 @@ CASES: list[tuple[str, list[Any]]] = [
     ("/missing[. != 'x']", []),
     # string functions (testSubstring..., testReplace..., testConcat, testFieldName...)
     ("substring(/name, 0, 4)", ["John"]),
+    # a position that is not integral gives '' (NiFi's isIntegerTypeCompatible)
+    ("substring(/name, 'a', 4)", [""]),
+    ("substring(/name, /missing, 4)", [""]),
+    ("substring(/name, '1', 3.9)", ["oh"]),
+    ("padLeft(/firstName, 'wide')", [""]),
+    # substringBefore/After give the value itself, not its text, when nothing is cut
+    ("substringBefore(/id, 'x')", [48]),
+    ("substringAfterLast(/id, '')", [48]),
+    ("substringAfter(/id, '4')", ["8"]),
     ("substring(/name, 5, 8)", ["Doe"]),
     ("substring(/name, 0, -1)", ["John Doe"]),
     ("substring(/name, 0, -5)", ["John"]),
