@@ -263,8 +263,10 @@ def _base64_decode(value: Any, _context: Context, _args: tuple[Expr, ...]) -> An
         raise RecordPathError(msg) from None
 
 
-def _hash(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+def _hash(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
     algorithm = _text_arg(args[0], context).upper()
+    if not algorithm:
+        return value  # no algorithm: NiFi gives the value as it is
     name = _HASHES.get(algorithm)
     if name is None:
         msg = f"hash algorithm '{algorithm}' is not supported"
@@ -394,12 +396,21 @@ def _is_empty(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
     return [FieldValue(_empty(v.value), v.name, v.parent) for v in values]
 
 
+_NOT_JAVA_WHITESPACE = frozenset("\x85\xa0\u2007\u202f")
+"""Spaces Python's isspace() counts that Java's Character.isWhitespace does not."""
+
+
+def _java_blank(text: str) -> bool:
+    """``String.isBlank()``: empty or only ``Character.isWhitespace`` characters."""
+    return all(char.isspace() and char not in _NOT_JAVA_WHITESPACE for char in text)
+
+
 def _is_blank(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
     values = evaluate(args[0], context)
     if not values:
         return [FieldValue(True, "isBlank")]
     return [
-        FieldValue(v.value is None or not (to_text(v.value) or "").strip(), v.name, v.parent)
+        FieldValue(v.value is None or _java_blank(to_text(v.value) or ""), v.name, v.parent)
         for v in values
     ]
 
@@ -407,8 +418,14 @@ def _is_blank(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
 def _string_test(
     test: Callable[[str, str], bool],
 ) -> Callable[[Any, Context, tuple[Expr, ...]], bool]:
+    """NiFi's StringComparisonFilter (and the regex filters): false for a null value or a
+    null or absent search value."""
+
     def check(value: Any, context: Context, args: tuple[Expr, ...]) -> bool:
-        return value is not None and test(to_text(value) or "", _text_arg(args[0], context))
+        search = _first(args[0], context)
+        if value is None or search is None:
+            return False
+        return test(to_text(value) or "", to_text(search) or "")
 
     return check
 

@@ -196,6 +196,15 @@ CASES: list[tuple[str, list[Any]]] = [
     ("/name[isBlank(../missing)]", ["John Doe"]),
     ("/name[isBlank(../id)]", []),
     ("/name[containsRegex(., '[xo]')]", ["John Doe"]),
+    # a null or absent search value fails the filter (StringComparisonFilter, regexes)
+    ("/name[contains(., /missing)]", []),
+    ("/name[startsWith(., /nothing[0])]", []),
+    ("/name[containsRegex(., /missing)]", []),
+    ("/name[matchesRegex(., /missing)]", []),
+    # String.isBlank(): a no-break space is not whitespace
+    ("/name[isBlank('\u00a0')]", []),
+    ("/name[isBlank(' \t\u2003')]", ["John Doe"]),
+    ("hash(/name, '')", ["John Doe"]),
     ("/name[matchesRegex(., 'John D')]", []),
     ("/name[matchesRegex(., '[John Doe]{8}')]", ["John Doe"]),
     ("/name[contains(substringAfter(., 'o'), 'h')]", ["John Doe"]),
