@@ -132,13 +132,26 @@ def _after(last: bool) -> Callable[[Any, Context, tuple[Expr, ...]], Any]:
     return cut
 
 
-def _replace(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
-    return (to_text(value) or "").replace(_text_arg(args[0], context), _text_arg(args[1], context))
+def _replace(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    """A null or absent search or replacement leaves the value as it is, as NiFi."""
+    search, replacement = _first(args[0], context), _first(args[1], context)
+    if search is None or replacement is None:
+        return value
+    return (to_text(value) or "").replace(to_text(search) or "", to_text(replacement) or "")
 
 
-def _replace_regex(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
-    pattern = java_regex(_text_arg(args[0], context))
-    replacer = java_replacer(pattern, _text_arg(args[1], context))
+def _replace_regex(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    """A null or absent replacement, or no regex at all, leaves the value as it is; a null
+    regex is an error (NiFi's Pattern.compile(null) throws)."""
+    regexes, replacement = evaluate(args[0], context), _first(args[1], context)
+    if not regexes or replacement is None:
+        return value
+    regex = regexes[0].value
+    if regex is None:
+        msg = "replaceRegex: the regular expression is null"
+        raise RecordPathError(msg)
+    pattern = java_regex(to_text(regex) or "")
+    replacer = java_replacer(pattern, to_text(replacement) or "")
     return java_sub(pattern, replacer, to_text(value) or "")[0]
 
 

@@ -239,6 +239,11 @@ CASES: list[tuple[str, list[Any]]] = [
     ),
     ("toDate(/id, 'yyyy-MM-dd')", [48]),
     ("replace(/name, 'Doe', /firstName)", ["John John"]),
+    # a null search, regex or replacement leaves the value as it is
+    ("replace(/name, /missing, 'x')", ["John Doe"]),
+    ("replace(/name, 'Doe', /missing)", ["John Doe"]),
+    ("replaceRegex(/name, /numbers[20], 'x')", ["John Doe"]),
+    ("replaceRegex(/name, 'o', /missing)", ["John Doe"]),
     ("replaceRegex(/name, '[aeiou]', '')", ["Jhn D"]),
     ("replaceRegex(/name, '(J)(o)', '$2$1')", ["oJhn Doe"]),
     ("replaceRegex(/name, '\\s+', '_')", ["John_Doe"]),
@@ -491,6 +496,7 @@ def test_invalid_paths(path: str) -> None:
     [
         "mapOf('a')",
         "hash(/name, 'NOPE')",
+        "replaceRegex(/name, /missing, 'x')",  # Pattern.compile(null) throws
         # Base64.getDecoder() refuses what Python's decoder would skip or misread
         "base64Decode('Sm9obg==!!')",
         "base64Decode('Sm9 obg==')",
