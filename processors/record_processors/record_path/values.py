@@ -19,6 +19,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from flowcore.el.values import java_double_str
+
 
 @dataclass(slots=True)
 class FieldValue:
@@ -157,6 +159,8 @@ def to_text(value: Any) -> str | None:
         return value
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float):
+        return java_double_str(value)  # Double.toString: 1.0E7, 1.0E-4, NaN, Infinity
     if isinstance(value, bytes | bytearray):
         return bytes(value).decode("utf-8", errors="replace")
     if isinstance(value, dt.datetime):

@@ -252,6 +252,10 @@ CASES: list[tuple[str, list[Any]]] = [
     ("replaceNull(/name, 'none')", ["John Doe"]),
     ("concat(/firstName, ' ', /lastName)", ["John Doe"]),
     ("concat(/firstName, /id)", ["John48"]),
+    # a double is written as Double.toString writes it
+    ("concat(/firstName, 12345678.5)", ["John1.23456785E7"]),
+    ("concat(/firstName, 0.0001)", ["John1.0E-4"]),
+    ("concat(/firstName, 100.0)", ["John100.0"]),
     # StringBuilder.append(null): a null value is written "null"
     ("concat(/firstName, /missing, /lastName)", ["JohnnullDoe"]),
     ("fieldName(/name)", ["name"]),
