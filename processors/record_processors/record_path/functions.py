@@ -242,7 +242,8 @@ def _charset(args: tuple[Expr, ...], context: Context) -> str:
 
 def _to_string(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
     if isinstance(value, bytes | bytearray | list):
-        return as_bytes(value).decode(_charset(args, context))
+        # new String(bytes, charset): a malformed sequence becomes U+FFFD
+        return as_bytes(value).decode(_charset(args, context), errors="replace")
     return to_text(value)
 
 

@@ -285,6 +285,7 @@ CASES: list[tuple[str, list[Any]]] = [
     ("hash(/name, 'SHA-256')", [hashlib.sha256(b"John Doe").hexdigest()]),
     ("toBytes(/name, 'UTF-8')", [b"John Doe"]),
     ("toString(toBytes(/name, 'UTF-16'), 'UTF-16')", ["John Doe"]),
+    ("toString(base64Decode(toBytes('/w==', 'UTF-8')), 'UTF-8')", ["\ufffd"]),
     ("uuid5(/name)", [str(uuid.uuid5(uuid.UUID(int=0), "John Doe"))]),
     (
         "uuid5(/missing, '6ba7b810-9dad-11d1-80b4-00c04fd430c8')",
