@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from flowcore.el.dates import compile_java_time_pattern, resolve_zone
 from flowcore.el.regex import java_regex, java_replacer, java_sub
+from flowcore.el.values import java_double_str
 from flowcore.errors import ExpressionError
 from processors.record_processors.record_path.evaluate import (
     Context,
@@ -316,7 +317,26 @@ _NULL_UUID5 = str(uuid.uuid5(uuid.UUID(int=0), ""))
 
 
 def _escape_json(value: Any, _context: Context, _args: tuple[Expr, ...]) -> str:
-    return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":"))
+    return _jackson(value)
+
+
+def _jackson(value: Any) -> str:
+    """JSON as Jackson's default ObjectMapper writes it: a double as ``Double.toString``
+    (NaN and Infinity quoted), a timestamp as epoch milliseconds."""
+    if isinstance(value, float):
+        text = java_double_str(value)
+        return f'"{text}"' if not math.isfinite(value) else text
+    if isinstance(value, dt.datetime):
+        return str(_epoch_ms(value))
+    if isinstance(value, dict):
+        return (
+            "{"
+            + ",".join(f"{_jackson(str(key))}:{_jackson(item)}" for key, item in value.items())
+            + "}"
+        )
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_jackson(item) for item in value) + "]"
+    return json.dumps(value, default=str, ensure_ascii=False)
 
 
 def _unescape_json(value: Any, _context: Context, _args: tuple[Expr, ...]) -> Any:

@@ -298,6 +298,9 @@ CASES: list[tuple[str, list[Any]]] = [
     ),
     ("escapeJson(/mainAccount)", ['{"id":1,"balance":123.45}']),
     ("escapeJson(/name)", ['"John Doe"']),
+    # Jackson: a double as Double.toString, a timestamp as epoch milliseconds
+    ("escapeJson(arrayOf(12345678.5, 0.0001, 1))", ["[1.23456785E7,1.0E-4,1]"]),
+    ("escapeJson(toDate('2017-10-20 11:00', 'yyyy-MM-dd HH:mm', 'UTC'))", ["1508497200000"]),
     ("unescapeJson(escapeJson(/mainAccount))", [ACCOUNT_1]),
     ("format(toDate(/date, 'yyyy-MM-dd'), 'MM/dd/yyyy')", ["10/20/2017"]),
     ("format(toDate('2017-10-20 11:00', 'yyyy-MM-dd HH:mm', 'GMT+2'), 'HH:mm', 'UTC')", ["09:00"]),
