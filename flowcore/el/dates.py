@@ -18,7 +18,7 @@ from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from flowcore.el.java_time import check_letter_count, format_java_time_field
-from flowcore.el.java_time_resolve import ParsedFields, resolve_fields
+from flowcore.el.java_time_resolve import ParsedFields, Resolved, resolve_fields, resolves_date
 from flowcore.errors import ExpressionError
 
 __all__ = [
@@ -447,14 +447,7 @@ class DatePattern:
 
         ``strict`` is ``toInstant()``'s plain ``DateTimeFormatter.ofPattern``: names match
         case and style, numbers their widths, and the text must give a date and a time."""
-        if strict:
-            if self._strict_regex is None:
-                self._strict_regex = re.compile(self._parse_regex(strict=True))
-            match = self._strict_regex.fullmatch(text)
-        else:
-            match = self._regex.fullmatch(text)
-        if match is None:
-            raise ExpressionError(f"Cannot parse '{text}' as a date with format '{self.pattern}'")
+        match = self._match(text, strict)
         fields = ParsedFields()
         parsed_offset: tzinfo | None = None  # an offset in the text beats a zone in it
         parsed_region: tzinfo | None = None
@@ -492,6 +485,36 @@ class DatePattern:
         except (ValueError, OverflowError) as exc:
             raise ExpressionError(f"Cannot parse '{text}' as a date: {exc}") from None
         return (moment - _EPOCH) // _ONE_SECOND * 1_000_000_000 + nanos
+
+    def parse_wall_clock(self, text: str) -> Resolved | None:
+        """The date and time of day ``text`` gives as NiFi's RecordPath ``toDate()`` reads
+        it: a strict ``DateTimeFormatter.ofPattern`` parse (names match case, numbers their
+        widths) whose zone or offset is ignored; None when it gives no whole date."""
+        match = self._match(text, strict=True)
+        fields = ParsedFields()
+        for index, token in enumerate(self._tokens):
+            if isinstance(token, str):
+                continue
+            value = match.group(f"g{index}")
+            if token.letter in "zV" and not _exact_zone_text(value):
+                raise ExpressionError(f"Unknown time zone '{value}' (names match case)")
+            entry = _java_time_field(token, value)
+            if entry is not None:
+                fields.put(*entry)
+        if not resolves_date(fields):
+            return None
+        return resolve_fields(fields)
+
+    def _match(self, text: str, strict: bool) -> re.Match[str]:
+        if strict:
+            if self._strict_regex is None:
+                self._strict_regex = re.compile(self._parse_regex(strict=True))
+            match = self._strict_regex.fullmatch(text)
+        else:
+            match = self._regex.fullmatch(text)
+        if match is None:
+            raise ExpressionError(f"Cannot parse '{text}' as a date with format '{self.pattern}'")
+        return match
 
     def _parse_regex(self, strict: bool = False) -> str:
         parts: list[str] = []

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from flowcore.errors import ExpressionError
 
-__all__ = ["ParsedFields", "Resolved", "resolve_fields"]
+__all__ = ["ParsedFields", "Resolved", "resolve_fields", "resolves_date"]
 
 
 @dataclass
@@ -105,6 +105,13 @@ def _resolve_date(values: dict[str, int], year: int | None) -> date | None:
         if parsed is not None and parsed != actual:
             raise _conflict(f"{name} {parsed} differs from the date {resolved}")
     return resolved
+
+
+def resolves_date(parsed: ParsedFields) -> bool:
+    """Whether java.time resolves the parsed fields to a whole date (a year with a month
+    and a day, a day of the year, or a week's day)."""
+    values = dict(parsed.values)
+    return _resolve_date(values, _resolve_year(values)) is not None
 
 
 class Resolved(NamedTuple):

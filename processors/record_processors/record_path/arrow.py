@@ -31,6 +31,7 @@ from processors.record_processors.record_path.parser import (
     Literal,
     Path,
 )
+from processors.record_processors.record_path.values import JAVA_WHITESPACE
 
 Vector = Callable[[pa.RecordBatch], pa.Array | None]
 """Values of a batch, or None when a child path names a field the schema lacks."""
@@ -43,7 +44,7 @@ class Fallback(Exception):
 _CASE: dict[str, Callable[[pa.Array], pa.Array]] = {
     "toUpperCase": pc.utf8_upper,
     "toLowerCase": pc.utf8_lower,
-    "trim": pc.utf8_trim_whitespace,
+    "trim": lambda values: pc.utf8_trim(values, characters=JAVA_WHITESPACE),
 }
 _COMPARE: dict[str, Callable[[pa.Array, pa.Scalar], pa.Array]] = {
     "=": pc.equal,
@@ -109,7 +110,9 @@ def _filtered(inner: Vector, compare: Compare) -> Vector | None:
         if values is None:
             return None
         numeric = isinstance(literal, int | float) and not isinstance(literal, bool)
-        if numeric and _is_number(values):
+        # NiFi orders numbers as longs (a fraction truncated): fractions go to Python
+        exact = op in ("=", "!=") or (isinstance(literal, int) and pa.types.is_integer(values.type))
+        if numeric and _is_number(values) and exact:
             mask = kernel(values, pa.scalar(literal))
         elif isinstance(literal, str) and _is_text(values) and op in ("=", "!="):
             mask = kernel(values, pa.scalar(literal, values.type))
@@ -128,6 +131,10 @@ def _call(expr: Call) -> Vector | None:
         def cased(batch: pa.RecordBatch) -> pa.Array | None:
             values = _present(inner, batch)
             if not _is_text(values):
+                raise Fallback
+            if expr.name != "trim" and pc.any(pc.invert(pc.string_is_ascii(values))).as_py():
+                # Arrow maps case one character at a time ('ß' to 'ẞ'); Java and Python
+                # use the full mappings ('ß' to 'SS'), so text beyond ASCII goes to Python
                 raise Fallback
             return pc.fill_null(case(values), "")
 
@@ -177,7 +184,7 @@ def _call(expr: Call) -> Vector | None:
             if not any(isinstance(c, pa.Array) for c in columns):
                 raise Fallback
             return pc.binary_join_element_wise(
-                *columns, "", null_handling="replace", null_replacement=""
+                *columns, "", null_handling="replace", null_replacement="null"
             )
 
         return joined

@@ -2,12 +2,16 @@
 
 A step maps the FieldValues selected so far to new ones; predicates keep the values for
 which they hold, evaluated with the value as the context (``.``). Comparisons hold when
-any value on the left compares so with any value on the right: ``=``/``!=`` compare
-numbers as numbers and anything else as text, the ordering operators numbers only.
+any value on the left compares so with the first value on the right that is not null,
+as NiFi's filters compare (see ``compare``).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
+import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -71,9 +75,7 @@ def evaluate(expr: Expr, context: Context) -> list[FieldValue]:
 def holds(expr: Expr, context: Context) -> bool:
     """Whether a predicate holds for the context value."""
     if isinstance(expr, Compare):
-        left = [v.value for v in evaluate(expr.left, context) if not v.missing]
-        right = [v.value for v in evaluate(expr.right, context) if not v.missing]
-        return any(compare(expr.op, a, b) for a in left for b in right)
+        return compare_holds(expr, context)
     if isinstance(expr, Literal):
         msg = f"the literal {expr.value!r} is not a predicate"
         raise RecordPathError(msg)
@@ -82,36 +84,101 @@ def holds(expr: Expr, context: Context) -> bool:
     return False
 
 
-def compare(op: str, left: Any, right: Any) -> bool:
-    if op in ("=", "!="):
-        if left is None or right is None:
-            equal = left is None and right is None
-        else:
-            a, b = _numeric(left), _numeric(right)
-            equal = a == b if a is not None and b is not None else to_text(left) == to_text(right)
-        return equal if op == "=" else not equal
-    first, second = to_number(left), to_number(right)
-    if first is None or second is None:
+def compare_holds(expr: Compare, context: Context, *, invert: bool = False) -> bool:
+    """NiFi's BinaryOperatorFilter: whether any value on the left passes (``invert``: fails)
+    against the right side's first value that is not null; with none, nothing passes."""
+    right = next((v.value for v in evaluate(expr.right, context) if v.value is not None), None)
+    if right is None:
         return False
-    x, y = float(first), float(second)
+    return any(compare(expr.op, v.value, right) != invert for v in evaluate(expr.left, context))
+
+
+def compare(op: str, left: Any, right: Any) -> bool:
+    """One comparison as NiFi's filters make it: a null never passes; ``=``/``!=`` compare
+    two numbers as numbers, a number and another value as text, and anything else with
+    Java's ``equals`` (so ``!=`` between a number and text is false); the ordering
+    operators compare longs when both sides are integral-compatible (any number, a date,
+    integral text: a fraction is truncated, as ``Number.longValue()``), else doubles."""
+    if left is None or right is None:
+        return False
+    if op in ("=", "!="):
+        left_number, right_number = _is_number(left), _is_number(right)
+        if left_number and right_number:
+            equal = _numbers_equal(left, right)
+        elif left_number or right_number:
+            if op == "!=":
+                return False
+            equal = to_text(left) == to_text(right)
+        else:
+            equal = _java_equals(left, right)
+        return equal if op == "=" else not equal
+    first: float | None
+    second: float | None
+    first, second = _as_long(left), _as_long(right)
+    if first is None or second is None:
+        first, second = _as_double(left), _as_double(right)
+        if first is None or second is None:
+            return False
     if op == "<":
-        return x < y
+        return first < second
     if op == "<=":
-        return x <= y
+        return first <= second
     if op == ">":
-        return x > y
-    return x >= y
+        return first > second
+    return first >= second
 
 
-def _numeric(value: Any) -> float | None:
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool)
+
+
+def _numbers_equal(left: Any, right: Any) -> bool:
+    if isinstance(left, int) and isinstance(right, int):
+        return bool(left == right)
+    return float(left) == float(right)
+
+
+def _java_equals(left: Any, right: Any) -> bool:
+    """``Object.equals``: values of different kinds (a boolean and text) are not equal."""
+    if isinstance(left, str) or isinstance(right, str) or isinstance(left, bool):
+        return type(left) is type(right) and bool(left == right)
+    return bool(left == right)
+
+
+_INTEGRAL = re.compile(r"[+-]?\d+")
+_FLOATING = re.compile(
+    r"[+-]?(?:Infinity|NaN|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)"
+)
+_LONG_RANGE = (-(2**63), 2**63 - 1)
+
+
+def _as_long(value: Any) -> int | None:
+    """``DataTypeUtils.toLong`` where ``isLongTypeCompatible`` holds, else None."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float | decimal.Decimal):
+        if math.isnan(value):
+            return 0
+        if math.isinf(value):
+            return _LONG_RANGE[0] if value < 0 else _LONG_RANGE[1]
+        return int(value)  # longValue(): toward zero
+    if isinstance(value, dt.datetime):
+        return to_number(value)  # type: ignore[return-value]
+    if isinstance(value, str) and _INTEGRAL.fullmatch(value):
+        number = int(value)
+        return number if _LONG_RANGE[0] <= number <= _LONG_RANGE[1] else None
+    return None
+
+
+def _as_double(value: Any) -> float | None:
+    """``DataTypeUtils.toDouble`` where ``isDoubleTypeCompatible`` holds, else None."""
+    if _is_number(value):
         return float(value)
-    if isinstance(value, str):
-        return None
-    number = to_number(value)
-    return None if number is None else float(number)
+    if isinstance(value, str) and _FLOATING.fullmatch(value):
+        return float(value.replace("Infinity", "inf"))
+    return None
 
 
 def _children(value: FieldValue) -> Iterator[FieldValue]:

@@ -11,21 +11,31 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import math
+import re
 import uuid
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
 
 from flowcore.el.dates import compile_java_time_pattern, resolve_zone
 from flowcore.el.regex import java_regex, java_replacer, java_sub
+from flowcore.el.values import java_double_str
 from flowcore.errors import ExpressionError
-from processors.record_processors.record_path.evaluate import Context, evaluate, holds
-from processors.record_processors.record_path.parser import Call, Expr, RecordPathError
+from processors.record_processors.record_path.evaluate import (
+    Context,
+    compare_holds,
+    evaluate,
+    holds,
+)
+from processors.record_processors.record_path.parser import Call, Compare, Expr, RecordPathError
 from processors.record_processors.record_path.values import (
     FieldValue,
     as_bytes,
     b64,
+    java_trim,
     to_text,
 )
 
@@ -41,13 +51,25 @@ def _text_arg(arg: Expr, context: Context) -> str:
     return to_text(_first(arg, context)) or ""
 
 
-def _int_arg(arg: Expr, context: Context) -> int:
+_INTEGRAL_TEXT = re.compile(r"[+-]?\d+")
+_INT_RANGE = range(-(2**31), 2**31)
+
+
+def _index_arg(arg: Expr, context: Context) -> int | None:
+    """A position or length as ``DataTypeUtils.toInteger`` reads one where
+    ``isIntegerTypeCompatible`` holds: a number (its long value) or integral text in the
+    int range; None for anything else (the function then gives '')."""
     value = _first(arg, context)
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        msg = f"expected a number, got {value!r}"
-        raise RecordPathError(msg) from None
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, float | Decimal):
+        return int(value) if math.isfinite(value) else None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and _INTEGRAL_TEXT.fullmatch(value):
+        number = int(value)
+        return number if number in _INT_RANGE else None
+    return None
 
 
 def _mapped(
@@ -82,8 +104,10 @@ def _text(function: Callable[[str], Any]) -> Callable[[Any, Context, tuple[Expr,
 
 def _substring(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
     text = to_text(value) or ""
-    start, end = _int_arg(args[0], context), _int_arg(args[1], context)
-    size = len(text)
+    first, last = _index_arg(args[0], context), _index_arg(args[1], context)
+    if first is None or last is None:
+        return ""
+    start, end, size = first, last, len(text)
     start = start + size + 1 if start < 0 else start
     end = min(end + size + 1 if end < 0 else end, size)
     if start < 0 or start >= size or start > end:
@@ -91,50 +115,97 @@ def _substring(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
     return text[start:end]
 
 
-def _before(last: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
-    def cut(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+def _before(last: bool) -> Callable[[Any, Context, tuple[Expr, ...]], Any]:
+    def cut(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
         text, search = to_text(value) or "", _text_arg(args[0], context)
         index = text.rfind(search) if last else text.find(search)
-        return text if index < 0 or not search else text[:index]
+        return value if index < 0 or not search else text[:index]
 
     return cut
 
 
-def _after(last: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
-    def cut(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+def _after(last: bool) -> Callable[[Any, Context, tuple[Expr, ...]], Any]:
+    def cut(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
         text, search = to_text(value) or "", _text_arg(args[0], context)
         index = text.rfind(search) if last else text.find(search)
-        return text if index < 0 or not search else text[index + len(search) :]
+        return value if index < 0 or not search else text[index + len(search) :]
 
     return cut
 
 
-def _replace(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
-    return (to_text(value) or "").replace(_text_arg(args[0], context), _text_arg(args[1], context))
+def _replace(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    """A null or absent search or replacement leaves the value as it is, as NiFi."""
+    search, replacement = _first(args[0], context), _first(args[1], context)
+    if search is None or replacement is None:
+        return value
+    return (to_text(value) or "").replace(to_text(search) or "", to_text(replacement) or "")
 
 
-def _replace_regex(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
-    pattern = java_regex(_text_arg(args[0], context))
-    replacer = java_replacer(pattern, _text_arg(args[1], context))
+def _replace_regex(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    """A null or absent replacement, or no regex at all, leaves the value as it is; a null
+    regex is an error (NiFi's Pattern.compile(null) throws)."""
+    regexes, replacement = evaluate(args[0], context), _first(args[1], context)
+    if not regexes or replacement is None:
+        return value
+    regex = regexes[0].value
+    if regex is None:
+        msg = "replaceRegex: the regular expression is null"
+        raise RecordPathError(msg)
+    pattern = java_regex(to_text(regex) or "")
+    replacer = java_replacer(pattern, to_text(replacement) or "")
     return java_sub(pattern, replacer, to_text(value) or "")[0]
 
 
+_NOT_CUSTOM_IDS = ("UTC+", "UTC-", "UT+", "UT-", "+", "-")
+"""Offsets ``TimeZone.getTimeZone`` does not read (it knows only ``GMT+hh:mm`` forms)."""
+
+
 def _zone(args: tuple[Expr, ...], context: Context, index: int) -> dt.tzinfo | None:
-    return resolve_zone(_text_arg(args[index], context)) if len(args) > index else None
+    """``TimeZone.getTimeZone(id).toZoneId()``: an unknown ID is GMT, not an error."""
+    name = _text_arg(args[index], context)
+    if name.startswith(_NOT_CUSTOM_IDS):
+        return dt.UTC
+    try:
+        return resolve_zone(name)
+    except ExpressionError:
+        return dt.UTC
+
+
+def _zone_given(args: tuple[Expr, ...], context: Context, index: int) -> bool:
+    """Whether a zone argument exists and names something (an empty one is no formatter)."""
+    return len(args) <= index or bool(_text_arg(args[index], context))
 
 
 def _to_date(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    """NiFi's toDate(): the year, month, day and time of day a strict parse gives, in the
+    zone argument or the system's zone (any zone in the text is ignored); the value as it
+    is when the text does not parse or gives no whole date."""
     if not isinstance(value, str):
         return value
-    pattern = compile_java_time_pattern(_text_arg(args[0], context))
+    pattern_text = _text_arg(args[0], context)
+    if not pattern_text:
+        return value
     try:
-        millis = pattern.parse(value, _zone(args, context, 1) or dt.UTC)
+        fields = compile_java_time_pattern(pattern_text).parse_wall_clock(value)
     except (ValueError, ExpressionError):
         return value
-    return dt.datetime.fromtimestamp(millis / 1000, dt.UTC).replace(tzinfo=None)
+    if fields is None:
+        return value
+    given = len(args) > 1 and bool(_text_arg(args[1], context))
+    try:
+        local = dt.datetime(  # noqa: DTZ001 - a wall-clock time, its zone applied below
+            fields.year, fields.month, fields.day, fields.hour, fields.minute, fields.second
+        )
+        # the zone argument, else the system's zone (a naive time's astimezone)
+        moment = local.replace(tzinfo=_zone(args, context, 1)) if given else local.astimezone()
+        utc = moment.astimezone(dt.UTC).replace(tzinfo=None)
+    except (ValueError, OverflowError):
+        return value  # a year Python cannot hold (before 1 or after 9999) stays as it is
+    return utc.replace(microsecond=fields.nanosecond // 1000)
 
 
 def _epoch_ms(value: Any) -> int | None:
+    """Epoch milliseconds of a date or a number (``Number.longValue()`` truncates)."""
     if isinstance(value, dt.datetime):
         aware = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
         return int(aware.timestamp() * 1000)
@@ -142,21 +213,27 @@ def _epoch_ms(value: Any) -> int | None:
         return (
             int(dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC).timestamp()) * 1000
         )
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
         return value
+    if isinstance(value, float | Decimal) and math.isfinite(value):
+        return int(value)
     return None
 
 
 def _format(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    """NiFi's format(): a date or a number of epoch milliseconds as text, in the zone
+    argument or the system's zone."""
     millis = _epoch_ms(value)
-    if millis is None:
+    pattern_text = _text_arg(args[0], context)
+    if millis is None or not pattern_text or not _zone_given(args, context, 1):
         return value
+    zone = _zone(args, context, 1) if len(args) > 1 else None
     try:
-        return compile_java_time_pattern(_text_arg(args[0], context)).format(
-            millis, _zone(args, context, 1) or dt.UTC
-        )
+        return compile_java_time_pattern(pattern_text).format(millis, zone)
     except (ValueError, ExpressionError):
-        return value  # an invalid pattern or zone leaves the value as it is, as NiFi
+        return value  # an invalid pattern leaves the value as it is, as NiFi
 
 
 def _charset(args: tuple[Expr, ...], context: Context) -> str:
@@ -166,7 +243,8 @@ def _charset(args: tuple[Expr, ...], context: Context) -> str:
 
 def _to_string(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
     if isinstance(value, bytes | bytearray | list):
-        return as_bytes(value).decode(_charset(args, context))
+        # new String(bytes, charset): a malformed sequence becomes U+FFFD
+        return as_bytes(value).decode(_charset(args, context), errors="replace")
     return to_text(value)
 
 
@@ -192,8 +270,18 @@ _HASHES = {
 }
 
 
-def _hash(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
+def _base64_decode(value: Any, _context: Context, _args: tuple[Expr, ...]) -> Any:
+    try:
+        return b64(value, encode=False)
+    except ValueError as exc:
+        msg = f"base64Decode: {exc}"
+        raise RecordPathError(msg) from None
+
+
+def _hash(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
     algorithm = _text_arg(args[0], context).upper()
+    if not algorithm:
+        return value  # no algorithm: NiFi gives the value as it is
     name = _HASHES.get(algorithm)
     if name is None:
         msg = f"hash algorithm '{algorithm}' is not supported"
@@ -204,9 +292,12 @@ def _hash(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
 def _pad(left: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
     def pad(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
         text = to_text(value) or ""
-        width = _int_arg(args[0], context)
-        fill = _text_arg(args[1], context) if len(args) > 1 else "_"
-        if len(text) >= width or not fill:
+        width = _index_arg(args[0], context)
+        if width is None:
+            return ""
+        # StringUtils.leftPad/rightPad: an empty padding string is the default "_"
+        fill = (_text_arg(args[1], context) if len(args) > 1 else "") or "_"
+        if len(text) >= width:
             return text
         padding = (fill * width)[: width - len(text)]
         return padding + text if left else text + padding
@@ -215,12 +306,37 @@ def _pad(left: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
 
 
 def _uuid5(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
-    namespace = uuid.UUID(_text_arg(args[0], context)) if args else uuid.UUID(int=0)
+    """NiFi's uuid5(): a namespace that is not text is the nil UUID."""
+    given = _first(args[0], context) if args else None
+    namespace = uuid.UUID(given) if isinstance(given, str) else uuid.UUID(int=0)
     return str(uuid.uuid5(namespace, to_text(value) or ""))
 
 
+_NULL_UUID5 = str(uuid.uuid5(uuid.UUID(int=0), ""))
+"""NiFi's uuid5() of a null value: the name '' in the nil namespace, whatever is given."""
+
+
 def _escape_json(value: Any, _context: Context, _args: tuple[Expr, ...]) -> str:
-    return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":"))
+    return _jackson(value)
+
+
+def _jackson(value: Any) -> str:
+    """JSON as Jackson's default ObjectMapper writes it: a double as ``Double.toString``
+    (NaN and Infinity quoted), a timestamp as epoch milliseconds."""
+    if isinstance(value, float):
+        text = java_double_str(value)
+        return f'"{text}"' if not math.isfinite(value) else text
+    if isinstance(value, dt.datetime):
+        return str(_epoch_ms(value))
+    if isinstance(value, dict):
+        return (
+            "{"
+            + ",".join(f"{_jackson(str(key))}:{_jackson(item)}" for key, item in value.items())
+            + "}"
+        )
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_jackson(item) for item in value) + "]"
+    return json.dumps(value, default=str, ensure_ascii=False)
 
 
 def _unescape_json(value: Any, _context: Context, _args: tuple[Expr, ...]) -> Any:
@@ -232,10 +348,13 @@ def _unescape_json(value: Any, _context: Context, _args: tuple[Expr, ...]) -> An
 
 
 def _concat(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
-    parts = [
-        to_text(v.value) for arg in args for v in evaluate(arg, context) if v.value is not None
-    ]
-    return [FieldValue("".join(p for p in parts if p is not None), "concat")]
+    # StringBuilder.append of a null value's text writes "null", as NiFi's concat does
+    text = "".join(
+        "null" if v.value is None else to_text(v.value) or ""
+        for arg in args
+        for v in evaluate(arg, context)
+    )
+    return [FieldValue(text, "concat")]
 
 
 def _replace_null(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
@@ -292,6 +411,11 @@ def _array_of(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
 
 
 def _not(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
+    """NiFi's NotFilter inverts the filter it wraps: a comparison whose right side is null
+    still passes nothing."""
+    inner = args[0]
+    if isinstance(inner, Compare):
+        return [FieldValue(compare_holds(inner, context, invert=True), "not")]
     return [FieldValue(not holds(args[0], context), "not")]
 
 
@@ -306,12 +430,21 @@ def _is_empty(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
     return [FieldValue(_empty(v.value), v.name, v.parent) for v in values]
 
 
+_NOT_JAVA_WHITESPACE = frozenset("\x85\xa0\u2007\u202f")
+"""Spaces Python's isspace() counts that Java's Character.isWhitespace does not."""
+
+
+def _java_blank(text: str) -> bool:
+    """``String.isBlank()``: empty or only ``Character.isWhitespace`` characters."""
+    return all(char.isspace() and char not in _NOT_JAVA_WHITESPACE for char in text)
+
+
 def _is_blank(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
     values = evaluate(args[0], context)
     if not values:
         return [FieldValue(True, "isBlank")]
     return [
-        FieldValue(v.value is None or not (to_text(v.value) or "").strip(), v.name, v.parent)
+        FieldValue(v.value is None or _java_blank(to_text(v.value) or ""), v.name, v.parent)
         for v in values
     ]
 
@@ -319,8 +452,14 @@ def _is_blank(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
 def _string_test(
     test: Callable[[str, str], bool],
 ) -> Callable[[Any, Context, tuple[Expr, ...]], bool]:
+    """NiFi's StringComparisonFilter (and the regex filters): false for a null value or a
+    null or absent search value."""
+
     def check(value: Any, context: Context, args: tuple[Expr, ...]) -> bool:
-        return value is not None and test(to_text(value) or "", _text_arg(args[0], context))
+        search = _first(args[0], context)
+        if value is None or search is None:
+            return False
+        return test(to_text(value) or "", to_text(search) or "")
 
     return check
 
@@ -348,11 +487,11 @@ for _name, _transform, _least, _most in (
     ("format", _format, 2, 3),
     ("toString", _to_string, 2, 2),
     ("toBytes", _to_bytes, 2, 2),
-    ("trim", _text(str.strip), 1, 1),
+    ("trim", _text(java_trim), 1, 1),
     ("toUpperCase", _text(str.upper), 1, 1),
     ("toLowerCase", _text(str.lower), 1, 1),
     ("base64Encode", lambda v, _c, _a: b64(v, encode=True), 1, 1),
-    ("base64Decode", lambda v, _c, _a: b64(v, encode=False), 1, 1),
+    ("base64Decode", _base64_decode, 1, 1),
     ("hash", _hash, 2, 2),
     ("padLeft", _pad(left=True), 2, 3),
     ("padRight", _pad(left=False), 2, 3),
@@ -360,7 +499,8 @@ for _name, _transform, _least, _most in (
     ("escapeJson", _escape_json, 1, 1),
     ("unescapeJson", _unescape_json, 1, 3),
 ):
-    _register(_name, _mapped(_transform, "" if _name in _EMPTY_FOR_NULL else None), _least, _most)
+    null = _NULL_UUID5 if _name == "uuid5" else "" if _name in _EMPTY_FOR_NULL else None
+    _register(_name, _mapped(_transform, null), _least, _most)
 
 for _name, _test in (
     ("contains", _string_test(lambda text, part: part in text)),

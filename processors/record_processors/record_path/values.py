@@ -9,13 +9,17 @@ when the schema gives one.
 from __future__ import annotations
 
 import base64
+import binascii
 import datetime as dt
 import decimal
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
+
+from flowcore.el.values import java_double_str
 
 
 @dataclass(slots=True)
@@ -138,6 +142,15 @@ def _python_name(value: Any) -> str:
     return "STRING"
 
 
+JAVA_WHITESPACE = "".join(chr(code) for code in range(0x21))
+"""What Java's ``String.trim()`` strips: every character up to and including a space."""
+
+
+def java_trim(text: str) -> str:
+    """``String.trim()``: control characters and spaces, not Unicode's other spaces."""
+    return text.strip(JAVA_WHITESPACE)
+
+
 def to_text(value: Any) -> str | None:
     """A value as NiFi's DataTypeUtils.toString renders it (None stays None)."""
     if value is None:
@@ -146,6 +159,8 @@ def to_text(value: Any) -> str | None:
         return value
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float):
+        return java_double_str(value)  # Double.toString: 1.0E7, 1.0E-4, NaN, Infinity
     if isinstance(value, bytes | bytearray):
         return bytes(value).decode("utf-8", errors="replace")
     if isinstance(value, dt.datetime):
@@ -190,7 +205,28 @@ def b64(value: Any, encode: bool) -> Any:
     """base64Encode / base64Decode keep the kind of their input: text in, text out."""
     if isinstance(value, str):
         raw = value.encode("utf-8")
-        out = base64.b64encode(raw) if encode else base64.b64decode(raw)
-        return out.decode("utf-8")
+        if encode:
+            return base64.b64encode(raw).decode("utf-8")
+        # new String(bytes, UTF_8): a malformed sequence becomes U+FFFD
+        return java_b64decode(raw).decode("utf-8", errors="replace")
     data = as_bytes(value)
-    return base64.b64encode(data) if encode else base64.b64decode(data)
+    return base64.b64encode(data) if encode else java_b64decode(data)
+
+
+_BASE64 = re.compile(rb"[A-Za-z0-9+/]*(={0,2})")
+
+
+def java_b64decode(data: bytes) -> bytes:
+    """``Base64.getDecoder().decode``: any character outside the alphabet is an error
+    (Python would skip it), the padding is optional but must be right when present."""
+    match = _BASE64.fullmatch(data)
+    if match is None or len(data) % 4 == 1:
+        msg = f"Illegal base64 input: {data[:40]!r}"
+        raise ValueError(msg)
+    if not match.group(1):
+        data += b"=" * (-len(data) % 4)
+    try:
+        return base64.b64decode(data, validate=True)
+    except binascii.Error as exc:
+        msg = f"Illegal base64 input: {exc}"
+        raise ValueError(msg) from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import time
 import uuid
 from typing import Any
 
@@ -33,6 +34,9 @@ SCHEMA = pa.schema(
         ("date", pa.string()),
     ]
 )
+
+
+_NIL = uuid.UUID(int=0)
 
 
 def _record() -> FieldValue:
@@ -109,9 +113,21 @@ CASES: list[tuple[str, list[Any]]] = [
     ("/*[. = 'John']", ["John"]),
     ("/mainAccount[./balance > 100]/id", [1]),
     ("/mainAccount[./balance > 1000]/id", []),
-    ("/missing[. = /missing]", [None]),
+    # BinaryOperatorFilter: the right side's first non-null value; none, nothing passes
+    ("/missing[. = /missing]", []),
+    ("/name[. != /missing]", []),
+    ("/missing[. != 'x']", []),
     # string functions (testSubstring..., testReplace..., testConcat, testFieldName...)
     ("substring(/name, 0, 4)", ["John"]),
+    # a position that is not integral gives '' (NiFi's isIntegerTypeCompatible)
+    ("substring(/name, 'a', 4)", [""]),
+    ("substring(/name, /missing, 4)", [""]),
+    ("substring(/name, '1', 3.9)", ["oh"]),
+    ("padLeft(/firstName, 'wide')", [""]),
+    # substringBefore/After give the value itself, not its text, when nothing is cut
+    ("substringBefore(/id, 'x')", [48]),
+    ("substringAfterLast(/id, '')", [48]),
+    ("substringAfter(/id, '4')", ["8"]),
     ("substring(/name, 5, 8)", ["Doe"]),
     ("substring(/name, 0, -1)", ["John Doe"]),
     ("substring(/name, 0, -5)", ["John"]),
@@ -180,6 +196,15 @@ CASES: list[tuple[str, list[Any]]] = [
     ("/name[isBlank(../missing)]", ["John Doe"]),
     ("/name[isBlank(../id)]", []),
     ("/name[containsRegex(., '[xo]')]", ["John Doe"]),
+    # a null or absent search value fails the filter (StringComparisonFilter, regexes)
+    ("/name[contains(., /missing)]", []),
+    ("/name[startsWith(., /nothing[0])]", []),
+    ("/name[containsRegex(., /missing)]", []),
+    ("/name[matchesRegex(., /missing)]", []),
+    # String.isBlank(): a no-break space is not whitespace
+    ("/name[isBlank('\u00a0')]", []),
+    ("/name[isBlank(' \t\u2003')]", ["John Doe"]),
+    ("hash(/name, '')", ["John Doe"]),
     ("/name[matchesRegex(., 'John D')]", []),
     ("/name[matchesRegex(., '[John Doe]{8}')]", ["John Doe"]),
     ("/name[contains(substringAfter(., 'o'), 'h')]", ["John Doe"]),
@@ -191,9 +216,34 @@ CASES: list[tuple[str, list[Any]]] = [
     ),
     ("format(/id, 'yyyy-MM-dd')", ["1970-01-01"]),
     ("format(/id, 'INVALID')", [48]),
-    ("format(/id, 'yyyy', 'INVALID')", [48]),
+    # TimeZone.getTimeZone: an unknown zone is GMT; an empty one gives no formatter
+    ("format(/id, 'yyyy', 'INVALID')", ["1970"]),
+    ("format(/id, 'HH:mm', 'UTC+2')", ["00:00"]),
+    ("format(/id, 'yyyy', '')", [48]),
+    # a Number is epoch milliseconds by longValue(), a fraction truncated
+    ("format(/mainAccount/balance, 'SSS', 'UTC')", ["123"]),
+    ("format(-1.5, 'SSS', 'UTC')", ["999"]),
+    # toDate: a strict ofPattern parse; no month or day, or a name in another case, fails
+    ("toDate('2017-10', 'yyyy-MM')", ["2017-10"]),
+    ("toDate('10-20 11:00', 'MM-dd HH:mm')", ["10-20 11:00"]),
+    ("toDate('20 oct 2017', 'dd MMM yyyy')", ["20 oct 2017"]),
+    ("format(toDate('20 Oct 2017', 'dd MMM yyyy', 'UTC'), 'yyyy-MM-dd', 'UTC')", ["2017-10-20"]),
+    # ... and an offset in the text is ignored: the zone argument (or the system's) rules
+    (
+        "format(toDate('2017-10-20 11:00 +0200', 'yyyy-MM-dd HH:mm Z', 'UTC'), 'HH:mm', 'UTC')",
+        ["11:00"],
+    ),
+    (
+        "format(toDate('2017-10-20 11:00', 'yyyy-MM-dd HH:mm', 'Nowhere/Zone'), 'HH:mm', 'UTC')",
+        ["11:00"],
+    ),
     ("toDate(/id, 'yyyy-MM-dd')", [48]),
     ("replace(/name, 'Doe', /firstName)", ["John John"]),
+    # a null search, regex or replacement leaves the value as it is
+    ("replace(/name, /missing, 'x')", ["John Doe"]),
+    ("replace(/name, 'Doe', /missing)", ["John Doe"]),
+    ("replaceRegex(/name, /numbers[20], 'x')", ["John Doe"]),
+    ("replaceRegex(/name, 'o', /missing)", ["John Doe"]),
     ("replaceRegex(/name, '[aeiou]', '')", ["Jhn D"]),
     ("replaceRegex(/name, '(J)(o)', '$2$1')", ["oJhn Doe"]),
     ("replaceRegex(/name, '\\s+', '_')", ["John_Doe"]),
@@ -202,33 +252,55 @@ CASES: list[tuple[str, list[Any]]] = [
     ("replaceNull(/name, 'none')", ["John Doe"]),
     ("concat(/firstName, ' ', /lastName)", ["John Doe"]),
     ("concat(/firstName, /id)", ["John48"]),
-    ("concat(/firstName, /missing, /lastName)", ["JohnDoe"]),
+    # a double is written as Double.toString writes it
+    ("concat(/firstName, 12345678.5)", ["John1.23456785E7"]),
+    ("concat(/firstName, 0.0001)", ["John1.0E-4"]),
+    ("concat(/firstName, 100.0)", ["John100.0"]),
+    # StringBuilder.append(null): a null value is written "null"
+    ("concat(/firstName, /missing, /lastName)", ["JohnnullDoe"]),
     ("fieldName(/name)", ["name"]),
     ("fieldName(/mainAccount/*)", ["id", "balance"]),
     ("//*[fieldName(.) = 'balance']", [123.45, 123.45, 234.56]),
     ("toUpperCase(/name)", ["JOHN DOE"]),
     ("toLowerCase(/name)", ["john doe"]),
     ("trim('  John  ')", ["John"]),
+    # String.trim(): control characters go, Unicode's other spaces stay
+    ("trim('\u0001\tJohn\n\u0000')", ["John"]),
+    ("trim('\u00a0John\u2003')", ["\u00a0John\u2003"]),
     ("toUpperCase(/missing)", [""]),
     ("toLowerCase(/notDefined)", [""]),
     ("toUpperCase(concat(/firstName, ' ', /lastName))", ["JOHN DOE"]),
     ("padLeft(/firstName, 6)", ["__John"]),
     ("padLeft(/firstName, 6, '@')", ["@@John"]),
     ("padLeft(/firstName, 2)", ["John"]),
+    ("padLeft(/firstName, 6, '')", ["__John"]),
+    ("padRight(/firstName, 6, /missing)", ["John__"]),
     ("padRight(/firstName, 7, 'ab')", ["Johnaba"]),
     ("base64Encode(/name)", [base64.b64encode(b"John Doe").decode()]),
     ("base64Decode(base64Encode(/name))", ["John Doe"]),
+    # Base64.getDecoder(): padding optional, a malformed UTF-8 sequence is U+FFFD
+    ("base64Decode('Sm9obg')", ["John"]),
+    ("base64Decode('/w==')", ["\ufffd"]),
     ("hash(/name, 'MD5')", [hashlib.md5(b"John Doe").hexdigest()]),
     ("hash(/name, 'SHA-256')", [hashlib.sha256(b"John Doe").hexdigest()]),
     ("toBytes(/name, 'UTF-8')", [b"John Doe"]),
     ("toString(toBytes(/name, 'UTF-16'), 'UTF-16')", ["John Doe"]),
+    ("toString(base64Decode(toBytes('/w==', 'UTF-8')), 'UTF-8')", ["\ufffd"]),
     ("uuid5(/name)", [str(uuid.uuid5(uuid.UUID(int=0), "John Doe"))]),
+    (
+        "uuid5(/missing, '6ba7b810-9dad-11d1-80b4-00c04fd430c8')",
+        [str(uuid.uuid5(uuid.UUID(int=0), ""))],
+    ),
+    ("uuid5(/name, /id)", [str(uuid.uuid5(_NIL, "John Doe"))]),
     (
         "uuid5(/name, '6ba7b810-9dad-11d1-80b4-00c04fd430c8')",
         [str(uuid.uuid5(uuid.NAMESPACE_DNS, "John Doe"))],
     ),
     ("escapeJson(/mainAccount)", ['{"id":1,"balance":123.45}']),
     ("escapeJson(/name)", ['"John Doe"']),
+    # Jackson: a double as Double.toString, a timestamp as epoch milliseconds
+    ("escapeJson(arrayOf(12345678.5, 0.0001, 1))", ["[1.23456785E7,1.0E-4,1]"]),
+    ("escapeJson(toDate('2017-10-20 11:00', 'yyyy-MM-dd HH:mm', 'UTC'))", ["1508497200000"]),
     ("unescapeJson(escapeJson(/mainAccount))", [ACCOUNT_1]),
     ("format(toDate(/date, 'yyyy-MM-dd'), 'MM/dd/yyyy')", ["10/20/2017"]),
     ("format(toDate('2017-10-20 11:00', 'yyyy-MM-dd HH:mm', 'GMT+2'), 'HH:mm', 'UTC')", ["09:00"]),
@@ -427,7 +499,18 @@ def test_invalid_paths(path: str) -> None:
         compile_record_path(path)
 
 
-@pytest.mark.parametrize("path", ["mapOf('a')", "hash(/name, 'NOPE')"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "mapOf('a')",
+        "hash(/name, 'NOPE')",
+        "replaceRegex(/name, /missing, 'x')",  # Pattern.compile(null) throws
+        # Base64.getDecoder() refuses what Python's decoder would skip or misread
+        "base64Decode('Sm9obg==!!')",
+        "base64Decode('Sm9 obg==')",
+        "base64Decode('Sm9obg=')",
+    ],
+)
 def test_errors_when_evaluated(path: str) -> None:
     with pytest.raises(RecordPathError):
         _values(path)
@@ -472,6 +555,7 @@ _BATCH = pa.RecordBatch.from_pylist(
         {"name": "John Doe", "first": "John", "age": 48, "score": 1.5, "n": {"v": "a"}},
         {"name": None, "first": "Jane", "age": 17, "score": None, "n": {"v": None}},
         {"name": "  Bo ", "first": None, "age": None, "score": 9.0, "n": None},
+        {"name": "\u00a0Al\u0001", "first": "Al", "age": 3, "score": 0.5, "n": {"v": "b"}},
     ]
 )
 
@@ -484,6 +568,8 @@ _BATCH = pa.RecordBatch.from_pylist(
         ("/age[. >= 18]", True),
         ("/age[18 < .]", True),
         ("/score[. != 1.5]", True),
+        ("/score[. > 1]", True),  # falls back: NiFi truncates a fraction to order it
+        ("/score[. <= 1]", True),
         ("/name[. = 'John Doe']", True),
         ("/name[. != 'John Doe']", True),
         ("/age[. = '48']", True),  # compiled; falls back to Python for text against a number
@@ -511,3 +597,88 @@ def test_arrow_and_python_agree(path: str, vectorised: bool) -> None:
     assert arrow_values is not None
     assert python_values is not None
     assert arrow_values.to_pylist() == python_values.to_pylist()
+
+
+def test_dates_default_to_the_system_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a zone argument toDate() and format() use the system's zone, as NiFi."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        assert _values("format(0, 'yyyy-MM-dd HH:mm')") == ["1969-12-31 19:00"]
+        assert _values(
+            "format(toDate('2017-10-20 11:00', 'yyyy-MM-dd HH:mm'), 'HH:mm', 'UTC')"
+        ) == ["15:00"]
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_arrow_trim_and_concat_as_java() -> None:
+    """The Arrow forms trim as String.trim() and write a null as "null" in concat."""
+    trimmed = compile_record_path("trim(/name)")
+    joined = compile_record_path("concat(/first, ' ', /name)")
+    assert trimmed.vector is not None
+    assert joined.vector is not None
+    trim_values = trimmed.evaluate(_BATCH)
+    join_values = joined.evaluate(_BATCH)
+    assert trim_values is not None
+    assert join_values is not None
+    assert trim_values.to_pylist() == ["John Doe", "", "Bo", "\u00a0Al"]
+    expected = ["John John Doe", "Jane null", "null   Bo ", "Al \u00a0Al\x01"]
+    assert join_values.to_pylist() == expected
+
+
+_COMPARED = {
+    "id": 48,
+    "missing": None,
+    "name": "John Doe",
+    "friends": ["John", "Jane"],
+    "active": True,
+    "balance": 123.45,
+    "big": 9007199254740993,
+    "code": "10",
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        # the right side's first non-null value only
+        ("/friends[0][. = /friends[*]]", ["John"]),
+        ("/friends[1][. = /friends[*]]", []),
+        # a number and text: = compares text, != is false; equals() of other kinds is false
+        ("/id[. = '48']", [48]),
+        ("/id[. != 'abc']", []),
+        ("/id[. != 49]", [48]),
+        ("/active[. = 'true']", []),
+        ("/active[. != 'true']", [True]),
+        # ordering: both sides integral-compatible compare as longs (a fraction truncated)
+        ("/balance[. > 123]", []),
+        ("/balance[. >= 123]", [123.45]),
+        ("/balance[. > '123.4']", [123.45]),
+        ("/balance[. < '123.5']", [123.45]),
+        ("/code[. > '9']", ["10"]),
+        ("/code[. > ' 9']", []),
+        ("/name[. > 'A']", []),
+        ("/big[. = 9007199254740992]", []),
+        ("/big[. > 9007199254740992]", [9007199254740993]),
+        # NotFilter inverts the comparison: a null right side still passes nothing
+        ("/name[not(. = /missing)]", []),
+        ("/name[not(. = 'Jane')]", ["John Doe"]),
+        ("/missing[not(. = 'x')]", [None]),
+    ],
+)
+def test_comparisons_as_nifi_filters(path: str, expected: list[Any]) -> None:
+    """Comparisons as NiFi's EqualsFilter, NotEqualsFilter and NumericBinaryOperatorFilter."""
+    assert _values(path, root_of(dict(_COMPARED))) == expected
+
+
+def test_arrow_case_beyond_ascii_as_java() -> None:
+    """toUpperCase uses the full case mappings, as Java's String.toUpperCase ('ß' is 'SS')."""
+    batch = pa.RecordBatch.from_pylist([{"name": "straße"}, {"name": None}, {"name": "İ"}])
+    upper = compile_record_path("toUpperCase(/name)").evaluate(batch)
+    lower = compile_record_path("toLowerCase(/name)").evaluate(batch)
+    assert upper is not None
+    assert lower is not None
+    assert upper.to_pylist() == ["STRASSE", "", "İ"]
+    assert lower.to_pylist() == ["straße", "", "i\u0307"]
