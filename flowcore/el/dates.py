@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from flowcore.el.java_time import check_letter_count, format_java_time_field
+from flowcore.el.java_time import (
+    DAY_NAMES,
+    MONTH_NAMES,
+    check_letter_count,
+    format_java_time_field,
+    sunday_index,
+    us_week,
+)
 from flowcore.el.java_time_resolve import ParsedFields, Resolved, resolve_fields, resolves_date
 from flowcore.errors import ExpressionError
 
@@ -39,21 +46,6 @@ __all__ = [
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_SECOND = timedelta(seconds=1)
 
-MONTH_NAMES = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 """English month and day names, as Java's DateTimeFormatter writes them (Locale.US)."""
 
 # SimpleDateFormat's pattern letters; every other ASCII letter is illegal.
@@ -184,18 +176,16 @@ def _localtime_key() -> str:
         return ""
 
 
-def _sunday_index(day: date) -> int:
-    return (day.weekday() + 1) % 7
-
-
-def _us_week(day: date) -> tuple[int, int]:
-    """(week year, week of year) with weeks starting on Sunday, as Locale.US counts them."""
-    start = day - timedelta(days=_sunday_index(day))
-    if (start + timedelta(days=6)).year > day.year:
-        return day.year + 1, 1
-    jan1 = date(day.year, 1, 1)
-    first_start = jan1 - timedelta(days=_sunday_index(jan1))
-    return day.year, (start - first_start).days // 7 + 1
+def _local_wall_clock_ns(
+    text: str, year: int, month: int, day: int, hour: int, minute: int, second: int, nanos: int
+) -> int:
+    """Epoch nanoseconds of a local wall-clock time: mktime applies the process's zone and
+    its daylight-saving rules."""
+    try:
+        seconds = time.mktime((year, month, day, hour, minute, second, 0, 0, -1))
+    except (OverflowError, ValueError) as exc:
+        raise ExpressionError(f"Cannot convert '{text}' to a local time: {exc}") from None
+    return int(seconds) * 1_000_000_000 + nanos
 
 
 def _offset_minutes(moment: datetime) -> int:
@@ -430,12 +420,7 @@ class DatePattern:
             if moment.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != local:
                 raise ExpressionError(f"'{text}' does not exist in time zone {zone}")
         if parsed_zone is None and zone is None:
-            # Local wall-clock time: mktime applies the process's zone and DST rules.
-            try:
-                seconds = time.mktime((year, month, day, hour, minute, second, 0, 0, -1))
-            except (OverflowError, ValueError) as exc:
-                raise ExpressionError(f"Cannot convert '{text}' to a local time: {exc}") from None
-            return int(seconds) * 1_000_000_000 + nanos
+            return _local_wall_clock_ns(text, year, month, day, hour, minute, second, nanos)
         return (moment - _EPOCH) // _ONE_SECOND * 1_000_000_000 + nanos
 
     def parse_to_instant_ns(
@@ -474,12 +459,7 @@ class DatePattern:
             )
         parsed_zone = parsed_offset or parsed_region
         if parsed_zone is None and zone is None:
-            # Local wall-clock time: mktime applies the process's zone and DST rules.
-            try:
-                seconds = time.mktime((year, month, day, hour, minute, second, 0, 0, -1))
-            except (OverflowError, ValueError) as exc:
-                raise ExpressionError(f"Cannot convert '{text}' to a local time: {exc}") from None
-            return int(seconds) * 1_000_000_000 + nanos
+            return _local_wall_clock_ns(text, year, month, day, hour, minute, second, nanos)
         try:
             moment = datetime(year, month, day, hour, minute, second, tzinfo=parsed_zone or zone)
         except (ValueError, OverflowError) as exc:
@@ -677,7 +657,7 @@ def _format_field(field: _Field, moment: datetime) -> str:
     if letter == "y":
         return f"{moment.year % 100:02d}" if count == 2 else _pad(moment.year, count)
     if letter == "Y":
-        week_year = _us_week(moment.date())[0]
+        week_year = us_week(moment.date())[0]
         return f"{week_year % 100:02d}" if count == 2 else _pad(week_year, count)
     if letter in "ML":
         if count >= 4:
@@ -711,10 +691,10 @@ def _format_field(field: _Field, moment: datetime) -> str:
     if letter == "F":
         return _pad((moment.day - 1) // 7 + 1, count)
     if letter == "w":
-        return _pad(_us_week(moment.date())[1], count)
+        return _pad(us_week(moment.date())[1], count)
     if letter == "W":
         first = moment.date().replace(day=1)
-        return _pad((moment.day - 1 + _sunday_index(first)) // 7 + 1, count)
+        return _pad((moment.day - 1 + sunday_index(first)) // 7 + 1, count)
     if letter == "u":
         return _pad(moment.isoweekday(), count)
     if letter == "G":

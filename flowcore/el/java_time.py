@@ -15,9 +15,17 @@ from datetime import UTC, date, datetime, timedelta
 
 from flowcore.errors import ExpressionError
 
-__all__ = ["JAVA_TIME_LETTERS", "check_letter_count", "format_java_time_field"]
+__all__ = [
+    "DAY_NAMES",
+    "JAVA_TIME_LETTERS",
+    "MONTH_NAMES",
+    "check_letter_count",
+    "format_java_time_field",
+    "sunday_index",
+    "us_week",
+]
 
-_MONTHS = (
+MONTH_NAMES = (
     "January",
     "February",
     "March",
@@ -31,7 +39,7 @@ _MONTHS = (
     "November",
     "December",
 )
-_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _QUARTERS = ("1st quarter", "2nd quarter", "3rd quarter", "4th quarter")
 
 # The most letters each field takes (ofPattern's "Too many pattern letters" otherwise).
@@ -218,17 +226,17 @@ def check_letter_count(letter: str, count: int, pattern: str) -> None:
         raise ExpressionError(f"Too many pattern letters: {letter} in date pattern '{pattern}'")
 
 
-def _sunday_index(day: date) -> int:
+def sunday_index(day: date) -> int:
     return (day.weekday() + 1) % 7
 
 
-def _us_week(day: date) -> tuple[int, int]:
+def us_week(day: date) -> tuple[int, int]:
     """(week-based year, week of it) with Locale.US weeks: Sunday first, a 1-day minimum."""
-    start = day - timedelta(days=_sunday_index(day))
+    start = day - timedelta(days=sunday_index(day))
     if (start + timedelta(days=6)).year > day.year:
         return day.year + 1, 1
     jan1 = date(day.year, 1, 1)
-    first_start = jan1 - timedelta(days=_sunday_index(jan1))
+    first_start = jan1 - timedelta(days=sunday_index(jan1))
     return day.year, (start - first_start).days // 7 + 1
 
 
@@ -303,7 +311,7 @@ def format_java_time_field(
     if letter == "y":
         return _year(year if year > 0 else 1 - year, count)  # the year of the era
     if letter == "Y":
-        return _year(_us_week(moment.date())[0] + year_shift, count)
+        return _year(us_week(moment.date())[0] + year_shift, count)
     if letter == "G":
         if year > 0:
             return "AD" if count <= 3 else "Anno Domini" if count == 4 else "A"
@@ -312,7 +320,7 @@ def format_java_time_field(
         return (
             str(moment.month).zfill(count)
             if count <= 2
-            else _text(_MONTHS[moment.month - 1], count)
+            else _text(MONTH_NAMES[moment.month - 1], count)
         )
     if letter in "Qq":
         quarter = (moment.month - 1) // 3 + 1
@@ -322,9 +330,9 @@ def format_java_time_field(
             f"Q{quarter}" if count == 3 else _QUARTERS[quarter - 1] if count == 4 else str(quarter)
         )
     if (letter in "Ee" and (letter == "E" or count >= 3)) or (letter == "c" and count >= 3):
-        return _text(_DAYS[moment.weekday()], count)
+        return _text(DAY_NAMES[moment.weekday()], count)
     if letter in "ec":
-        return str(_sunday_index(moment.date()) + 1).zfill(count)
+        return str(sunday_index(moment.date()) + 1).zfill(count)
     numbers = {
         "d": moment.day,
         "D": moment.timetuple().tm_yday,
@@ -334,8 +342,8 @@ def format_java_time_field(
         "k": moment.hour or 24,
         "m": moment.minute,
         "s": moment.second,
-        "w": _us_week(moment.date())[1],
-        "W": (moment.day - 1 + _sunday_index(moment.date().replace(day=1))) // 7 + 1,
+        "w": us_week(moment.date())[1],
+        "W": (moment.day - 1 + sunday_index(moment.date().replace(day=1))) // 7 + 1,
         # Java 21's F (NiFi 2's runtime): the aligned week of the month.
         "F": (moment.day - 1) // 7 + 1,
     }

@@ -327,31 +327,44 @@ class SchemaSource:
         return schema, text
 
     def lookup(self, attributes: Mapping[str, str]) -> RegisteredSchema:
-        """The registry's schema for a FlowFile's Schema Name (NiFi's
-        SchemaNamePropertyStrategy): SchemaNotFoundError with NiFi's message otherwise."""
-        values = dict(attributes)
-        raw = self._context.get_property(SCHEMA_NAME)
-        name = raw.evaluate(values).as_str()
-        if not name.strip():
-            msg = f"{raw.as_str()} did not provide appropriate Schema Name"
-            raise SchemaNotFoundError(msg)
-        branch = self._context.get_property(SCHEMA_BRANCH).evaluate(values).as_str()
-        version_text = self._context.get_property(SCHEMA_VERSION).evaluate(values).as_str()
-        version: int | None = None
-        if version_text.strip():
-            try:
-                version = int(version_text.strip())
-            except ValueError:
-                msg = (
-                    f"Could not retrieve schema with name '{name}' because a non-numeric "
-                    f"version was supplied '{version_text}'"
-                )
-                raise SchemaNotFoundError(msg) from None
+        """The registry's schema for a FlowFile's Schema Name (``lookup_registered``)."""
         if self._registry is None:
             msg = "Could not determine the Schema Access Strategy for this service"
             raise SchemaNotFoundError(msg)
-        identifier = SchemaIdentifier(name, branch if branch.strip() else None, version)
-        return self._registry.retrieve_schema(identifier)
+        return lookup_registered(self._context, self._registry, attributes, REGISTRY_PROPERTIES)
+
+
+def lookup_registered(
+    context: ProcessContext,
+    registry: SchemaRegistry,
+    attributes: Mapping[str, str],
+    properties: tuple[PropertyDescriptor, ...],
+) -> RegisteredSchema:
+    """The registry's schema for a FlowFile's Schema Name, Branch and Version (NiFi's
+    SchemaNamePropertyStrategy); SchemaNotFoundError with NiFi's message otherwise.
+    ``properties``: the Schema Registry, Name, Version and Branch descriptors (a
+    processor such as ValidateRecord names them otherwise)."""
+    _, name_property, version_property, branch_property = properties
+    values = dict(attributes)
+    raw = context.get_property(name_property)
+    name = raw.evaluate(values).as_str()
+    if not name.strip():
+        msg = f"{raw.as_str()} did not provide appropriate Schema Name"
+        raise SchemaNotFoundError(msg)
+    branch = context.get_property(branch_property).evaluate(values).as_str()
+    version_text = context.get_property(version_property).evaluate(values).as_str()
+    version: int | None = None
+    if version_text.strip():
+        try:
+            version = int(version_text.strip())
+        except ValueError:
+            msg = (
+                f"Could not retrieve schema with name '{name}' because a non-numeric "
+                f"version was supplied '{version_text}'"
+            )
+            raise SchemaNotFoundError(msg) from None
+    identifier = SchemaIdentifier(name, branch if branch.strip() else None, version)
+    return registry.retrieve_schema(identifier)
 
 
 def schema_source(context: ProcessContext, strategy: PropertyDescriptor) -> SchemaSource:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from processors.record.schema import avro_field_name
+from processors.record.schema import avro_field_name, same_list
 
 
 def written_schema(schema: pa.Schema, avro: Any) -> tuple[pa.Schema, pa.Schema] | None:
@@ -100,11 +100,7 @@ def _written_type(
     if t.is_list(data_type) or t.is_large_list(data_type) or t.is_fixed_size_list(data_type):
         value_field = data_type.value_field
         value = value_field.with_type(_written_type(value_field.type, items, named, rename=rename))
-        if t.is_large_list(data_type):
-            return pa.large_list(value)
-        if t.is_fixed_size_list(data_type):
-            return pa.list_(value, data_type.list_size)
-        return pa.list_(value)
+        return same_list(data_type, value)
     if t.is_map(data_type):
         values = avro.get("values") if isinstance(avro, dict) else None
         item = data_type.item_field

@@ -235,15 +235,21 @@ def _avro_named(data_type: pa.DataType) -> pa.DataType:
         )
     if t.is_list(data_type) or t.is_large_list(data_type) or t.is_fixed_size_list(data_type):
         value = data_type.value_field.with_type(_avro_named(data_type.value_type))
-        if t.is_large_list(data_type):
-            return pa.large_list(value)
-        if t.is_fixed_size_list(data_type):
-            return pa.list_(value, data_type.list_size)
-        return pa.list_(value)
+        return same_list(data_type, value)
     if t.is_map(data_type):
         item = data_type.item_field.with_type(_avro_named(data_type.item_type))
         return pa.map_(data_type.key_field, item)
     return data_type
+
+
+def same_list(data_type: pa.DataType, value: pa.Field) -> pa.DataType:
+    """A list of the same kind as ``data_type`` (list, large list, fixed-size list) with
+    ``value`` as its value field."""
+    if pa.types.is_large_list(data_type):
+        return pa.large_list(value)
+    if pa.types.is_fixed_size_list(data_type):
+        return pa.list_(value, data_type.list_size)
+    return pa.list_(value)
 
 
 class _Names:

@@ -28,7 +28,7 @@ values of a column whose type differs and that Strict Type Checking does not set
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -48,13 +48,13 @@ from flowcore.processor import (
 )
 from flowcore.session import ProcessSession
 from flowcore.session.session import OpenContent
+from processors.record import _common as common
 from processors.record.api import (
     FlowFileContent,
     RecordReaderFactory,
     RecordSetWriter,
     RecordSetWriterFactory,
     SchemaError,
-    SchemaIdentifier,
     SchemaNotFoundError,
     SchemaRegistry,
     as_reader_factory,
@@ -115,36 +115,9 @@ SCHEMA_ACCESS_STRATEGY = PropertyDescriptor(
     required=True,
     allowable_values=[READER_SCHEMA, SCHEMA_NAME_PROPERTY, SCHEMA_TEXT_PROPERTY],
 )
-SCHEMA_REGISTRY = PropertyDescriptor(
-    name="Schema Registry",
-    display_name="Schema Registry",
-    description="Specifies the Controller Service to use for the Schema Registry",
-    controller_service=SchemaRegistry,
-)
-SCHEMA_NAME = PropertyDescriptor(
-    name="Schema Name",
-    display_name="Schema Name",
-    description="Specifies the name of the schema to lookup in the Schema Registry property",
-    default="${schema.name}",
-    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
-    validators=[validators.any_text],
-)
-SCHEMA_VERSION = PropertyDescriptor(
-    name="Schema Version",
-    display_name="Schema Version",
-    description="Specifies the version of the schema to lookup in the Schema Registry. If not "
-    "specified then the latest version of the schema will be retrieved.",
-    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
-    validators=[validators.positive_integer],
-)
-SCHEMA_BRANCH = PropertyDescriptor(
-    name="Schema Branch",
-    display_name="Schema Branch",
-    description="Specifies the name of the branch to use when looking up the schema in the "
-    "Schema Registry property. If the chosen Schema Registry does not support branching, "
-    "this value will be ignored.",
-    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
-    validators=[validators.any_text],
+# NiFi's ValidateRecord names its registry properties by their display names.
+SCHEMA_REGISTRY, SCHEMA_NAME, SCHEMA_VERSION, SCHEMA_BRANCH = REGISTRY_PROPERTIES = tuple(
+    replace(descriptor, name=descriptor.display_name) for descriptor in common.REGISTRY_PROPERTIES
 )
 SCHEMA_TEXT = PropertyDescriptor(
     name="Schema Text",
@@ -554,13 +527,6 @@ def _registry_schema(context: ProcessContext, flowfile: FlowFile) -> pa.Schema:
     if not isinstance(registry, SchemaRegistry):
         msg = f"'{SCHEMA_REGISTRY.label}' is not a Schema Registry"
         raise SchemaNotFoundError(msg)
-    name = context.get_property(SCHEMA_NAME).evaluate(flowfile).as_str()
-    branch = context.get_property(SCHEMA_BRANCH).evaluate(flowfile).as_str()
-    version_text = context.get_property(SCHEMA_VERSION).evaluate(flowfile).as_str().strip()
-    try:
-        version = int(version_text) if version_text else None
-    except ValueError:
-        msg = f"Schema Version '{version_text}' is not an integer"
-        raise SchemaNotFoundError(msg) from None
-    identifier = SchemaIdentifier(name, branch or None, version)
-    return registry.retrieve_schema(identifier).schema
+    return common.lookup_registered(
+        context, registry, flowfile.attributes, REGISTRY_PROPERTIES
+    ).schema
