@@ -28,6 +28,12 @@ in the same run and summed as a time:
 * raw DuckDB: one Arrow ``INSERT ... SELECT`` (plus close) of as many event rows as the
   run indexed, shaped like the flow's events, the Arrow table built beforehand.
 
+Context lines: PutFile's own file calls on one thread with no engine; the ceiling of any
+multi-process mode (``--processes``: independent nodes at once); and the GIL check, both
+schedulers on the flow without PutFile (``--no-gil-check`` skips it), which shows how
+much of the threaded scheduler's gap is left when no processor's file calls are there to
+overlap.
+
 Run: ``python -m benchmarks.bench_end_to_end [--flowfiles 100000] [--rounds 3]``.
 """
 
@@ -71,34 +77,32 @@ BATCH = 1000
 EVENTS_PER_FLOWFILE = 4
 
 
-def flow_definition(flowfiles: int, out_dir: Path) -> dict[str, Any]:
-    return {
-        "flow": {
-            "name": "bench-end-to-end",
-            "processors": {
-                "generate": {
-                    "type": "GenerateFlowFile",
-                    "properties": {"File Size": "1 KB", "Batch Size": str(BATCH)},
-                    "schedule": {"max_runs": flowfiles // BATCH},
-                },
-                "update": {
-                    "type": "UpdateAttribute",
-                    "properties": {"seen": "${filename:toUpper()}"},
-                },
-                "put": {
-                    "type": "PutFile",
-                    "properties": {
-                        "Directory": str(out_dir),
-                        "Conflict Resolution Strategy": "replace",
-                    },
-                    "auto_terminate": ["success", "failure"],
-                },
-            },
-            "connections": [
-                {"from": "generate", "relationships": ["success"], "to": "update"},
-                {"from": "update", "relationships": ["success"], "to": "put"},
-            ],
+def flow_definition(flowfiles: int, out_dir: Path, *, put: bool = True) -> dict[str, Any]:
+    """The benchmark's flow; without ``put``, UpdateAttribute's success is auto-terminated
+    (two hops, no file written by a processor: the GIL check)."""
+    processors: dict[str, Any] = {
+        "generate": {
+            "type": "GenerateFlowFile",
+            "properties": {"File Size": "1 KB", "Batch Size": str(BATCH)},
+            "schedule": {"max_runs": flowfiles // BATCH},
+        },
+        "update": {
+            "type": "UpdateAttribute",
+            "properties": {"seen": "${filename:toUpper()}"},
+        },
+    }
+    connections = [{"from": "generate", "relationships": ["success"], "to": "update"}]
+    if put:
+        processors["put"] = {
+            "type": "PutFile",
+            "properties": {"Directory": str(out_dir), "Conflict Resolution Strategy": "replace"},
+            "auto_terminate": ["success", "failure"],
         }
+        connections.append({"from": "update", "relationships": ["success"], "to": "put"})
+    else:
+        processors["update"]["auto_terminate"] = ["success"]
+    return {
+        "flow": {"name": "bench-end-to-end", "processors": processors, "connections": connections}
     }
 
 
@@ -109,11 +113,16 @@ class FlowRun:
     events: int
 
 
-def _open_node(work: Path, flowfiles: int) -> tuple[Node, Path]:
+def _open_node(work: Path, flowfiles: int, put: bool = True) -> tuple[Node, Path]:
     out_dir = work / "out"
     settings = EngineSettings.model_validate({"data_dir": work / "data", "durability": "process"})
-    node = Node.from_flow(settings, parse_flow(flow_definition(flowfiles, out_dir)), SystemClock())
+    definition = parse_flow(flow_definition(flowfiles, out_dir, put=put))
+    node = Node.from_flow(settings, definition, SystemClock())
     return node, out_dir
+
+
+def _files(out_dir: Path) -> int:
+    return sum(1 for _ in os.scandir(out_dir)) if out_dir.exists() else 0
 
 
 def _finish(node: Node, started: float) -> tuple[float, int]:
@@ -126,8 +135,8 @@ def _finish(node: Node, started: float) -> tuple[float, int]:
     return seconds + time.perf_counter() - closing, events
 
 
-def run_deterministic(work: Path, flowfiles: int) -> FlowRun:
-    node, out_dir = _open_node(work, flowfiles)
+def run_deterministic(work: Path, flowfiles: int, put: bool = True) -> FlowRun:
+    node, out_dir = _open_node(work, flowfiles, put)
     try:
         sync_disks()
         started = time.perf_counter()
@@ -135,11 +144,11 @@ def run_deterministic(work: Path, flowfiles: int) -> FlowRun:
         seconds, events = _finish(node, started)
     finally:
         node.close()
-    return FlowRun(seconds, sum(1 for _ in os.scandir(out_dir)), events)
+    return FlowRun(seconds, _files(out_dir), events)
 
 
-def run_threaded(work: Path, flowfiles: int) -> FlowRun:
-    node, out_dir = _open_node(work, flowfiles)
+def run_threaded(work: Path, flowfiles: int, put: bool = True) -> FlowRun:
+    node, out_dir = _open_node(work, flowfiles, put)
     generate = node.processors["generate"]
     runs = flowfiles // BATCH
     try:
@@ -161,7 +170,7 @@ def run_threaded(work: Path, flowfiles: int) -> FlowRun:
         seconds, events = _finish(node, started)
     finally:
         node.close()
-    return FlowRun(seconds, sum(1 for _ in os.scandir(out_dir)), events)
+    return FlowRun(seconds, _files(out_dir), events)
 
 
 def _independent_node(work: str, flowfiles: int, barrier: Any, results: Any) -> None:
@@ -385,8 +394,16 @@ def measure_limit(base: Path, flowfiles: int, events: int, rounds: int) -> Limit
 # -- main ---------------------------------------------------------------------------------
 
 
+def _without_put(run: Callable[[Path, int, bool], FlowRun]) -> Callable[[Path, int], FlowRun]:
+    return lambda work, flowfiles: run(work, flowfiles, False)
+
+
 def _best_run(
-    base: Path, flowfiles: int, rounds: int, run: Callable[[Path, int], FlowRun]
+    base: Path,
+    flowfiles: int,
+    rounds: int,
+    run: Callable[[Path, int], FlowRun],
+    expected_files: int | None = None,
 ) -> FlowRun:
     best: FlowRun | None = None
     for _ in range(rounds):
@@ -395,8 +412,9 @@ def _best_run(
             result = run(work, flowfiles)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        if result.files != flowfiles:
-            msg = f"the flow wrote {result.files} files, expected {flowfiles}"
+        expected = flowfiles if expected_files is None else expected_files
+        if result.files != expected:
+            msg = f"the flow wrote {result.files} files, expected {expected}"
             raise RuntimeError(msg)
         if best is None or result.seconds < best.seconds:
             best = result
@@ -424,6 +442,12 @@ def main(argv: list[str] | None = None) -> int:
         default=2,
         help="independent nodes run at once for the multi-process ceiling (0: skip)",
     )
+    parser.add_argument(
+        "--gil-check",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also run both schedulers on the flow without PutFile (no file calls to overlap)",
+    )
     args = parser.parse_args(argv)
     flowfiles = max(BATCH * max(1, args.processes), args.flowfiles // BATCH * BATCH)
     if args.processes > 1:  # each node's share a whole number of GenerateFlowFile runs
@@ -443,6 +467,12 @@ def main(argv: list[str] | None = None) -> int:
                 flowfiles,
                 threaded_rounds,
                 lambda work, count: run_independent(work, count, args.processes),
+            )
+        gil_check: tuple[FlowRun, FlowRun] | None = None
+        if args.gil_check and args.threaded:
+            gil_check = (
+                _best_run(base, flowfiles, args.rounds, _without_put(run_deterministic), 0),
+                _best_run(base, flowfiles, threaded_rounds, _without_put(run_threaded), 0),
             )
         limit = measure_limit(base, flowfiles, ours.events, args.rounds)
     finally:
@@ -489,6 +519,14 @@ def main(argv: list[str] | None = None) -> int:
         f"(DuckDB inserts on its own thread), which leaves {budget:.1f} us per FlowFile "
         f"at the goal for all Python work: three hops, four events, their indexing"
     )
+    if gil_check is not None:
+        alone, shared = (flowfiles / run.seconds for run in gil_check)
+        print(
+            f"  GIL check, the flow without PutFile (two hops, no file written by a processor): "
+            f"deterministic {alone:,.0f} FlowFiles/s, threaded {shared:,.0f} FlowFiles/s "
+            f"(threaded / deterministic {shared / alone:.2f}; with nothing left to overlap "
+            f"but the repositories' own calls, worker threads only hand the GIL over)"
+        )
     if independent is not None:
         rate = flowfiles / independent.seconds
         print(
