@@ -10,6 +10,7 @@ FlowFile's records alone would give, with the same ``WriteResult``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -34,12 +35,18 @@ class RenderedRecords(Protocol):
 class RenderedRows(RenderedRecords, Protocol):
     """Rendered records of which any selection, in any order, can be an output."""
 
-    def write_rows(
-        self, rows: pa.Array, sink: BinarySink, attributes: Mapping[str, str]
-    ) -> WriteResult:
-        """Write the records at positions ``rows`` (int64, in that order) as a whole
-        output, as a writer of their own would (PartitionRecord's partitions)."""
+    def reordered(self, rows: pa.Array) -> RenderedRecords:
+        """The records at positions ``rows`` (int64), in that order, each rendered as
+        here: any run of them is then an output, as a writer of their own would write it
+        (PartitionRecord's partitions, one Arrow ``take`` for all of a FlowFile's)."""
         ...
+
+
+@functools.cache
+def renders_rows(kind: type) -> bool:
+    """Whether rendered records of class ``kind`` are ``RenderedRows`` (the check of a
+    runtime protocol, which costs microseconds, made once per class)."""
+    return issubclass(kind, RenderedRows)
 
 
 @runtime_checkable

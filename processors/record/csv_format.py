@@ -805,12 +805,8 @@ class _RenderedCsv:
         self._put(data[int(offsets[start]) : int(offsets[start + length])], sink)
         return WriteResult(length, CSV_MIME_TYPE)
 
-    def write_rows(
-        self, rows: pa.Array, sink: BinarySink, attributes: Mapping[str, str]
-    ) -> WriteResult:
-        offsets, data = row_bounds(self._rows.take(rows))
-        self._put(data[int(offsets[0]) : int(offsets[-1])], sink)
-        return WriteResult(len(rows), CSV_MIME_TYPE)
+    def reordered(self, rows: pa.Array) -> _RenderedCsv:
+        return _RenderedCsv(self._rows.take(rows), self._header)
 
     def _put(self, lines: memoryview, sink: BinarySink) -> None:
         """An output: the header line (if any), then ``lines``."""

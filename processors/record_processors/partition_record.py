@@ -68,7 +68,7 @@ from processors.record.api import (
     as_reader_factory,
     as_writer_factory,
 )
-from processors.record.bulk_write import RenderedRecords, RenderedRows
+from processors.record.bulk_write import RenderedRecords, RenderedRows, renders_rows
 from processors.record.serialized import sliced, taken
 from processors.record_processors._bulk import BulkReads, CollectedBytes, poll
 from processors.record_processors._common import (
@@ -125,13 +125,17 @@ class _RowIndex:
     """0..n-1 as an Arrow array, grown as needed and sliced (no Python list per record)."""
 
     def __init__(self) -> None:
-        self._indices = pa.array([], pa.int64())
+        self._indices: pa.Array | None = None
+        """Made at the first call: most FlowFiles are grouped by one column's codes and
+        never need it (an empty Arrow array costs microseconds to make)."""
 
     def __call__(self, size: int) -> pa.Array:
-        if len(self._indices) < size:
-            ones = pa.repeat(pa.scalar(1, pa.int64()), max(size, 2 * len(self._indices)))
-            self._indices = pc.subtract(pc.cumulative_sum(ones), 1)
-        return self._indices.slice(0, size)
+        indices = self._indices
+        if indices is None or len(indices) < size:
+            grown = max(size, 0 if indices is None else 2 * len(indices))
+            ones = pa.repeat(pa.scalar(1, pa.int64()), grown)
+            indices = self._indices = pc.subtract(pc.cumulative_sum(ones), 1)
+        return indices.slice(0, size)
 
 
 @dataclass(slots=True)
@@ -306,7 +310,7 @@ class PartitionRecord(Processor):
             try:
                 schema = writers.writer_schema(reader.schema, flowfile.attributes)
                 found = reads.rendered(position, writers, schema)
-                if found is not None and isinstance(found[0], RenderedRows):
+                if found is not None and renders_rows(type(found[0])):
                     self._partition_rendered(session, flowfile, reader, found, paths, partitions)
                 else:
                     self._partition(session, flowfile, reader, writers, schema, paths, partitions)
@@ -406,13 +410,13 @@ class PartitionRecord(Processor):
             return
         [batch] = batches  # records read in bulk come as one batch
         groups, attributes = _keyed_groups(batch, paths, _RowIndex())
-        rows = pc.add(groups.order, pa.scalar(first, pa.int64()))
+        ordered = rendered.reordered(pc.add(groups.order, pa.scalar(first, pa.int64())))
         for group, key in enumerate(groups.keys):
             start, end = groups.bounds[group], groups.bounds[group + 1]
             child = session.create(flowfile)
             partition = partitions[key] = _Partition(child, attributes[group], None, None)
             sink = CollectedBytes()
-            written = rendered.write_rows(rows.slice(start, end - start), sink, child.attributes)
+            written = ordered.write(start, end - start, sink, child.attributes)
             partition.child = session.write(child, sink.content())
             partition.written = written
 

@@ -13,6 +13,7 @@ FieldValues a processor may read or update (``RecordPath.select``).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -47,6 +48,10 @@ __all__ = [
     "to_text",
     "type_name",
 ]
+
+
+_CACHED_PATHS = 256
+"""Compiled RecordPaths kept (a RecordPath and its Arrow evaluation are immutable)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,8 +185,15 @@ def _check_predicate(predicate: Expr) -> None:
 
 
 def compile_record_path(text: str) -> RecordPath:
-    """Compile ``text`` or raise ``RecordPathError`` saying why not."""
-    stripped = text.strip()
+    """Compile ``text`` or raise ``RecordPathError`` saying why not.
+
+    Compiled paths are cached, as NiFi's RecordPathCache does: a processor whose paths
+    come from Expression Language compiles them per FlowFile, mostly to the same text."""
+    return _compiled(text.strip())
+
+
+@functools.lru_cache(maxsize=_CACHED_PATHS)
+def _compiled(stripped: str) -> RecordPath:
     expr = parse(stripped)
     _check(expr)
     return RecordPath(stripped, expr, compile_vector(expr))

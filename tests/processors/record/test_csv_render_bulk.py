@@ -79,10 +79,20 @@ def test_a_run_cut_from_lines_rendered_together_is_what_a_writer_alone_writes(
     assert isinstance(rendered, RenderedRows)
     picks = data.draw(st.lists(st.integers(0, rows - 1), max_size=30)) if rows else []
     sink = io.BytesIO()
-    result = rendered.write_rows(pa.array(picks, pa.int64()), sink, {})
+    reordered = rendered.reordered(pa.array(picks, pa.int64()))
+    result = reordered.write(0, len(picks), sink, {})
     alone, expected = write_all(writers, table.take(pa.array(picks, pa.int64())))
     assert sink.getvalue() == alone, picks
     assert result == expected
+    if picks:  # a run of the reordered records is what a writer writes of them alone
+        start = data.draw(st.integers(0, len(picks) - 1))
+        length = data.draw(st.integers(0, len(picks) - start))
+        run = pa.array(picks[start : start + length], pa.int64())
+        sink = io.BytesIO()
+        result = reordered.write(start, length, sink, {})
+        alone, expected = write_all(writers, table.take(run))
+        assert sink.getvalue() == alone, (picks, start, length)
+        assert result == expected
 
 
 def test_render_bulk_declines_what_it_does_not_render_alike() -> None:

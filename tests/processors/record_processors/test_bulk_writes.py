@@ -173,13 +173,20 @@ def test_partitions_taken_from_lines_rendered_together_are_what_writers_alone_wr
     def spy(self: CSVRecordSetWriter, schema: pa.Schema, records: Any) -> Any:
         rendered = real(self, schema, records)
         if rendered is not None:
-            write_rows = rendered.write_rows
+            reordered = rendered.reordered
 
-            def counting(rows: Any, sink: Any, attributes: Any) -> Any:
-                taken.append(len(rows))
-                return write_rows(rows, sink, attributes)
+            def counting(rows: Any) -> Any:
+                ordered = reordered(rows)
+                write = ordered.write
 
-            rendered.write_rows = counting
+                def each(start: int, length: int, sink: Any, attributes: Any) -> Any:
+                    taken.append(length)
+                    return write(start, length, sink, attributes)
+
+                ordered.write = each
+                return ordered
+
+            rendered.reordered = counting
         return rendered
 
     monkeypatch.setattr(CSVRecordSetWriter, "render_bulk", spy)

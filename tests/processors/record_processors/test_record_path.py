@@ -682,3 +682,12 @@ def test_arrow_case_beyond_ascii_as_java() -> None:
     assert lower is not None
     assert upper.to_pylist() == ["STRASSE", "", "İ"]
     assert lower.to_pylist() == ["straße", "", "i\u0307"]
+
+
+def test_compiled_paths_are_cached_by_their_text_and_errors_are_not() -> None:
+    first = compile_record_path("/store")
+    assert compile_record_path("  /store ") is first  # the same text once stripped
+    assert compile_record_path("/product") is not first
+    for _ in range(2):  # a bad path raises every time, with its reason
+        with pytest.raises(RecordPathError):
+            compile_record_path("/store[")
