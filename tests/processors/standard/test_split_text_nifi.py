@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from flowcore.testing import TestRunner
 from tests.processors.standard.nifi_resources import resource
 
@@ -764,3 +766,74 @@ def test_nifi_max_fragment_size_with_trimmed_endlines(make_runner: RunnerFactory
     splits[0].assert_content_equals("header1\nheader2\nline1 longer than limit")
     splits[1].assert_content_equals("header1\nheader2\nline2\nline3")
     splits[2].assert_content_equals("header1\nheader2")
+
+
+@pytest.mark.parametrize(
+    ("content", "properties", "expected"),
+    [
+        (
+            "x\ny\nz\n",
+            {"Line Split Count": "1", "Header Line Marker Characters": "#"},
+            ["x", "y", "z"],
+        ),
+        ("a\n\r\n", {"Line Split Count": "5"}, ["a"]),
+        ("abc\nd\r\n", {"Line Split Count": "0", "Maximum Fragment Size": "5 B"}, ["abc", "d"]),
+        (
+            "aaaa\nbbbb\n",
+            {"Line Split Count": "0", "Maximum Fragment Size": "5 B"},
+            ["aaaa", "bbbb"],
+        ),
+        ("a\r\n\n", {"Line Split Count": "5"}, ["a"]),
+        (
+            "#h\nx\ny\nz\n",
+            {"Line Split Count": "1", "Header Line Marker Characters": "#"},
+            ["#h\nx", "#h\ny", "#h\nz"],
+        ),
+        (
+            "#h\r\nx\ny\n\n\n",
+            {"Line Split Count": "2", "Header Line Marker Characters": "#"},
+            ["#h\r\nx\ny", "#h"],
+        ),
+    ],
+)
+def test_documented_departures_from_nifi_split_computation(
+    make_runner: RunnerFactory, content: str, properties: dict[str, str], expected: list[str]
+) -> None:
+    """flowcore's side of the cases where NiFi's SplitText loses or misplaces data (the
+    table in docs/processors/text_and_content.md)."""
+    runner = make_runner("SplitText", properties=properties)
+    runner.enqueue(content)
+    runner.run()
+    runner.assert_transfer_count("original", 1)
+    runner.assert_transfer_count("failure", 0)
+    assert [split.text() for split in runner.get_flowfiles_for_relationship("splits")] == expected
+
+
+def test_documented_departures_from_nifi_split_attributes(make_runner: RunnerFactory) -> None:
+    """flowcore's side of the attribute differences documented for SplitText: an empty line
+    the size limit put first in a split is not counted in text.line.count (NiFi counts it:
+    1 in the last split of testMaxFragmentSizeWithTrimmedEndlines), and the one split of
+    content holding only a header has fragment.count (NiFi leaves it out)."""
+    runner = make_runner(
+        "SplitText",
+        properties={
+            "Header Line Count": "2",
+            "Line Split Count": "0",
+            "Maximum Fragment Size": "30 B",
+            "Remove Trailing Newlines": "true",
+        },
+    )
+    runner.enqueue("header1\nheader2\nline1 longer than limit\nline2\nline3\n\n\n\n\n")
+    runner.run()
+    counts = [
+        s.get_attribute("text.line.count") for s in runner.get_flowfiles_for_relationship("splits")
+    ]
+    assert counts == ["1", "2", "0"]
+    header_only = make_runner(
+        "SplitText", properties={"Line Split Count": "1", "Header Line Count": "2"}
+    )
+    header_only.enqueue("h1\nh2\n")
+    header_only.run()
+    header_only.get_flowfiles_for_relationship("splits")[0].assert_attribute_equals(
+        "fragment.count", "1"
+    )
