@@ -25,8 +25,10 @@ def line_capacity(max_size: int) -> int:
     Size: its buffer starts at 8192 chars and grows (doubling, by 1 MB at most) only while
     the grown size stays within the maximum, so a smaller maximum still allows 8192."""
     capacity = _DEMARCATOR_BUFFER
-    while (grown := min(capacity * 2, capacity + _DEMARCATOR_STEP)) <= max_size:
-        capacity = grown
+    while capacity < _DEMARCATOR_STEP and capacity * 2 <= max_size:
+        capacity *= 2
+    if capacity >= _DEMARCATOR_STEP:  # from 1 MB on it grows by 1 MB at a time
+        capacity += (max_size - capacity) // _DEMARCATOR_STEP * _DEMARCATOR_STEP
     return capacity
 
 
