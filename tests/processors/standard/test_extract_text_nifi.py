@@ -16,20 +16,20 @@ SAMPLE_STRING = "foo\r\nbar1\r\nbar2\r\nbar3\r\nhello\r\nworld\r\n"
 
 def test_nifi_processor(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testProcessor."""
-    testRunner = make_runner("ExtractText")
-    testRunner.set_property("regex.result1", "(?s)(.*)")
-    testRunner.set_property("regex.result2", "(?s).*(bar1).*")
-    testRunner.set_property("regex.result3", "(?s).*?(bar\\d).*")  # reluctant gets first
-    testRunner.set_property(
+    test_runner = make_runner("ExtractText")
+    test_runner.set_property("regex.result1", "(?s)(.*)")
+    test_runner.set_property("regex.result2", "(?s).*(bar1).*")
+    test_runner.set_property("regex.result3", "(?s).*?(bar\\d).*")  # reluctant gets first
+    test_runner.set_property(
         "regex.result4", "(?s).*?(?:bar\\d).*?(bar\\d).*?(bar3).*"
     )  # reluctant, repeated: second
-    testRunner.set_property("regex.result5", "(?s).*(bar\\d).*")  # greedy gets last
-    testRunner.set_property("regex.result6", "(?s)^(.*)$")
-    testRunner.set_property("regex.result7", "(?s)(XXX)")
-    testRunner.enqueue(SAMPLE_STRING.encode())
-    testRunner.run()
-    testRunner.assert_all_flowfiles_transferred("matched", 1)
-    out = testRunner.get_flowfiles_for_relationship("matched")[0]
+    test_runner.set_property("regex.result5", "(?s).*(bar\\d).*")  # greedy gets last
+    test_runner.set_property("regex.result6", "(?s)^(.*)$")
+    test_runner.set_property("regex.result7", "(?s)(XXX)")
+    test_runner.enqueue(SAMPLE_STRING.encode())
+    test_runner.run()
+    test_runner.assert_all_flowfiles_transferred("matched", 1)
+    out = test_runner.get_flowfiles_for_relationship("matched")[0]
     out.assert_attribute_equals("regex.result1", SAMPLE_STRING)
     out.assert_attribute_equals("regex.result2", "bar1")
     out.assert_attribute_equals("regex.result3", "bar1")
@@ -45,39 +45,39 @@ def test_nifi_processor(make_runner: RunnerFactory) -> None:
 
 def test_nifi_with_unmatched_optional_capturing_group(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testWithUnmatchedOptionalCapturingGroup."""
-    testRunner = make_runner("ExtractText")
-    testRunner.set_property("regex", "abc(def)?(g)")
-    testRunner.enqueue("abcg")
-    testRunner.run()
-    testRunner.assert_all_flowfiles_transferred("matched", 1)
-    out = testRunner.get_flowfiles_for_relationship("matched")[0]
+    test_runner = make_runner("ExtractText")
+    test_runner.set_property("regex", "abc(def)?(g)")
+    test_runner.enqueue("abcg")
+    test_runner.run()
+    test_runner.assert_all_flowfiles_transferred("matched", 1)
+    out = test_runner.get_flowfiles_for_relationship("matched")[0]
     out.assert_attribute_not_exists("regex.1")
     out.assert_attribute_equals("regex.2", "g")
-    testRunner.clear_transfer_state()
-    testRunner.enqueue("abcdefg")
-    testRunner.run()
-    out2 = testRunner.get_flowfiles_for_relationship("matched")[0]
+    test_runner.clear_transfer_state()
+    test_runner.enqueue("abcdefg")
+    test_runner.run()
+    out2 = test_runner.get_flowfiles_for_relationship("matched")[0]
     out2.assert_attribute_equals("regex.1", "def")
     out2.assert_attribute_equals("regex.2", "g")
 
 
 def test_nifi_processor_with_dotall(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testProcessorWithDotall."""
-    testRunner = make_runner("ExtractText")
-    testRunner.set_property("Enable DOTALL Mode", "true")
-    testRunner.set_property("regex.result1", "(.*)")
-    testRunner.set_property("regex.result2", ".*(bar1).*")
-    testRunner.set_property("regex.result3", ".*?(bar\\d).*")  # reluctant gets first
-    testRunner.set_property(
+    test_runner = make_runner("ExtractText")
+    test_runner.set_property("Enable DOTALL Mode", "true")
+    test_runner.set_property("regex.result1", "(.*)")
+    test_runner.set_property("regex.result2", ".*(bar1).*")
+    test_runner.set_property("regex.result3", ".*?(bar\\d).*")  # reluctant gets first
+    test_runner.set_property(
         "regex.result4", ".*?(?:bar\\d).*?(bar\\d).*"
     )  # reluctant, repeated: second
-    testRunner.set_property("regex.result5", ".*(bar\\d).*")  # greedy gets last
-    testRunner.set_property("regex.result6", "^(.*)$")
-    testRunner.set_property("regex.result7", "^(XXX)$")
-    testRunner.enqueue(SAMPLE_STRING.encode())
-    testRunner.run()
-    testRunner.assert_all_flowfiles_transferred("matched", 1)
-    out = testRunner.get_flowfiles_for_relationship("matched")[0]
+    test_runner.set_property("regex.result5", ".*(bar\\d).*")  # greedy gets last
+    test_runner.set_property("regex.result6", "^(.*)$")
+    test_runner.set_property("regex.result7", "^(XXX)$")
+    test_runner.enqueue(SAMPLE_STRING.encode())
+    test_runner.run()
+    test_runner.assert_all_flowfiles_transferred("matched", 1)
+    out = test_runner.get_flowfiles_for_relationship("matched")[0]
     out.assert_attribute_equals("regex.result1", SAMPLE_STRING)
     out.assert_attribute_equals("regex.result2", "bar1")
     out.assert_attribute_equals("regex.result3", "bar1")
@@ -89,21 +89,21 @@ def test_nifi_processor_with_dotall(make_runner: RunnerFactory) -> None:
 
 def test_nifi_processor_with_multiline(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testProcessorWithMultiline."""
-    testRunner = make_runner("ExtractText")
-    testRunner.set_property("Enable Multiline Mode", "true")
-    testRunner.set_property("regex.result1", "(.*)")
-    testRunner.set_property("regex.result2", "(bar1)")
-    testRunner.set_property("regex.result3", ".*?(bar\\d).*")
-    testRunner.set_property("regex.result4", ".*?(?:bar\\d).*?(bar\\d).*")
-    testRunner.set_property("regex.result4b", "bar\\d\\r\\n(bar\\d)")
-    testRunner.set_property("regex.result5", ".*(bar\\d).*")
-    testRunner.set_property("regex.result5b", "(?:bar\\d\\r?\\n)*(bar\\d)")
-    testRunner.set_property("regex.result6", "^(.*)$")
-    testRunner.set_property("regex.result7", "^(XXX)$")
-    testRunner.enqueue(SAMPLE_STRING.encode())
-    testRunner.run()
-    testRunner.assert_all_flowfiles_transferred("matched", 1)
-    out = testRunner.get_flowfiles_for_relationship("matched")[0]
+    test_runner = make_runner("ExtractText")
+    test_runner.set_property("Enable Multiline Mode", "true")
+    test_runner.set_property("regex.result1", "(.*)")
+    test_runner.set_property("regex.result2", "(bar1)")
+    test_runner.set_property("regex.result3", ".*?(bar\\d).*")
+    test_runner.set_property("regex.result4", ".*?(?:bar\\d).*?(bar\\d).*")
+    test_runner.set_property("regex.result4b", "bar\\d\\r\\n(bar\\d)")
+    test_runner.set_property("regex.result5", ".*(bar\\d).*")
+    test_runner.set_property("regex.result5b", "(?:bar\\d\\r?\\n)*(bar\\d)")
+    test_runner.set_property("regex.result6", "^(.*)$")
+    test_runner.set_property("regex.result7", "^(XXX)$")
+    test_runner.enqueue(SAMPLE_STRING.encode())
+    test_runner.run()
+    test_runner.assert_all_flowfiles_transferred("matched", 1)
+    out = test_runner.get_flowfiles_for_relationship("matched")[0]
     out.assert_attribute_equals("regex.result1", "foo")  # matches everything on the first line
     out.assert_attribute_equals("regex.result2", "bar1")
     out.assert_attribute_equals("regex.result3", "bar1")
@@ -117,22 +117,22 @@ def test_nifi_processor_with_multiline(make_runner: RunnerFactory) -> None:
 
 def test_nifi_processor_with_multiline_and_dotall(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testProcessorWithMultilineAndDotall."""
-    testRunner = make_runner("ExtractText")
-    testRunner.set_property("Enable Multiline Mode", "true")
-    testRunner.set_property("Enable DOTALL Mode", "true")
-    testRunner.set_property("regex.result1", "(.*)")
-    testRunner.set_property("regex.result2", "(bar1)")
-    testRunner.set_property("regex.result3", ".*?(bar\\d).*")
-    testRunner.set_property("regex.result4", ".*?(?:bar\\d).*?(bar\\d).*")
-    testRunner.set_property("regex.result4b", "bar\\d\\r\\n(bar\\d)")
-    testRunner.set_property("regex.result5", ".*(bar\\d).*")
-    testRunner.set_property("regex.result5b", "(?:bar\\d\\r?\\n)*(bar\\d)")
-    testRunner.set_property("regex.result6", "^(.*)$")
-    testRunner.set_property("regex.result7", "^(XXX)$")
-    testRunner.enqueue(SAMPLE_STRING.encode())
-    testRunner.run()
-    testRunner.assert_all_flowfiles_transferred("matched", 1)
-    out = testRunner.get_flowfiles_for_relationship("matched")[0]
+    test_runner = make_runner("ExtractText")
+    test_runner.set_property("Enable Multiline Mode", "true")
+    test_runner.set_property("Enable DOTALL Mode", "true")
+    test_runner.set_property("regex.result1", "(.*)")
+    test_runner.set_property("regex.result2", "(bar1)")
+    test_runner.set_property("regex.result3", ".*?(bar\\d).*")
+    test_runner.set_property("regex.result4", ".*?(?:bar\\d).*?(bar\\d).*")
+    test_runner.set_property("regex.result4b", "bar\\d\\r\\n(bar\\d)")
+    test_runner.set_property("regex.result5", ".*(bar\\d).*")
+    test_runner.set_property("regex.result5b", "(?:bar\\d\\r?\\n)*(bar\\d)")
+    test_runner.set_property("regex.result6", "^(.*)$")
+    test_runner.set_property("regex.result7", "^(XXX)$")
+    test_runner.enqueue(SAMPLE_STRING.encode())
+    test_runner.run()
+    test_runner.assert_all_flowfiles_transferred("matched", 1)
+    out = test_runner.get_flowfiles_for_relationship("matched")[0]
     out.assert_attribute_equals("regex.result1", SAMPLE_STRING)
     out.assert_attribute_equals("regex.result2", "bar1")
     out.assert_attribute_equals("regex.result3", "bar1")
@@ -146,20 +146,20 @@ def test_nifi_processor_with_multiline_and_dotall(make_runner: RunnerFactory) ->
 
 def test_nifi_processor_with_no_matches(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testProcessorWithNoMatches."""
-    testRunner = make_runner("ExtractText")
-    testRunner.set_property("Enable Multiline Mode", "true")
-    testRunner.set_property("Enable DOTALL Mode", "true")
-    testRunner.set_property("regex.result2", "(bar1)")
-    testRunner.set_property("regex.result3", ".*?(bar\\d).*")
-    testRunner.set_property("regex.result4", ".*?(?:bar\\d).*?(bar\\d).*")
-    testRunner.set_property("regex.result4b", "bar\\d\\r\\n(bar\\d)")
-    testRunner.set_property("regex.result5", ".*(bar\\d).*")
-    testRunner.set_property("regex.result5b", "(?:bar\\d\\r?\\n)*(bar\\d)")
-    testRunner.set_property("regex.result7", "^(XXX)$")
-    testRunner.enqueue(b"YYY")
-    testRunner.run()
-    testRunner.assert_all_flowfiles_transferred("unmatched", 1)
-    out = testRunner.get_flowfiles_for_relationship("unmatched")[0]
+    test_runner = make_runner("ExtractText")
+    test_runner.set_property("Enable Multiline Mode", "true")
+    test_runner.set_property("Enable DOTALL Mode", "true")
+    test_runner.set_property("regex.result2", "(bar1)")
+    test_runner.set_property("regex.result3", ".*?(bar\\d).*")
+    test_runner.set_property("regex.result4", ".*?(?:bar\\d).*?(bar\\d).*")
+    test_runner.set_property("regex.result4b", "bar\\d\\r\\n(bar\\d)")
+    test_runner.set_property("regex.result5", ".*(bar\\d).*")
+    test_runner.set_property("regex.result5b", "(?:bar\\d\\r?\\n)*(bar\\d)")
+    test_runner.set_property("regex.result7", "^(XXX)$")
+    test_runner.enqueue(b"YYY")
+    test_runner.run()
+    test_runner.assert_all_flowfiles_transferred("unmatched", 1)
+    out = test_runner.get_flowfiles_for_relationship("unmatched")[0]
     out.assert_attribute_equals("regex.result1", None)
     out.assert_attribute_equals("regex.result2", None)
     out.assert_attribute_equals("regex.result3", None)
@@ -173,22 +173,22 @@ def test_nifi_processor_with_no_matches(make_runner: RunnerFactory) -> None:
 
 def test_nifi_no_flow_file(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testNoFlowFile."""
-    testRunner = make_runner("ExtractText")
-    testRunner.run()
-    testRunner.assert_all_flowfiles_transferred("matched", 0)
+    test_runner = make_runner("ExtractText")
+    test_runner.run()
+    test_runner.assert_all_flowfiles_transferred("matched", 0)
 
 
 def test_nifi_match_outside_buffer(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testMatchOutsideBuffer."""
-    testRunner = make_runner("ExtractText")
-    testRunner.set_property("Maximum Buffer Size", "3 B")  # only read the first 3 chars ("foo")
+    test_runner = make_runner("ExtractText")
+    test_runner.set_property("Maximum Buffer Size", "3 B")  # only read the first 3 chars ("foo")
 
-    testRunner.set_property("regex.result1", "(foo)")
-    testRunner.set_property("regex.result2", "(world)")
-    testRunner.enqueue(SAMPLE_STRING.encode())
-    testRunner.run()
-    testRunner.assert_all_flowfiles_transferred("matched", 1)
-    out = testRunner.get_flowfiles_for_relationship("matched")[0]
+    test_runner.set_property("regex.result1", "(foo)")
+    test_runner.set_property("regex.result2", "(world)")
+    test_runner.enqueue(SAMPLE_STRING.encode())
+    test_runner.run()
+    test_runner.assert_all_flowfiles_transferred("matched", 1)
+    out = test_runner.get_flowfiles_for_relationship("matched")[0]
     out.assert_attribute_equals("regex.result1", "foo")
     out.assert_attribute_equals("regex.result2", None)  # None because outsk
 
@@ -227,10 +227,10 @@ def test_nifi_get_compile_flags(make_runner: RunnerFactory) -> None:
 
 def test_nifi_get_relation_ships(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testGetRelationShips."""
-    testRunner = make_runner("ExtractText")
-    testRunner.enqueue(b"foo")
-    testRunner.run()
-    relationships = testRunner._node.relationship_names()
+    test_runner = make_runner("ExtractText")
+    test_runner.enqueue(b"foo")
+    test_runner.run()
+    relationships = test_runner._node.relationship_names()
     assert "matched" in relationships
     assert "unmatched" in relationships
     assert len(relationships) == 2
@@ -238,101 +238,101 @@ def test_nifi_get_relation_ships(make_runner: RunnerFactory) -> None:
 
 def test_nifi_include_zero_capture_group_property(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testIncludeZeroCaptureGroupProperty."""
-    testRunner = make_runner("ExtractText")
-    attributeKey = "regex.result"
-    testRunner.set_property(attributeKey, "(?s)(.*)")
-    testRunner.enqueue(SAMPLE_STRING.encode())
-    testRunner.run()
-    testRunner.assert_all_flowfiles_transferred("matched", 1)
-    out = testRunner.get_flowfiles_for_relationship("matched")[0]
+    test_runner = make_runner("ExtractText")
+    attribute_key = "regex.result"
+    test_runner.set_property(attribute_key, "(?s)(.*)")
+    test_runner.enqueue(SAMPLE_STRING.encode())
+    test_runner.run()
+    test_runner.assert_all_flowfiles_transferred("matched", 1)
+    out = test_runner.get_flowfiles_for_relationship("matched")[0]
     # Ensure the zero capture group is in the resultant attributes
-    out.assert_attribute_exists(attributeKey + ".0")
-    out.assert_attribute_equals(attributeKey, SAMPLE_STRING)
+    out.assert_attribute_exists(attribute_key + ".0")
+    out.assert_attribute_equals(attribute_key, SAMPLE_STRING)
 
 
 def test_nifi_find_all(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testFindAll."""
-    testRunner = make_runner("ExtractText")
-    testRunner.set_property("Enable Repeating Capture Group", "true")
-    attributeKey = "regex.result"
-    testRunner.set_property(attributeKey, "(?s)(\\w+)")
-    testRunner.enqueue(b"This is my text")
-    testRunner.run()
-    testRunner.assert_all_flowfiles_transferred("matched", 1)
-    out = testRunner.get_flowfiles_for_relationship("matched")[0]
+    test_runner = make_runner("ExtractText")
+    test_runner.set_property("Enable Repeating Capture Group", "true")
+    attribute_key = "regex.result"
+    test_runner.set_property(attribute_key, "(?s)(\\w+)")
+    test_runner.enqueue(b"This is my text")
+    test_runner.run()
+    test_runner.assert_all_flowfiles_transferred("matched", 1)
+    out = test_runner.get_flowfiles_for_relationship("matched")[0]
     # Ensure the zero capture group is in the resultant attributes
-    out.assert_attribute_exists(attributeKey + ".0")
-    out.assert_attribute_exists(attributeKey + ".1")
-    out.assert_attribute_exists(attributeKey + ".2")
-    out.assert_attribute_exists(attributeKey + ".3")
-    out.assert_attribute_exists(attributeKey + ".4")
-    out.assert_attribute_equals(attributeKey, "This")
-    out.assert_attribute_equals(attributeKey + ".0", "This")
-    out.assert_attribute_equals(attributeKey + ".1", "This")
-    out.assert_attribute_equals(attributeKey + ".2", "is")
-    out.assert_attribute_equals(attributeKey + ".3", "my")
-    out.assert_attribute_equals(attributeKey + ".4", "text")
+    out.assert_attribute_exists(attribute_key + ".0")
+    out.assert_attribute_exists(attribute_key + ".1")
+    out.assert_attribute_exists(attribute_key + ".2")
+    out.assert_attribute_exists(attribute_key + ".3")
+    out.assert_attribute_exists(attribute_key + ".4")
+    out.assert_attribute_equals(attribute_key, "This")
+    out.assert_attribute_equals(attribute_key + ".0", "This")
+    out.assert_attribute_equals(attribute_key + ".1", "This")
+    out.assert_attribute_equals(attribute_key + ".2", "is")
+    out.assert_attribute_equals(attribute_key + ".3", "my")
+    out.assert_attribute_equals(attribute_key + ".4", "text")
 
 
 def test_nifi_find_all_pair(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testFindAllPair."""
-    testRunner = make_runner("ExtractText")
-    testRunner.set_property("Enable Repeating Capture Group", "true")
-    attributeKey = "regex.result"
-    testRunner.set_property(attributeKey, "(\\w+)=(\\d+)")
-    testRunner.enqueue(b"a=1,b=10,c=100")
-    testRunner.run()
-    testRunner.assert_all_flowfiles_transferred("matched", 1)
-    out = testRunner.get_flowfiles_for_relationship("matched")[0]
+    test_runner = make_runner("ExtractText")
+    test_runner.set_property("Enable Repeating Capture Group", "true")
+    attribute_key = "regex.result"
+    test_runner.set_property(attribute_key, "(\\w+)=(\\d+)")
+    test_runner.enqueue(b"a=1,b=10,c=100")
+    test_runner.run()
+    test_runner.assert_all_flowfiles_transferred("matched", 1)
+    out = test_runner.get_flowfiles_for_relationship("matched")[0]
     # Ensure the zero capture group is in the resultant attributes
-    out.assert_attribute_exists(attributeKey + ".0")
-    out.assert_attribute_exists(attributeKey + ".1")
-    out.assert_attribute_exists(attributeKey + ".2")
-    out.assert_attribute_exists(attributeKey + ".3")
-    out.assert_attribute_exists(attributeKey + ".4")
-    out.assert_attribute_exists(attributeKey + ".5")
-    out.assert_attribute_exists(attributeKey + ".6")
-    out.assert_attribute_not_exists(attributeKey + ".7")  # Ensure there's no more attributes
-    out.assert_attribute_equals(attributeKey, "a")
-    out.assert_attribute_equals(attributeKey + ".0", "a=1")
-    out.assert_attribute_equals(attributeKey + ".1", "a")
-    out.assert_attribute_equals(attributeKey + ".2", "1")
-    out.assert_attribute_equals(attributeKey + ".3", "b")
-    out.assert_attribute_equals(attributeKey + ".4", "10")
-    out.assert_attribute_equals(attributeKey + ".5", "c")
-    out.assert_attribute_equals(attributeKey + ".6", "100")
+    out.assert_attribute_exists(attribute_key + ".0")
+    out.assert_attribute_exists(attribute_key + ".1")
+    out.assert_attribute_exists(attribute_key + ".2")
+    out.assert_attribute_exists(attribute_key + ".3")
+    out.assert_attribute_exists(attribute_key + ".4")
+    out.assert_attribute_exists(attribute_key + ".5")
+    out.assert_attribute_exists(attribute_key + ".6")
+    out.assert_attribute_not_exists(attribute_key + ".7")  # Ensure there's no more attributes
+    out.assert_attribute_equals(attribute_key, "a")
+    out.assert_attribute_equals(attribute_key + ".0", "a=1")
+    out.assert_attribute_equals(attribute_key + ".1", "a")
+    out.assert_attribute_equals(attribute_key + ".2", "1")
+    out.assert_attribute_equals(attribute_key + ".3", "b")
+    out.assert_attribute_equals(attribute_key + ".4", "10")
+    out.assert_attribute_equals(attribute_key + ".5", "c")
+    out.assert_attribute_equals(attribute_key + ".6", "100")
 
 
 def test_nifi_ignore_zero_capture_group_property(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testIgnoreZeroCaptureGroupProperty."""
-    testRunner = make_runner("ExtractText")
-    testRunner.set_property("Include Capture Group 0", "false")
-    attributeKey = "regex.result"
-    testRunner.set_property(attributeKey, "(?s)(.*)")
-    testRunner.enqueue(SAMPLE_STRING.encode())
-    testRunner.run()
-    testRunner.assert_all_flowfiles_transferred("matched", 1)
-    out = testRunner.get_flowfiles_for_relationship("matched")[0]
+    test_runner = make_runner("ExtractText")
+    test_runner.set_property("Include Capture Group 0", "false")
+    attribute_key = "regex.result"
+    test_runner.set_property(attribute_key, "(?s)(.*)")
+    test_runner.enqueue(SAMPLE_STRING.encode())
+    test_runner.run()
+    test_runner.assert_all_flowfiles_transferred("matched", 1)
+    out = test_runner.get_flowfiles_for_relationship("matched")[0]
     # Ensure the zero capture group is not in the resultant attributes
-    out.assert_attribute_not_exists(attributeKey + ".0")
-    out.assert_attribute_equals(attributeKey, SAMPLE_STRING)
+    out.assert_attribute_not_exists(attribute_key + ".0")
+    out.assert_attribute_equals(attribute_key, SAMPLE_STRING)
 
 
 def test_nifi_should_allow_no_capture_groups(make_runner: RunnerFactory) -> None:
     """NiFi: TestExtractText.testShouldAllowNoCaptureGroups."""
     # Arrange
-    testRunner = make_runner("ExtractText")
-    attributeKey = "regex.result"
-    testRunner.set_property(attributeKey, "(?s).*")
+    test_runner = make_runner("ExtractText")
+    attribute_key = "regex.result"
+    test_runner.set_property(attribute_key, "(?s).*")
     # Act
-    testRunner.enqueue(SAMPLE_STRING.encode())
-    testRunner.run()
+    test_runner.enqueue(SAMPLE_STRING.encode())
+    test_runner.run()
     # Assert
-    testRunner.assert_all_flowfiles_transferred("matched", 1)
-    out = testRunner.get_flowfiles_for_relationship("matched")[0]
+    test_runner.assert_all_flowfiles_transferred("matched", 1)
+    out = test_runner.get_flowfiles_for_relationship("matched")[0]
     # There is no global capture group, so only "key.0" exists
-    out.assert_attribute_not_exists(attributeKey)
-    out.assert_attribute_equals(attributeKey + ".0", SAMPLE_STRING)
+    out.assert_attribute_not_exists(attribute_key)
+    out.assert_attribute_equals(attribute_key + ".0", SAMPLE_STRING)
 
 
 def test_nifi_should_not_allow_no_capture_groups_if_zero_disabled(
@@ -340,12 +340,12 @@ def test_nifi_should_not_allow_no_capture_groups_if_zero_disabled(
 ) -> None:
     """NiFi: TestExtractText.testShouldNotAllowNoCaptureGroupsIfZeroDisabled."""
     # Arrange
-    testRunner = make_runner("ExtractText")
-    testRunner.set_property("Include Capture Group 0", "false")
-    attributeKey = "regex.result"
-    testRunner.set_property(attributeKey, "(?s).*")
+    test_runner = make_runner("ExtractText")
+    test_runner.set_property("Include Capture Group 0", "false")
+    attribute_key = "regex.result"
+    test_runner.set_property(attribute_key, "(?s).*")
     # Act
-    testRunner.enqueue(SAMPLE_STRING.encode())
+    test_runner.enqueue(SAMPLE_STRING.encode())
     # Validation should fail because nothing will match
     with pytest.raises(AssertionError):
-        testRunner.run()
+        test_runner.run()

@@ -90,13 +90,13 @@ def test_nifi_literal_replace_with_expression_language_in_replacement_line_by_li
 def test_nifi_configuration_corner_case(make_runner: RunnerFactory) -> None:
     """NiFi: TestReplaceText.testConfigurationCornerCase."""
     runner = make_runner("ReplaceText")
-    helloText = resource("hello.txt")
+    hello_text = resource("hello.txt")
     runner.run()
-    runner.enqueue(helloText)
+    runner.enqueue(hello_text)
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
     out = runner.get_flowfiles_for_relationship("success")[0]
-    out.assert_content_equals(helloText)
+    out.assert_content_equals(hello_text)
 
 
 def test_nifi_iterative_regex_replace(make_runner: RunnerFactory) -> None:
@@ -706,9 +706,9 @@ def test_nifi_problematic_case1(make_runner: RunnerFactory) -> None:
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
     out = runner.get_flowfiles_for_relationship("success")[0]
-    outContent = out.content.decode()
-    assert outContent.startswith("abc.txt\t")
-    assert outContent.endswith("13\n")
+    out_content = out.content.decode()
+    assert out_content.startswith("abc.txt\t")
+    assert out_content.endswith("13\n")
 
 
 def test_nifi_get_existing_content(make_runner: RunnerFactory) -> None:
@@ -725,8 +725,8 @@ def test_nifi_get_existing_content(make_runner: RunnerFactory) -> None:
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
     out = runner.get_flowfiles_for_relationship("success")[0]
-    outContent = out.content.decode()
-    assert outContent == "attribute header\n\nabc.txt\n\ndata header\n\nHello\nWorld!\n\nfooter"
+    out_content = out.content.decode()
+    assert out_content == "attribute header\n\nabc.txt\n\ndata header\n\nHello\nWorld!\n\nfooter"
 
 
 def test_nifi_replace_within_curly_braces(make_runner: RunnerFactory) -> None:
@@ -746,23 +746,23 @@ def test_nifi_replace_within_curly_braces(make_runner: RunnerFactory) -> None:
 def test_nifi_default_replacement(make_runner: RunnerFactory) -> None:
     """NiFi: TestReplaceText.testDefaultReplacement."""
     runner = make_runner("ReplaceText")
-    defaultValue = "default-replacement-value"
+    default_value = "default-replacement-value"
     # leave the default regex settings
-    runner.set_property("Replacement Value", defaultValue)
+    runner.set_property("Replacement Value", default_value)
     attributes: dict[str, str] = {}
     runner.enqueue(b"original-text", attributes)
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
     out = runner.get_flowfiles_for_relationship("success")[0]
-    out.assert_content_equals(defaultValue)
+    out.assert_content_equals(default_value)
 
 
 def test_nifi_default_multiline_replacement(make_runner: RunnerFactory) -> None:
     """NiFi: TestReplaceText.testDefaultMultilineReplacement."""
     runner = make_runner("ReplaceText")
-    defaultValue = "default-replacement-value"
+    default_value = "default-replacement-value"
     # leave the default regex settings
-    runner.set_property("Replacement Value", defaultValue)
+    runner.set_property("Replacement Value", default_value)
     runner.set_property("Evaluation Mode", "Entire text")
     attributes: dict[str, str] = {}
     runner.enqueue(
@@ -772,7 +772,7 @@ def test_nifi_default_multiline_replacement(make_runner: RunnerFactory) -> None:
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
     out = runner.get_flowfiles_for_relationship("success")[0]
-    out.assert_content_equals(defaultValue)
+    out.assert_content_equals(default_value)
 
 
 def test_nifi_simple_line_by_line(make_runner: RunnerFactory) -> None:
@@ -794,12 +794,12 @@ def test_nifi_zero_byte_content_file_line_by_line(make_runner: RunnerFactory) ->
     runner.set_property("Evaluation Mode", "Line-by-Line")
     runner.set_property("Search Value", "odo")
     runner.set_property("Replacement Value", "ood")
-    zeroByteFile = b""
-    runner.enqueue(zeroByteFile)
+    zero_byte_file = b""
+    runner.enqueue(zero_byte_file)
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
     out = runner.get_flowfiles_for_relationship("success")[0]
-    out.assert_content_equals(zeroByteFile)
+    out.assert_content_equals(zero_byte_file)
 
 
 def test_nifi_prepend_simple_line_by_line(make_runner: RunnerFactory) -> None:
@@ -1228,9 +1228,9 @@ def test_nifi_problematic_case1_line_by_line(make_runner: RunnerFactory) -> None
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
     out = runner.get_flowfiles_for_relationship("success")[0]
-    outContent = out.content.decode()
-    assert outContent.startswith("abc.txt\t")
-    assert outContent.endswith("193\n") or outContent.endswith("203\r\n")
+    out_content = out.content.decode()
+    assert out_content.startswith("abc.txt\t")
+    assert out_content.endswith("193\n") or out_content.endswith("203\r\n")
 
 
 def test_nifi_get_existing_content_line_by_line(make_runner: RunnerFactory) -> None:
@@ -1247,10 +1247,10 @@ def test_nifi_get_existing_content_line_by_line(make_runner: RunnerFactory) -> N
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
     out = runner.get_flowfiles_for_relationship("success")[0]
-    outContent = out.content.decode()
-    lineContent = "attribute header\n\nabc.txt\n\ndata header\n\n"
-    expectedContent = lineContent + "Hello\n\n\nfooter\n" + lineContent + "World!\n\nfooter\n"
-    assert outContent == expectedContent
+    out_content = out.content.decode()
+    line_content = "attribute header\n\nabc.txt\n\ndata header\n\n"
+    expected_content = line_content + "Hello\n\n\nfooter\n" + line_content + "World!\n\nfooter\n"
+    assert out_content == expected_content
 
 
 def test_nifi_capturing_group_in_expression_language(make_runner: RunnerFactory) -> None:
@@ -1261,15 +1261,15 @@ def test_nifi_capturing_group_in_expression_language(make_runner: RunnerFactory)
     runner.set_property(
         "Replacement Value", "$1,$2,${ '$3':toDate('ddMMMyyyy'):format('yyyy/MM/dd') }"
     )
-    csvIn = "2006,10-01-2004,10may2004\n2007,15-05-2006,10jun2005\r\n2009,8-8-2008,10aug2008"
-    expectedCsvOut = (
+    csv_in = "2006,10-01-2004,10may2004\n2007,15-05-2006,10jun2005\r\n2009,8-8-2008,10aug2008"
+    expected_csv_out = (
         "2006,10-01-2004,2004/05/10\n2007,15-05-2006,2005/06/10\r\n2009,8-8-2008,2008/08/10"
     )
-    runner.enqueue(csvIn.encode())
+    runner.enqueue(csv_in.encode())
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
     out = runner.get_flowfiles_for_relationship("success")[0]
-    out.assert_content_equals(expectedCsvOut)
+    out.assert_content_equals(expected_csv_out)
 
 
 def test_nifi_capturing_group_in_expression_language2(make_runner: RunnerFactory) -> None:
@@ -1278,17 +1278,17 @@ def test_nifi_capturing_group_in_expression_language2(make_runner: RunnerFactory
     runner.set_property("Evaluation Mode", "Line-by-Line")
     runner.set_property("Search Value", "(.*)/(.*?).jpg")
     runner.set_property("Replacement Value", "$1/${ '$2':substring(0,1) }.png")
-    csvIn = (
+    csv_in = (
         "1,2,3,https://123.jpg,email@mydomain.com\n3,2,1,https://321.jpg,other.email@mydomain.com"
     )
-    expectedCsvOut = (
+    expected_csv_out = (
         "1,2,3,https://1.png,email@mydomain.com\n3,2,1,https://3.png,other.email@mydomain.com"
     )
-    runner.enqueue(csvIn.encode())
+    runner.enqueue(csv_in.encode())
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
     out = runner.get_flowfiles_for_relationship("success")[0]
-    out.assert_content_equals(expectedCsvOut)
+    out.assert_content_equals(expected_csv_out)
 
 
 def test_nifi_always_replace_entire_text(make_runner: RunnerFactory) -> None:
@@ -1540,8 +1540,8 @@ def test_nifi_with_invalid_expression(make_runner: RunnerFactory) -> None:
     runner.run()
     runner.assert_all_flowfiles_transferred("failure", 1)
     out = runner.get_flowfiles_for_relationship("failure")[0]
-    outContent = out.content.decode()
-    assert outContent == "hi"
+    out_content = out.content.decode()
+    assert out_content == "hi"
 
 
 def test_nifi_migrate_properties(make_runner: RunnerFactory) -> None:

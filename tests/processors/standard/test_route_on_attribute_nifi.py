@@ -34,9 +34,9 @@ def test_nifi_simple_equals(make_runner: RunnerFactory) -> None:
     runner.enqueue(b"", attributes)
     runner.run()
     runner.assert_all_flowfiles_transferred("RouteA", 1)
-    flowFiles = runner.get_flowfiles_for_relationship("RouteA")
-    flowFiles[0].assert_attribute_equals("a", "b")
-    flowFiles[0].assert_attribute_equals("RouteOnAttribute.Route", "RouteA")
+    flow_files = runner.get_flowfiles_for_relationship("RouteA")
+    flow_files[0].assert_attribute_equals("a", "b")
+    flow_files[0].assert_attribute_equals("RouteOnAttribute.Route", "RouteA")
 
 
 def test_nifi_match_all(make_runner: RunnerFactory) -> None:
@@ -57,15 +57,15 @@ def test_nifi_match_all(make_runner: RunnerFactory) -> None:
     runner.enqueue(b"")
     runner.run(4)
     match = runner.get_flowfiles_for_relationship("matched")
-    noMatch = runner.get_flowfiles_for_relationship("unmatched")
+    no_match = runner.get_flowfiles_for_relationship("unmatched")
     assert len(match) == 1
-    assert len(noMatch) == 3
-    for ff in noMatch:
+    assert len(no_match) == 3
+    for ff in no_match:
         ff.assert_attribute_equals("RouteOnAttribute.Route", "unmatched")
-    matchedAttrs = match[0].attributes
-    assert matchedAttrs.get("a") == "b"
-    assert matchedAttrs.get("b") == "a"
-    assert matchedAttrs.get("RouteOnAttribute.Route") == "matched"
+    matched_attrs = match[0].attributes
+    assert matched_attrs.get("a") == "b"
+    assert matched_attrs.get("b") == "a"
+    assert matched_attrs.get("RouteOnAttribute.Route") == "matched"
 
 
 def test_nifi_match_any(make_runner: RunnerFactory) -> None:
@@ -87,9 +87,9 @@ def test_nifi_match_any(make_runner: RunnerFactory) -> None:
     runner.enqueue(b"")
     runner.run(4)
     match = runner.get_flowfiles_for_relationship("matched")
-    noMatch = runner.get_flowfiles_for_relationship("unmatched")
+    no_match = runner.get_flowfiles_for_relationship("unmatched")
     assert len(match) == 2
-    assert len(noMatch) == 2
+    assert len(no_match) == 2
     # Get attributes for both matching FlowFiles
     attrs1 = match[0].attributes
     attrs2 = match[1].attributes

@@ -12,7 +12,7 @@ from tests.processors.standard.nifi_resources import resource
 RunnerFactory = Callable[..., TestRunner]
 
 
-def countLines(text: str) -> int:
+def count_lines(text: str) -> int:
     """Lines counted by the first kind of line separator found, as NiFi's test counts."""
     if not text:
         return 0
@@ -29,16 +29,16 @@ def test_nifi_relationships(make_runner: RunnerFactory) -> None:
     runner.set_property("Routing Strategy", "Route to 'matched' if lines matches any condition")
     runner.set_property("simple", "start")
     runner.run()
-    relationshipSet = set(runner._node.relationship_names())
-    expectedRelationships = {"matched", "unmatched", "original"}
-    assert len(relationshipSet) == len(expectedRelationships)
-    assert relationshipSet == expectedRelationships
+    relationship_set = set(runner._node.relationship_names())
+    expected_relationships = {"matched", "unmatched", "original"}
+    assert len(relationship_set) == len(expected_relationships)
+    assert relationship_set == expected_relationships
 
     runner.set_property("Routing Strategy", "Route to each matching Property Name")
-    relationshipSet = set(runner._node.relationship_names())
-    expectedRelationships = {"simple", "unmatched", "original"}
-    assert len(relationshipSet) == len(expectedRelationships)
-    assert relationshipSet == expectedRelationships
+    relationship_set = set(runner._node.relationship_names())
+    expected_relationships = {"simple", "unmatched", "original"}
+    assert len(relationship_set) == len(expected_relationships)
+    assert relationship_set == expected_relationships
 
     runner.run()
 
@@ -55,18 +55,18 @@ def test_nifi_not_text(make_runner: RunnerFactory) -> None:
     runner = make_runner("RouteText")
     runner.set_property("Matching Strategy", "Starts With")
     runner.set_property("simple", "start")
-    relationshipSet = set(runner._node.relationship_names())
-    expectedRelationships = {"simple", "unmatched", "original"}
-    assert len(relationshipSet) == len(expectedRelationships)
-    assert relationshipSet == expectedRelationships
+    relationship_set = set(runner._node.relationship_names())
+    expected_relationships = {"simple", "unmatched", "original"}
+    assert len(relationship_set) == len(expected_relationships)
+    assert relationship_set == expected_relationships
 
     binary = bytes([0xFF, 0xD8, 0xFF, 0xE0])
     runner.enqueue(binary)
     runner.run()
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outOriginal = runner.get_flowfiles_for_relationship("original")[0]
-    outOriginal.assert_content_equals(binary)
+    out_original = runner.get_flowfiles_for_relationship("original")[0]
+    out_original.assert_content_equals(binary)
 
 
 def test_nifi_invalid_regex(make_runner: RunnerFactory) -> None:
@@ -89,10 +89,10 @@ def test_nifi_simple_default_starts(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("simple", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("simple")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("simple")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_case_sensitive_starts_match(make_runner: RunnerFactory) -> None:
@@ -106,10 +106,10 @@ def test_nifi_simple_case_sensitive_starts_match(make_runner: RunnerFactory) -> 
     runner.assert_transfer_count("simple", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("simple")[0]
-    outMatched.assert_content_equals(b"start middle end")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"STart middle end\n")
+    out_matched = runner.get_flowfiles_for_relationship("simple")[0]
+    out_matched.assert_content_equals(b"start middle end")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"STart middle end\n")
 
 
 def test_nifi_simple_case_insensitive_starts_match(make_runner: RunnerFactory) -> None:
@@ -123,8 +123,8 @@ def test_nifi_simple_case_insensitive_starts_match(make_runner: RunnerFactory) -
     runner.assert_transfer_count("simple", 1)
     runner.assert_transfer_count("unmatched", 0)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("simple")[0]
-    outMatched.assert_content_equals(b"start middle end\nSTart middle end")
+    out_matched = runner.get_flowfiles_for_relationship("simple")[0]
+    out_matched.assert_content_equals(b"start middle end\nSTart middle end")
 
 
 def test_nifi_simple_default_end(make_runner: RunnerFactory) -> None:
@@ -137,10 +137,10 @@ def test_nifi_simple_default_end(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("simple", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("simple")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("simple")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_route_line_to_multiple_relationships(make_runner: RunnerFactory) -> None:
@@ -150,18 +150,18 @@ def test_nifi_route_line_to_multiple_relationships(make_runner: RunnerFactory) -
     runner.set_property("t", "t")
     runner.set_property("e", "e")
     runner.set_property("z", "z")
-    originalText = "start middle end\nnot match"
-    runner.enqueue(originalText.encode())
+    original_text = "start middle end\nnot match"
+    runner.enqueue(original_text.encode())
     runner.run()
     runner.assert_transfer_count("t", 1)
     runner.assert_transfer_count("e", 1)
     runner.assert_transfer_count("z", 0)
     runner.assert_transfer_count("unmatched", 0)
     runner.assert_transfer_count("original", 1)
-    runner.get_flowfiles_for_relationship("t")[0].assert_content_equals(originalText)
+    runner.get_flowfiles_for_relationship("t")[0].assert_content_equals(original_text)
     runner.get_flowfiles_for_relationship("e")[0].assert_content_equals("start middle end\n")
     assert not runner.get_flowfiles_for_relationship("z")
-    runner.get_flowfiles_for_relationship("original")[0].assert_content_equals(originalText)
+    runner.get_flowfiles_for_relationship("original")[0].assert_content_equals(original_text)
 
 
 def test_nifi_group_same_relationship(make_runner: RunnerFactory) -> None:
@@ -170,8 +170,8 @@ def test_nifi_group_same_relationship(make_runner: RunnerFactory) -> None:
     runner.set_property("Matching Strategy", "Contains")
     runner.set_property("Grouping Regular Expression", "(.*?),.*")
     runner.set_property("o", "o")
-    originalText = "1,hello\n2,world\n1,good-bye"
-    runner.enqueue(originalText.encode())
+    original_text = "1,hello\n2,world\n1,good-bye"
+    runner.enqueue(original_text.encode())
     runner.run()
     runner.assert_transfer_count("o", 2)
     runner.assert_transfer_count("unmatched", 0)
@@ -198,8 +198,8 @@ def test_nifi_multiple_groups_same_relationship(make_runner: RunnerFactory) -> N
     runner.set_property("Matching Strategy", "Contains")
     runner.set_property("Grouping Regular Expression", "(.*?),(.*?),.*")
     runner.set_property("o", "o")
-    originalText = "1,5,hello\n2,5,world\n1,8,good-bye\n1,5,overt"
-    runner.enqueue(originalText.encode())
+    original_text = "1,5,hello\n2,5,world\n1,8,good-bye\n1,5,overt"
+    runner.enqueue(original_text.encode())
     runner.run()
     runner.assert_transfer_count("o", 3)
     runner.assert_transfer_count("unmatched", 0)
@@ -231,16 +231,16 @@ def test_nifi_group_different_relationships(make_runner: RunnerFactory) -> None:
     runner.set_property("Matching Strategy", "Contains")
     runner.set_property("Grouping Regular Expression", "(.*?),.*")
     runner.set_property("l", "l")
-    originalText = "1,hello\n2,world\n1,good-bye\n3,ciao"
-    runner.enqueue(originalText.encode())
+    original_text = "1,hello\n2,world\n1,good-bye\n3,ciao"
+    runner.enqueue(original_text.encode())
     runner.run()
     runner.assert_transfer_count("l", 2)
     runner.assert_transfer_count("unmatched", 2)
     runner.assert_transfer_count("original", 1)
-    lFlowFiles = runner.get_flowfiles_for_relationship("l")
+    l_flow_files = runner.get_flowfiles_for_relationship("l")
     found1 = False
     found2 = False
-    for mff in lFlowFiles:
+    for mff in l_flow_files:
         if mff.get_attribute("RouteText.Group") == "1":
             mff.assert_content_equals("1,hello\n")
             found1 = True
@@ -251,10 +251,10 @@ def test_nifi_group_different_relationships(make_runner: RunnerFactory) -> None:
 
     assert found1
     assert found2
-    unmatchedFlowFiles = runner.get_flowfiles_for_relationship("unmatched")
+    unmatched_flow_files = runner.get_flowfiles_for_relationship("unmatched")
     found1 = False
     found3 = False
-    for mff in unmatchedFlowFiles:
+    for mff in unmatched_flow_files:
         if mff.get_attribute("RouteText.Group") == "1":
             mff.assert_content_equals("1,good-bye\n")
             found1 = True
@@ -277,10 +277,10 @@ def test_nifi_simple_default_contains(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("simple", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("simple")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("simple")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_contains_ignore_case(make_runner: RunnerFactory) -> None:
@@ -294,10 +294,10 @@ def test_nifi_simple_contains_ignore_case(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("simple", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("simple")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("simple")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_default_equals(make_runner: RunnerFactory) -> None:
@@ -310,10 +310,10 @@ def test_nifi_simple_default_equals(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("simple", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("simple")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("simple")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_default_match_regular_expression(make_runner: RunnerFactory) -> None:
@@ -326,10 +326,10 @@ def test_nifi_simple_default_match_regular_expression(make_runner: RunnerFactory
     runner.assert_transfer_count("simple", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("simple")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("simple")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_default_contain_regular_expression(make_runner: RunnerFactory) -> None:
@@ -342,10 +342,10 @@ def test_nifi_simple_default_contain_regular_expression(make_runner: RunnerFacto
     runner.assert_transfer_count("simple", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("simple")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("simple")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_any_starts(make_runner: RunnerFactory) -> None:
@@ -360,10 +360,10 @@ def test_nifi_simple_any_starts(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("matched", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("matched")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("matched")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_any_ends(make_runner: RunnerFactory) -> None:
@@ -378,10 +378,10 @@ def test_nifi_simple_any_ends(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("matched", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("matched")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("matched")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_any_equals(make_runner: RunnerFactory) -> None:
@@ -396,10 +396,10 @@ def test_nifi_simple_any_equals(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("matched", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("matched")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("matched")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_any_match_regular_expression(make_runner: RunnerFactory) -> None:
@@ -414,10 +414,10 @@ def test_nifi_simple_any_match_regular_expression(make_runner: RunnerFactory) ->
     runner.assert_transfer_count("matched", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("matched")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("matched")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_any_contain_regular_expression(make_runner: RunnerFactory) -> None:
@@ -432,10 +432,10 @@ def test_nifi_simple_any_contain_regular_expression(make_runner: RunnerFactory) 
     runner.assert_transfer_count("matched", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("matched")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("matched")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_all_starts(make_runner: RunnerFactory) -> None:
@@ -450,10 +450,10 @@ def test_nifi_simple_all_starts(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("matched", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("matched")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("matched")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_all_ends(make_runner: RunnerFactory) -> None:
@@ -468,10 +468,10 @@ def test_nifi_simple_all_ends(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("matched", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("matched")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("matched")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_all_equals(make_runner: RunnerFactory) -> None:
@@ -486,10 +486,10 @@ def test_nifi_simple_all_equals(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("matched", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("matched")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("matched")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_all_match_regular_expression(make_runner: RunnerFactory) -> None:
@@ -504,10 +504,10 @@ def test_nifi_simple_all_match_regular_expression(make_runner: RunnerFactory) ->
     runner.assert_transfer_count("matched", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("matched")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("matched")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_simple_all_contain_regular_expression(make_runner: RunnerFactory) -> None:
@@ -522,10 +522,10 @@ def test_nifi_simple_all_contain_regular_expression(make_runner: RunnerFactory) 
     runner.assert_transfer_count("matched", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("matched")[0]
-    outMatched.assert_content_equals(b"start middle end\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("matched")[0]
+    out_matched.assert_content_equals(b"start middle end\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_route_on_properties_starts_windows_new_line(make_runner: RunnerFactory) -> None:
@@ -538,10 +538,10 @@ def test_nifi_route_on_properties_starts_windows_new_line(make_runner: RunnerFac
     runner.assert_transfer_count("simple", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("simple")[0]
-    outMatched.assert_content_equals(b"start middle end\r\n")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("simple")[0]
+    out_matched.assert_content_equals(b"start middle end\r\n")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_route_on_properties_starts_just_carriage_return(make_runner: RunnerFactory) -> None:
@@ -554,10 +554,10 @@ def test_nifi_route_on_properties_starts_just_carriage_return(make_runner: Runne
     runner.assert_transfer_count("simple", 1)
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
-    outMatched = runner.get_flowfiles_for_relationship("simple")[0]
-    outMatched.assert_content_equals(b"start middle end\r")
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatched.assert_content_equals(b"not match")
+    out_matched = runner.get_flowfiles_for_relationship("simple")[0]
+    out_matched.assert_content_equals(b"start middle end\r")
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched.assert_content_equals(b"not match")
 
 
 def test_nifi_satisfies_expression(make_runner: RunnerFactory) -> None:
@@ -597,17 +597,17 @@ def test_nifi_json(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
     # Verify text is trimmed
-    outGreeting = runner.get_flowfiles_for_relationship("greeting")[0]
-    outGreetingString = outGreeting.content.decode()
-    assert countLines(outGreetingString) == 7
-    outAddress = runner.get_flowfiles_for_relationship("address")[0]
-    outAddressString = outAddress.content.decode()
-    assert countLines(outAddressString) == 7
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatchedString = outUnmatched.content.decode()
-    assert countLines(outUnmatchedString) == 400
-    outOriginal = runner.get_flowfiles_for_relationship("original")[0]
-    outOriginal.assert_content_equals(resource("TestJson/json-sample.json"))
+    out_greeting = runner.get_flowfiles_for_relationship("greeting")[0]
+    out_greeting_string = out_greeting.content.decode()
+    assert count_lines(out_greeting_string) == 7
+    out_address = runner.get_flowfiles_for_relationship("address")[0]
+    out_address_string = out_address.content.decode()
+    assert count_lines(out_address_string) == 7
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched_string = out_unmatched.content.decode()
+    assert count_lines(out_unmatched_string) == 400
+    out_original = runner.get_flowfiles_for_relationship("original")[0]
+    out_original.assert_content_equals(resource("TestJson/json-sample.json"))
 
 
 def test_nifi_xml(make_runner: RunnerFactory) -> None:
@@ -626,20 +626,20 @@ def test_nifi_xml(make_runner: RunnerFactory) -> None:
     runner.assert_transfer_count("unmatched", 1)
     runner.assert_transfer_count("original", 1)
     # Verify text is trimmed
-    outNode = runner.get_flowfiles_for_relationship("NodeType")[0]
-    outNodeString = outNode.content.decode()
-    assert countLines(outNodeString) == 1
-    outElement = runner.get_flowfiles_for_relationship("element")[0]
-    outElementString = outElement.content.decode()
-    assert countLines(outElementString) == 4
-    outName = runner.get_flowfiles_for_relationship("name")[0]
-    outNameString = outName.content.decode()
-    assert countLines(outNameString) == 7
-    outUnmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
-    outUnmatchedString = outUnmatched.content.decode()
-    assert countLines(outUnmatchedString) == 26
-    outOriginal = runner.get_flowfiles_for_relationship("original")[0]
-    outOriginal.assert_content_equals(resource("TestXml/XmlBundle.xsd"))
+    out_node = runner.get_flowfiles_for_relationship("NodeType")[0]
+    out_node_string = out_node.content.decode()
+    assert count_lines(out_node_string) == 1
+    out_element = runner.get_flowfiles_for_relationship("element")[0]
+    out_element_string = out_element.content.decode()
+    assert count_lines(out_element_string) == 4
+    out_name = runner.get_flowfiles_for_relationship("name")[0]
+    out_name_string = out_name.content.decode()
+    assert count_lines(out_name_string) == 7
+    out_unmatched = runner.get_flowfiles_for_relationship("unmatched")[0]
+    out_unmatched_string = out_unmatched.content.decode()
+    assert count_lines(out_unmatched_string) == 26
+    out_original = runner.get_flowfiles_for_relationship("original")[0]
+    out_original.assert_content_equals(resource("TestXml/XmlBundle.xsd"))
 
 
 def test_nifi_pattern_cache(make_runner: RunnerFactory) -> None:
@@ -647,18 +647,18 @@ def test_nifi_pattern_cache(make_runner: RunnerFactory) -> None:
     # NiFi also checks its pattern cache's size, an internal detail; the routing is checked
     runner = make_runner("RouteText")
     runner.set_property("Matching Strategy", "Matches Regular Expression")
-    simpleRelationship = "simple"
-    runner.set_property(simpleRelationship, ".*(${someValue}).*")
+    simple_relationship = "simple"
+    runner.set_property(simple_relationship, ".*(${someValue}).*")
     iterations = 2
     runner.enqueue("some text", {"someValue": "a value"})
     runner.enqueue("some other text", {"someValue": "a value"})
     runner.run(iterations)
     for i in range(0, iterations):
-        iString = str(i)
-        runner.enqueue("some text with " + iString + "in it", {"someValue": iString})
+        i_string = str(i)
+        runner.enqueue("some text with " + i_string + "in it", {"someValue": i_string})
         runner.run()
 
-    runner.assert_transfer_count(simpleRelationship, iterations)
+    runner.assert_transfer_count(simple_relationship, iterations)
     runner.assert_transfer_count("matched", 0)
     runner.assert_transfer_count("unmatched", iterations)
     runner.assert_transfer_count("original", iterations * 2)

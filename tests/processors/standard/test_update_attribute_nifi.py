@@ -62,9 +62,9 @@ def test_nifi_default(make_runner: RunnerFactory) -> None:
     runner.enqueue(b"", {"attribute.2": "old.value.2"})
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile = runner.get_flowfiles_for_relationship("success")[0]
-    flowFile.assert_attribute_equals("attribute.1", "value.1")
-    flowFile.assert_attribute_equals("attribute.2", "new.value.2")
+    flow_file = runner.get_flowfiles_for_relationship("success")[0]
+    flow_file.assert_attribute_equals("attribute.1", "value.1")
+    flow_file.assert_attribute_equals("attribute.2", "new.value.2")
 
 
 def test_nifi_set_empty_string(make_runner: RunnerFactory) -> None:
@@ -76,15 +76,15 @@ def test_nifi_set_empty_string(make_runner: RunnerFactory) -> None:
     runner.enqueue(b"")
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile1 = runner.get_flowfiles_for_relationship("success")[0]
-    assert flowFile1.get_attribute("attribute.1") == ""
+    flow_file1 = runner.get_flowfiles_for_relationship("success")[0]
+    assert flow_file1.get_attribute("attribute.1") == ""
     runner.clear_transfer_state()
     # Existing attribute to be replaced on FlowFile
     runner.enqueue(b"", {"attribute.1": "old.value.1"})
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile2 = runner.get_flowfiles_for_relationship("success")[0]
-    assert flowFile2.get_attribute("attribute.1") == ""
+    flow_file2 = runner.get_flowfiles_for_relationship("success")[0]
+    assert flow_file2.get_attribute("attribute.1") == ""
 
 
 def test_nifi_default_add_attribute(make_runner: RunnerFactory) -> None:
@@ -94,8 +94,8 @@ def test_nifi_default_add_attribute(make_runner: RunnerFactory) -> None:
     runner.enqueue(b"", {"one": "1", "two": "2"})
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile = runner.get_flowfiles_for_relationship("success")[0]
-    flowFile.assert_attribute_equals("NewAttr", "3")
+    flow_file = runner.get_flowfiles_for_relationship("success")[0]
+    flow_file.assert_attribute_equals("NewAttr", "3")
 
 
 def test_nifi_add_attribute_with_incorrect_expression(make_runner: RunnerFactory) -> None:
@@ -174,8 +174,8 @@ def test_nifi_default_boolean_as_string(make_runner: RunnerFactory) -> None:
     runner.enqueue(b"", {"a": "b"})
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile = runner.get_flowfiles_for_relationship("success")[0]
-    flowFile.assert_attribute_equals("NewAttr", "true")
+    flow_file = runner.get_flowfiles_for_relationship("success")[0]
+    flow_file.assert_attribute_equals("NewAttr", "true")
 
 
 def test_nifi_default_escape_value(make_runner: RunnerFactory) -> None:
@@ -185,8 +185,8 @@ def test_nifi_default_escape_value(make_runner: RunnerFactory) -> None:
     runner.enqueue(b"", {"a": "b"})
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile = runner.get_flowfiles_for_relationship("success")[0]
-    flowFile.assert_attribute_equals("NewAttr", "${a}")
+    flow_file = runner.get_flowfiles_for_relationship("success")[0]
+    flow_file.assert_attribute_equals("NewAttr", "${a}")
 
 
 def test_nifi_simple_delete(make_runner: RunnerFactory) -> None:
@@ -197,9 +197,9 @@ def test_nifi_simple_delete(make_runner: RunnerFactory) -> None:
 
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile = runner.get_flowfiles_for_relationship("success")[0]
-    flowFile.assert_attribute_equals("attribute.1", "value.1")
-    flowFile.assert_attribute_not_exists("attribute.2")
+    flow_file = runner.get_flowfiles_for_relationship("success")[0]
+    flow_file.assert_attribute_equals("attribute.1", "value.1")
+    flow_file.assert_attribute_not_exists("attribute.2")
 
 
 def test_nifi_regex_dot_delete(make_runner: RunnerFactory) -> None:
@@ -212,10 +212,10 @@ def test_nifi_regex_dot_delete(make_runner: RunnerFactory) -> None:
 
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile = runner.get_flowfiles_for_relationship("success")[0]
-    flowFile.assert_attribute_equals("attribute.1", "value.1")
-    flowFile.assert_attribute_not_exists("attribute.2")
-    flowFile.assert_attribute_not_exists("attributex2")
+    flow_file = runner.get_flowfiles_for_relationship("success")[0]
+    flow_file.assert_attribute_equals("attribute.1", "value.1")
+    flow_file.assert_attribute_not_exists("attribute.2")
+    flow_file.assert_attribute_not_exists("attributex2")
 
 
 def test_nifi_regex_literal_dot_delete(make_runner: RunnerFactory) -> None:
@@ -228,10 +228,10 @@ def test_nifi_regex_literal_dot_delete(make_runner: RunnerFactory) -> None:
 
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile = runner.get_flowfiles_for_relationship("success")[0]
-    flowFile.assert_attribute_equals("attribute.1", "value.1")
-    flowFile.assert_attribute_not_exists("attribute.2")
-    flowFile.assert_attribute_exists("attributex2")
+    flow_file = runner.get_flowfiles_for_relationship("success")[0]
+    flow_file.assert_attribute_equals("attribute.1", "value.1")
+    flow_file.assert_attribute_not_exists("attribute.2")
+    flow_file.assert_attribute_exists("attributex2")
 
 
 def test_nifi_regex_group_delete(make_runner: RunnerFactory) -> None:
@@ -252,13 +252,13 @@ def test_nifi_regex_group_delete(make_runner: RunnerFactory) -> None:
 
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile = runner.get_flowfiles_for_relationship("success")[0]
-    flowFile.assert_attribute_equals("attribute.1", "value.1")
-    flowFile.assert_attribute_not_exists("attribute.2")
-    flowFile.assert_attribute_exists("attribute.6")
-    flowFile.assert_attribute_not_exists("sampleSize")
-    flowFile.assert_attribute_not_exists("sample.1")
-    flowFile.assert_attribute_exists("simple.1")
+    flow_file = runner.get_flowfiles_for_relationship("success")[0]
+    flow_file.assert_attribute_equals("attribute.1", "value.1")
+    flow_file.assert_attribute_not_exists("attribute.2")
+    flow_file.assert_attribute_exists("attribute.6")
+    flow_file.assert_attribute_not_exists("sampleSize")
+    flow_file.assert_attribute_not_exists("sample.1")
+    flow_file.assert_attribute_exists("simple.1")
 
 
 def test_nifi_attribute_key(make_runner: RunnerFactory) -> None:
@@ -279,13 +279,13 @@ def test_nifi_attribute_key(make_runner: RunnerFactory) -> None:
 
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile = runner.get_flowfiles_for_relationship("success")[0]
-    flowFile.assert_attribute_equals("attribute.1", "value.1")
-    flowFile.assert_attribute_not_exists("attribute.2")
-    flowFile.assert_attribute_exists("attribute.6")
-    flowFile.assert_attribute_not_exists("sampleSize")
-    flowFile.assert_attribute_not_exists("sample.1")
-    flowFile.assert_attribute_exists("simple.1")
+    flow_file = runner.get_flowfiles_for_relationship("success")[0]
+    flow_file.assert_attribute_equals("attribute.1", "value.1")
+    flow_file.assert_attribute_not_exists("attribute.2")
+    flow_file.assert_attribute_exists("attribute.6")
+    flow_file.assert_attribute_not_exists("sampleSize")
+    flow_file.assert_attribute_not_exists("sample.1")
+    flow_file.assert_attribute_exists("simple.1")
 
 
 def test_nifi_expression_literal_delete(make_runner: RunnerFactory) -> None:
@@ -308,13 +308,13 @@ def test_nifi_expression_literal_delete(make_runner: RunnerFactory) -> None:
 
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile = runner.get_flowfiles_for_relationship("success")[0]
-    flowFile.assert_attribute_equals("attribute.1", "value.1")
-    flowFile.assert_attribute_exists("attribute.2")
-    flowFile.assert_attribute_not_exists("attribute.6")
-    flowFile.assert_attribute_exists("sampleSize")
-    flowFile.assert_attribute_exists("sample.1")
-    flowFile.assert_attribute_exists("simple.1")
+    flow_file = runner.get_flowfiles_for_relationship("success")[0]
+    flow_file.assert_attribute_equals("attribute.1", "value.1")
+    flow_file.assert_attribute_exists("attribute.2")
+    flow_file.assert_attribute_not_exists("attribute.6")
+    flow_file.assert_attribute_exists("sampleSize")
+    flow_file.assert_attribute_exists("sample.1")
+    flow_file.assert_attribute_exists("simple.1")
 
 
 def test_nifi_expression_regex_delete(make_runner: RunnerFactory) -> None:
@@ -338,13 +338,13 @@ def test_nifi_expression_regex_delete(make_runner: RunnerFactory) -> None:
 
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile = runner.get_flowfiles_for_relationship("success")[0]
-    flowFile.assert_attribute_equals("attribute.1", "value.1")
-    flowFile.assert_attribute_not_exists("attribute.2")
-    flowFile.assert_attribute_exists("attribute.6")
-    flowFile.assert_attribute_not_exists("sampleSize")
-    flowFile.assert_attribute_not_exists("sample.1")
-    flowFile.assert_attribute_exists("simple.1")
+    flow_file = runner.get_flowfiles_for_relationship("success")[0]
+    flow_file.assert_attribute_equals("attribute.1", "value.1")
+    flow_file.assert_attribute_not_exists("attribute.2")
+    flow_file.assert_attribute_exists("attribute.6")
+    flow_file.assert_attribute_not_exists("sampleSize")
+    flow_file.assert_attribute_not_exists("sample.1")
+    flow_file.assert_attribute_exists("simple.1")
 
 
 def test_nifi_attribute_list_delete(make_runner: RunnerFactory) -> None:
@@ -365,13 +365,13 @@ def test_nifi_attribute_list_delete(make_runner: RunnerFactory) -> None:
 
     runner.run()
     runner.assert_all_flowfiles_transferred("success", 1)
-    flowFile = runner.get_flowfiles_for_relationship("success")[0]
-    flowFile.assert_attribute_not_exists("attribute.1")
-    flowFile.assert_attribute_not_exists("attribute.2")
-    flowFile.assert_attribute_exists("attribute.6")
-    flowFile.assert_attribute_exists("sampleSize")
-    flowFile.assert_attribute_not_exists("sample.1")
-    flowFile.assert_attribute_not_exists("simple.1")
+    flow_file = runner.get_flowfiles_for_relationship("success")[0]
+    flow_file.assert_attribute_not_exists("attribute.1")
+    flow_file.assert_attribute_not_exists("attribute.2")
+    flow_file.assert_attribute_exists("attribute.6")
+    flow_file.assert_attribute_exists("sampleSize")
+    flow_file.assert_attribute_not_exists("sample.1")
+    flow_file.assert_attribute_not_exists("simple.1")
 
 
 def test_nifi_invalid_regex(make_runner: RunnerFactory) -> None:
