@@ -12,29 +12,51 @@ from processors.standard._charsets import java_charset
 _EOL_CHARS = "\r\n"
 _EOL = re.compile(r"\r\n|\r|\n")
 _OUT_CHUNK = 64 * 1024
+_DEMARCATOR_BUFFER = 8192
+_DEMARCATOR_STEP = 1_048_576
 
 
 class BufferOverflow(Exception):
     """A line (or the whole content) is larger than the Maximum Buffer Size."""
 
 
+def line_capacity(max_size: int) -> int:
+    """How many chars NiFi's LineDemarcator can hold for one line under a Maximum Buffer
+    Size: its buffer starts at 8192 chars and grows (doubling, by 1 MB at most) only while
+    the grown size stays within the maximum, so a smaller maximum still allows 8192."""
+    capacity = _DEMARCATOR_BUFFER
+    while capacity < _DEMARCATOR_STEP and capacity * 2 <= max_size:
+        capacity *= 2
+    if capacity >= _DEMARCATOR_STEP:  # from 1 MB on it grows by 1 MB at a time
+        capacity += (max_size - capacity) // _DEMARCATOR_STEP * _DEMARCATOR_STEP
+    return capacity
+
+
+def _java_length(text: str) -> int:
+    """The length of ``text`` in Java chars (UTF-16 code units)."""
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+
+
 def iter_text_lines(
     chunks: Iterable[bytes], charset: str, max_line: int | None = None
 ) -> Iterator[str]:
     """Decoded lines, each with its line ending ("\\n", "\\r\\n" or "\\r"), as NiFi's
-    LineDemarcator gives them. Only the current line is held; a line longer than
-    ``max_line`` bytes raises ``BufferOverflow``."""
+    LineDemarcator gives them. Only the current line is held; a line the demarcator's
+    buffer cannot hold under a Maximum Buffer Size of ``max_line`` bytes (see
+    ``line_capacity``; it counts chars, and a line not ended by "\\n" needs one char more,
+    the one read after it) raises ``BufferOverflow``."""
     codec = java_charset(charset)
     decoder = codecs.getincrementaldecoder(codec)(errors="replace")
     pending = ""
+    capacity = None if max_line is None else line_capacity(max_line)
 
-    def check(line: str) -> None:
-        if max_line is not None and len(line) * 4 > max_line:
-            size = len(line.encode(codec, errors="replace"))
-            if size > max_line:
+    def check(line: str, complete: bool = False) -> None:
+        if capacity is not None and 2 * len(line) >= capacity:
+            length = _java_length(line)
+            if length + (0 if complete and line.endswith("\n") else 1) > capacity:
                 raise BufferOverflow(
-                    f"a line of {size} bytes is larger than the Maximum Buffer Size "
-                    f"({max_line} bytes)"
+                    f"a line of {length} chars is larger than the Maximum Buffer Size "
+                    f"({max_line} bytes) allows"
                 )
 
     def split(text: str, final: bool) -> Iterator[str]:
@@ -61,10 +83,10 @@ def iter_text_lines(
             check(pending)
             continue
         for line in split(text, False):
-            check(line)
+            check(line, complete=True)
             yield line
     for line in split(decoder.decode(b"", final=True), True):
-        check(line)
+        check(line, complete=True)
         yield line
 
 

@@ -130,7 +130,10 @@ SEARCH_VALUE = PropertyDescriptor(
     description="The Search Value to search for in the FlowFile content. Only used for "
     "'Literal Replace' and 'Regex Replace' matching strategies",
     default=DEFAULT_REGEX,
-    required=True,
+    # Required in NiFi, but only checked with the strategies that use it (its dependsOn),
+    # and there only as custom_validate checks it: flowcore's required check would refuse
+    # the empty string under Append, where NiFi accepts it.
+    required=False,
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 REPLACEMENT_VALUE = PropertyDescriptor(

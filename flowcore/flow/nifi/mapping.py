@@ -122,7 +122,8 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         ignored={
             "Store State": "Do not store state",
             "Stateful Variables Initial Value": ANY,
-            "canonical-value-lookup-cache-size": ANY,
+            "canonical-value-lookup-cache-size": ANY,  # NiFi 1's name
+            "Cache Value Lookup Cache Size": ANY,
         },
     ),
     _processor("RouteOnAttribute"),

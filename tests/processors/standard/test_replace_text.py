@@ -240,15 +240,16 @@ def test_line_too_large_goes_to_failure(make_runner: RunnerFactory) -> None:
     runner = make_runner(
         "ReplaceText", properties=_p(search="[123]", replacement="${abc}", buffer="10 B")
     )
-    runner.enqueue("short\n" + "x" * 50 + "\nend", {"abc": "Good"})
-    runner.enqueue("1 fits\n2 fits", {"abc": "Good"})
+    # NiFi's line buffer holds 8192 chars under any smaller Maximum Buffer Size
+    runner.enqueue("short\n" + "x" * 8192 + "\nend", {"abc": "Good"})
+    runner.enqueue("1 fits\n2 fits" + "x" * 8000, {"abc": "Good"})
     runner.run(2)
     runner.assert_transfer_count("failure", 1)
     runner.get_flowfiles_for_relationship("failure")[0].assert_content_equals(
-        "short\n" + "x" * 50 + "\nend"
+        "short\n" + "x" * 8192 + "\nend"
     )
     runner.get_flowfiles_for_relationship("success")[0].assert_content_equals(
-        "Good fits\nGood fits"
+        "Good fits\nGood fits" + "x" * 8000
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from processors.standard._text import BufferOverflow, iter_text_lines
+from processors.standard._text import BufferOverflow, iter_text_lines, line_capacity
 
 TEXT = "a\r\nbb\rccc\n\r\n\rdddd"
 EXPECTED = ["a\r\n", "bb\r", "ccc\n", "\r\n", "\r", "dddd"]
@@ -24,9 +24,24 @@ def test_multibyte_characters_split_across_chunks() -> None:
 
 
 def test_a_line_over_the_limit_raises() -> None:
-    with pytest.raises(BufferOverflow):
-        list(iter_text_lines([b"short\n", b"x" * 40, b"x" * 40, b"\n"], "utf-8", 50))
-    assert list(iter_text_lines([b"short\n", b"x" * 40, b"\n"], "utf-8", 50)) == [
+    """NiFi's LineDemarcator holds 8192 chars under any smaller limit; a line needs one
+    char more unless it ends with "\\n" (the char read after it)."""
+    full = "x" * 8191
+    assert list(iter_text_lines([b"short\n", full.encode(), b"\n"], "utf-8", 50)) == [
         "short\n",
-        "x" * 40 + "\n",
+        full + "\n",
     ]
+    assert list(iter_text_lines([b"a\n", full.encode()], "utf-8", 50)) == ["a\n", full]
+    for tail in (b"x\n", b"x", b"\ry", b"\r\n"):
+        with pytest.raises(BufferOverflow):
+            list(iter_text_lines([b"short\n", full.encode(), tail], "utf-8", 50))
+    with pytest.raises(BufferOverflow):  # chars, counted in Java's UTF-16 units
+        list(iter_text_lines([("x" * 8190 + "\U0001f600\n").encode()], "utf-8", 50))
+
+
+@pytest.mark.parametrize(
+    ("limit", "capacity"),
+    [(1, 8192), (16_383, 8192), (16_384, 16_384), (2_097_152, 2_097_152), (3_000_000, 2_097_152)],
+)
+def test_line_capacity_grows_as_the_demarcator_buffer(limit: int, capacity: int) -> None:
+    assert line_capacity(limit) == capacity
