@@ -7,6 +7,7 @@ pyarrow). Rows are gathered into Arrow batches of bounded size.
 
 from __future__ import annotations
 
+import io
 import json
 import lzma
 import zlib
@@ -46,6 +47,13 @@ from processors.record.schema import (
     conform,
     writer_avro_schema,
 )
+from processors.record.schema_write import (
+    STRATEGIES,
+    attributed,
+    schema_attributes,
+    schema_write_strategy,
+    write_strategy_problems,
+)
 
 AVRO_MIME_TYPE = "application/avro-binary"
 _MAGIC = b"Obj\x01"
@@ -66,6 +74,15 @@ COMPRESSION = PropertyDescriptor(
     required=True,
     allowable_values=[AllowableValue(v) for v in ("BZIP2", "DEFLATE", "NONE", "SNAPPY", "LZO")],
 )
+AVRO_EMBEDDED = AllowableValue(
+    "avro-embedded",
+    "Embed Avro Schema",
+    "The FlowFile will have the Avro schema embedded into the content, as is typical with Avro",
+)
+WRITE_STRATEGY = schema_write_strategy([AVRO_EMBEDDED, *STRATEGIES], AVRO_EMBEDDED.value)
+"""NiFi's AvroRecordSetWriter: the schema embedded (a container file) by default; with any
+other value the records are bare datums one after another, the schema told (or not) by
+attributes."""
 _CODECS = {"NONE": "null", "DEFLATE": "deflate", "BZIP2": "bzip2", "SNAPPY": "snappy", "LZO": "xz"}
 """fastavro's codec per Compression Format. NiFi writes ``LZO`` with Avro's xz codec (Avro
 has no LZO), and so does flowcore. Reading takes every codec Avro defines: null,
@@ -260,18 +277,45 @@ class AvroRecordSetWriter(ControllerService):
         WRITER_STRATEGY,
         *common.REGISTRY_PROPERTIES,
         common.SCHEMA_TEXT,
+        WRITE_STRATEGY,
         COMPRESSION,
     )
 
     mime_type = AVRO_MIME_TYPE
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
-        return common.schema_access_problems(context, WRITER_STRATEGY)
+        problems = [
+            *common.schema_access_problems(context, WRITER_STRATEGY),
+            *write_strategy_problems(context, WRITE_STRATEGY),
+        ]
+        strategy = context.get_property(WRITE_STRATEGY).as_str()
+        compression = context.get_property(COMPRESSION).as_str()
+        if strategy not in (
+            AVRO_EMBEDDED.value,
+            AVRO_EMBEDDED.display_name,
+        ) and compression not in (
+            "NONE",
+            None,
+        ):
+            problems.append(
+                ValidationResult(
+                    COMPRESSION.label,
+                    False,
+                    compression,
+                    "Avro compression codecs are stored in the header of the Avro file and "
+                    "therefore requires the header to be embedded into the content.",
+                )
+            )
+        return problems
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
+        problems = self.custom_validate(context)
+        if problems:
+            raise ConfigurationError(str(problems[0]))
         self.schema_source = common.schema_source(context, WRITER_STRATEGY)
         self.codec = _CODECS[common.choice(context, COMPRESSION)]
+        self.write_strategy = common.choice(context, WRITE_STRATEGY)
 
     def writer_schema(self, read_schema: pa.Schema, attributes: Mapping[str, str]) -> pa.Schema:
         given = self.schema_source.resolve(attributes)
@@ -286,18 +330,26 @@ class AvroRecordSetWriter(ControllerService):
             parsed = fastavro.parse_schema(avro)
         except (SchemaError, fastavro.schema.SchemaParseException) as exc:
             raise RecordWriteError(f"no Avro schema for the records: {exc}") from None
-        return _AvroWriter(schema, avro, parsed, sink, self.codec)
+        if self.write_strategy == AVRO_EMBEDDED.value:
+            return _AvroWriter(schema, avro, parsed, sink, self.codec)
+        extra = schema_attributes(self.write_strategy, schema, given)
+        return attributed(_AvroWriter(schema, avro, parsed, sink, None), extra)
 
 
 class _AvroWriter(common.CountingWriter):
     MIME_TYPE = AVRO_MIME_TYPE
 
     def __init__(
-        self, schema: pa.Schema, avro: Any, parsed: Any, sink: BinarySink, codec: str
+        self, schema: pa.Schema, avro: Any, parsed: Any, sink: BinarySink, codec: str | None
     ) -> None:
+        """``codec`` None: bare datums, no container (the schema not embedded)."""
         self._schema = schema
         self._sink = CountingSink(sink)
-        self._writer = fastavro.write.Writer(cast(IO[bytes], self._sink), parsed, codec=codec)
+        self._writer: fastavro.write.Writer | _BareDatums = (
+            fastavro.write.Writer(cast(IO[bytes], self._sink), parsed, codec=codec)
+            if codec is not None
+            else _BareDatums(self._sink, parsed)
+        )
         self._written = written_schema(schema, avro)
         self._aliases = [a for a in aliases(avro) if a[0] in schema.names]
         self._defaults = defaults(avro)
@@ -344,3 +396,27 @@ class _AvroWriter(common.CountingWriter):
 
     def abort(self) -> None:
         self._done = True
+
+
+class _BareDatums:
+    """Records as bare Avro datums one after another, no header, as NiFi's Avro writer
+    writes them when the schema is not embedded (``WriteAvroResultWithExternalSchema``);
+    an AvroReader given the schema reads them back."""
+
+    _FLUSH_AT = 1 << 16
+
+    def __init__(self, sink: CountingSink, parsed: Any) -> None:
+        self._sink = sink
+        self._parsed = parsed
+        self._buffer = io.BytesIO()
+
+    def write(self, record: Any) -> None:
+        fastavro.schemaless_writer(self._buffer, self._parsed, record)
+        if self._buffer.tell() >= self._FLUSH_AT:
+            self.flush()
+
+    def flush(self) -> None:
+        data = self._buffer.getvalue()
+        if data:
+            self._sink.write(data)
+            self._buffer = io.BytesIO()

@@ -319,7 +319,7 @@ def _try_parse(
             convert_options=convert,
         )
         if service.trim:  # Boolean columns were parsed as text: converted once trimmed
-            for index, field in enumerate(schema):
+            for field in schema:
                 if pa.types.is_boolean(field.type) and field.name in table.schema.names:
                     where = table.schema.get_field_index(field.name)
                     column = as_booleans(table.column(where), trim=True)

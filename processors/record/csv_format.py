@@ -55,6 +55,12 @@ from processors.record.csv_minimal import (
 )
 from processors.record.nested_text import is_nested, nested_text
 from processors.record.schema import conform
+from processors.record.schema_write import (
+    SCHEMA_WRITE_STRATEGY,
+    attributed,
+    schema_attributes,
+    write_strategy_problems,
+)
 from processors.record.temporal_text import is_date_time
 
 CSV_MIME_TYPE = "text/csv"
@@ -759,6 +765,7 @@ class CSVRecordSetWriter(ControllerService):
         WRITER_STRATEGY,
         *common.REGISTRY_PROPERTIES,
         common.SCHEMA_TEXT,
+        SCHEMA_WRITE_STRATEGY,
         common.WRITER_DATE_FORMAT,
         common.WRITER_TIME_FORMAT,
         common.WRITER_TIMESTAMP_FORMAT,
@@ -774,11 +781,18 @@ class CSVRecordSetWriter(ControllerService):
     mime_type = CSV_MIME_TYPE
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
-        return common.schema_access_problems(context, WRITER_STRATEGY)
+        return [
+            *common.schema_access_problems(context, WRITER_STRATEGY),
+            *write_strategy_problems(context, SCHEMA_WRITE_STRATEGY),
+        ]
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
+        problems = write_strategy_problems(context, SCHEMA_WRITE_STRATEGY)
+        if problems:
+            raise ConfigurationError(str(problems[0]))
         self.schema_source = common.schema_source(context, WRITER_STRATEGY)
+        self.write_strategy = common.choice(context, SCHEMA_WRITE_STRATEGY)
         self.include_header = context.get_property(INCLUDE_HEADER).as_bool()
         self._context = context
         self.separator_expression = "${" in context.get_property(VALUE_SEPARATOR).as_str()
@@ -836,7 +850,13 @@ class CSVRecordSetWriter(ControllerService):
         if rows is None:
             return None
         header = quoting.header(schema.names, self.delimiter, self.eol)
-        return _RenderedCsv(rows, header if self.include_header else b"")
+        return _RenderedCsv(self, schema, rows, header if self.include_header else b"")
+
+    def output_attributes(self, schema: pa.Schema, attributes: Mapping[str, str]) -> dict[str, str]:
+        """The attributes the Schema Write Strategy adds to an output."""
+        return schema_attributes(
+            self.write_strategy, schema, self.schema_source.resolve(attributes)
+        )
 
     def create_writer(
         self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
@@ -847,14 +867,19 @@ class CSVRecordSetWriter(ControllerService):
                 self._context.get_property(VALUE_SEPARATOR).evaluate(dict(attributes)).as_str()
             )
             delimiter = value if len(value) == 1 else ","
-        return _CSVWriter(self, schema, sink, delimiter)
+        extra = self.output_attributes(schema, attributes)
+        return attributed(_CSVWriter(self, schema, sink, delimiter), extra)
 
 
 class _RenderedCsv:
     """Lines rendered by ``CSVRecordSetWriter.render_bulk``; a run of them, after the
     header line, is an output."""
 
-    def __init__(self, rows: pa.Array, header: bytes) -> None:
+    def __init__(
+        self, service: CSVRecordSetWriter, schema: pa.Schema, rows: pa.Array, header: bytes
+    ) -> None:
+        self._service = service
+        self._schema = schema
         self._rows = rows
         self._offsets, self._data = row_bounds(rows)
         self._header = header
@@ -864,14 +889,16 @@ class _RenderedCsv:
     ) -> WriteResult:
         offsets, data = self._offsets, self._data
         self._put(data[int(offsets[start]) : int(offsets[start + length])], sink)
-        return WriteResult(length, CSV_MIME_TYPE)
+        extra = self._service.output_attributes(self._schema, attributes)
+        return WriteResult(length, CSV_MIME_TYPE, extra)
 
     def write_rows(
         self, rows: pa.Array, sink: BinarySink, attributes: Mapping[str, str]
     ) -> WriteResult:
         offsets, data = row_bounds(self._rows.take(rows))
         self._put(data[int(offsets[0]) : int(offsets[-1])], sink)
-        return WriteResult(len(rows), CSV_MIME_TYPE)
+        extra = self._service.output_attributes(self._schema, attributes)
+        return WriteResult(len(rows), CSV_MIME_TYPE, extra)
 
     def _put(self, lines: memoryview, sink: BinarySink) -> None:
         """An output: the header line (if any), then ``lines``."""

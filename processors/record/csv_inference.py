@@ -12,10 +12,10 @@ The kinds, per value (NiFi's ``SchemaInferenceUtil`` with the choices of
 docs/records.md): a whole number within ``long`` is an integer; a number NiFi parses
 (``NumberUtils.isParsable``: no exponent, sign other than a leading minus, trailing point
 or hexadecimal prefix) with a fraction is a double; ``true`` or ``false`` in any case is
-a Boolean; a null (the Null String, or an unquoted empty value) says nothing; anything
-else is text. Per column: integers with doubles are doubles, unless one is as large as
-2^63 (text, its digits kept, as a small content's column); any other mix is text; a
-column with no value at all is text.
+a Boolean (with Trim Fields, once trimmed); a null (the Null String, or an unquoted empty
+value) says nothing; anything else is text. Per column: integers with doubles are
+doubles, unless one is as large as 2^63 (text, its digits kept, as a small content's
+column); any other mix is text; a column with no value at all is text.
 """
 
 from __future__ import annotations
@@ -108,9 +108,7 @@ def as_booleans(values: pa.Array | pa.ChunkedArray, *, trim: bool) -> pa.Array |
     known = pc.is_in(lower, _BOOLEANS)
     if not _all(pc.or_(known, pc.is_null(values))):
         bad = pc.filter(values, pc.invert(pc.fill_null(known, True)))[0].as_py()
-        msg = (
-            f"Cannot convert value [{bad}] of type class java.lang.String to Boolean"
-        )
+        msg = f"Cannot convert value [{bad}] of type class java.lang.String to Boolean"
         raise ValueError(msg)
     return pc.equal(lower, "true")
 

@@ -73,7 +73,9 @@ def test_a_streamed_content_infers_a_boolean_with_blanks(
 ) -> None:
     monkeypatch.setattr(csv_format, "_BLOCK", 64)
     reader = enable(CSVReader, **{"Treat First Line as Header": "true"})
-    content = b"flag,n\n" + b"".join(b" %s ,%d\n" % (b"true" if i % 3 else b"false", i) for i in range(200))
+    content = b"flag,n\n" + b"".join(
+        b" %s ,%d\n" % (b"true" if i % 3 else b"false", i) for i in range(200)
+    )
     table = read_all(reader, content)
     assert table.schema.field("flag").type == pa.bool_()
     assert table.column("flag").to_pylist()[:4] == [False, True, True, False]
