@@ -7,6 +7,7 @@ pyarrow). Rows are gathered into Arrow batches of bounded size.
 
 from __future__ import annotations
 
+import io
 import json
 import lzma
 import zlib
@@ -39,12 +40,28 @@ from processors.record.api import (
     SchemaError,
     WriteResult,
 )
+from processors.record.avro_union import (
+    build_array,
+    choice_of,
+    converted,
+    has_union,
+    java_class,
+    rows_of,
+)
 from processors.record.avro_write import aliases, as_written, by_alias, defaults, written_schema
 from processors.record.schema import (
     AVRO_SCHEMA_METADATA,
     avro_to_arrow,
     conform,
+    union_branches,
     writer_avro_schema,
+)
+from processors.record.schema_write import (
+    STRATEGIES,
+    attributed,
+    schema_attributes,
+    schema_write_strategy,
+    write_strategy_problems,
 )
 
 AVRO_MIME_TYPE = "application/avro-binary"
@@ -66,6 +83,15 @@ COMPRESSION = PropertyDescriptor(
     required=True,
     allowable_values=[AllowableValue(v) for v in ("BZIP2", "DEFLATE", "NONE", "SNAPPY", "LZO")],
 )
+AVRO_EMBEDDED = AllowableValue(
+    "avro-embedded",
+    "Embed Avro Schema",
+    "The FlowFile will have the Avro schema embedded into the content, as is typical with Avro",
+)
+WRITE_STRATEGY = schema_write_strategy([AVRO_EMBEDDED, *STRATEGIES], AVRO_EMBEDDED.value)
+"""NiFi's AvroRecordSetWriter: the schema embedded (a container file) by default; with any
+other value the records are bare datums one after another, the schema told (or not) by
+attributes."""
 _CODECS = {"NONE": "null", "DEFLATE": "deflate", "BZIP2": "bzip2", "SNAPPY": "snappy", "LZO": "xz"}
 """fastavro's codec per Compression Format. NiFi writes ``LZO`` with Avro's xz codec (Avro
 has no LZO), and so does flowcore. Reading takes every codec Avro defines: null,
@@ -151,9 +177,19 @@ def _with_avro_text(schema: pa.Schema, text: str) -> pa.Schema:
     return schema.with_metadata({AVRO_SCHEMA_METADATA: text.encode()})
 
 
+_UNION_RECORDS_NAMED: dict[str, Any] = {
+    "return_record_name": True,
+    "return_record_name_override": True,
+}
+"""A record of a union of several records decodes as (its name, its fields), which tells
+its branch (``avro_union``); any other record as its fields."""
+
+
 def _bare_datums(stream: ChunkInput, schema: Any) -> Iterator[Any]:
     while stream.peek_bytes(1):
-        yield fastavro.schemaless_reader(cast(IO[bytes], stream), schema, None)
+        yield fastavro.schemaless_reader(
+            cast(IO[bytes], stream), schema, None, **_UNION_RECORDS_NAMED
+        )
 
 
 def _block_records(blocks: Any, writer: Any, reader: Any) -> Iterator[Any]:
@@ -161,7 +197,7 @@ def _block_records(blocks: Any, writer: Any, reader: Any) -> Iterator[Any]:
     for block in blocks:
         data = block.bytes_
         for _ in range(block.num_records):
-            yield fastavro.schemaless_reader(data, writer, reader)
+            yield fastavro.schemaless_reader(data, writer, reader, **_UNION_RECORDS_NAMED)
 
 
 _RAW_LOGICAL_TYPES = frozenset(
@@ -213,6 +249,7 @@ class _AvroRecordReader:
         self._text = text
         self._source = source
         self._rows = batch_rows
+        self._unions = any(has_union(f.type) for f in schema)
 
     @property
     def schema(self) -> pa.Schema:
@@ -243,8 +280,13 @@ class _AvroRecordReader:
 
     def _batch(self, rows: list[Any], end: int) -> pa.RecordBatch:
         try:
+            if self._unions:
+                columns = [
+                    build_array([row.get(f.name) for row in rows], f.type) for f in self._schema
+                ]
+                return pa.RecordBatch.from_arrays(columns, schema=self._schema)
             return common.batch_of_rows(rows, self._schema)  # {} records too
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, ValueError) as exc:
             position = f"records {end - len(rows)} to {end - 1}"
             raise MalformedRecordError(self._source, position, str(exc)) from None
 
@@ -260,18 +302,45 @@ class AvroRecordSetWriter(ControllerService):
         WRITER_STRATEGY,
         *common.REGISTRY_PROPERTIES,
         common.SCHEMA_TEXT,
+        WRITE_STRATEGY,
         COMPRESSION,
     )
 
     mime_type = AVRO_MIME_TYPE
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
-        return common.schema_access_problems(context, WRITER_STRATEGY)
+        problems = [
+            *common.schema_access_problems(context, WRITER_STRATEGY),
+            *write_strategy_problems(context, WRITE_STRATEGY),
+        ]
+        strategy = context.get_property(WRITE_STRATEGY).as_str()
+        compression = context.get_property(COMPRESSION).as_str()
+        if strategy not in (
+            AVRO_EMBEDDED.value,
+            AVRO_EMBEDDED.display_name,
+        ) and compression not in (
+            "NONE",
+            None,
+        ):
+            problems.append(
+                ValidationResult(
+                    COMPRESSION.label,
+                    False,
+                    compression,
+                    "Avro compression codecs are stored in the header of the Avro file and "
+                    "therefore requires the header to be embedded into the content.",
+                )
+            )
+        return problems
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
+        problems = self.custom_validate(context)
+        if problems:
+            raise ConfigurationError(str(problems[0]))
         self.schema_source = common.schema_source(context, WRITER_STRATEGY)
         self.codec = _CODECS[common.choice(context, COMPRESSION)]
+        self.write_strategy = common.choice(context, WRITE_STRATEGY)
 
     def writer_schema(self, read_schema: pa.Schema, attributes: Mapping[str, str]) -> pa.Schema:
         given = self.schema_source.resolve(attributes)
@@ -286,21 +355,36 @@ class AvroRecordSetWriter(ControllerService):
             parsed = fastavro.parse_schema(avro)
         except (SchemaError, fastavro.schema.SchemaParseException) as exc:
             raise RecordWriteError(f"no Avro schema for the records: {exc}") from None
-        return _AvroWriter(schema, avro, parsed, sink, self.codec)
+        if self.write_strategy == AVRO_EMBEDDED.value:
+            return _AvroWriter(schema, avro, parsed, sink, self.codec)
+        extra = schema_attributes(self.write_strategy, schema, given)
+        return attributed(_AvroWriter(schema, avro, parsed, sink, None), extra)
 
 
 class _AvroWriter(common.CountingWriter):
     MIME_TYPE = AVRO_MIME_TYPE
 
     def __init__(
-        self, schema: pa.Schema, avro: Any, parsed: Any, sink: BinarySink, codec: str
+        self, schema: pa.Schema, avro: Any, parsed: Any, sink: BinarySink, codec: str | None
     ) -> None:
+        """``codec`` None: bare datums, no container (the schema not embedded)."""
         self._schema = schema
         self._sink = CountingSink(sink)
-        self._writer = fastavro.write.Writer(cast(IO[bytes], self._sink), parsed, codec=codec)
+        self._writer: fastavro.write.Writer | _BareDatums = (
+            fastavro.write.Writer(cast(IO[bytes], self._sink), parsed, codec=codec)
+            if codec is not None
+            else _BareDatums(self._sink, parsed)
+        )
         self._written = written_schema(schema, avro)
         self._aliases = [a for a in aliases(avro) if a[0] in schema.names]
         self._defaults = defaults(avro)
+        self._unions = {
+            name: branches
+            for name, branches in union_branches(avro).items()
+            if name in schema.names
+        }
+        """The fields whose Avro type is a union of several types: each value is put to
+        the branch NiFi chooses (``avro_union``), told to fastavro as (branch, value)."""
         self._records = 0
         self._done = False
 
@@ -310,6 +394,9 @@ class _AvroWriter(common.CountingWriter):
         write = self._writer.write
         if self._aliases:
             batch = batch.rename_columns(by_alias(batch.schema.names, self._aliases))
+        chosen: dict[str, list[Any]] = {}
+        if self._unions:
+            batch, chosen = self._union_values(batch)
         batch = conform(batch, self._schema)
         index = self._records
         if self._written is not None:
@@ -321,7 +408,9 @@ class _AvroWriter(common.CountingWriter):
                 raise RecordWriteError(msg) from None
         try:
             fills = self._defaults
-            for record in batch.to_pylist(maps_as_pydicts="strict"):
+            for row, record in enumerate(batch.to_pylist(maps_as_pydicts="strict")):
+                for name, values in chosen.items():
+                    record[name] = values[row]
                 for name, default in fills:
                     if record.get(name) is None:
                         record[name] = default
@@ -332,6 +421,44 @@ class _AvroWriter(common.CountingWriter):
             msg = f"record {index} cannot be written as Avro: {detail}"
             raise RecordWriteError(msg) from None
         self._records += batch.num_rows
+
+    def _union_values(self, batch: pa.RecordBatch) -> tuple[pa.RecordBatch, dict[str, list[Any]]]:
+        """The batch without its columns written to unions of several types, and their
+        values as fastavro takes them: each (the branch NiFi chooses, the value converted
+        to it), as NiFi's ``AvroTypeUtil.convertUnionFieldValue``; a value no branch
+        takes fails the records with NiFi's message."""
+        chosen: dict[str, list[Any]] = {}
+        names = batch.schema.names
+        for name, branches in self._unions.items():
+            if name not in names:
+                continue
+            column = batch.column(name)
+            kinds = [kind for _, kind, _ in branches]
+            symbols = [enum for _, _, enum in branches]
+            values = (
+                rows_of(column)
+                if pa.types.is_union(column.type)
+                else [(v, column.type) for v in column.to_pylist(maps_as_pydicts="strict")]
+            )
+            out: list[Any] = []
+            for row, (value, kind) in enumerate(values):
+                if value is None:
+                    out.append(None)
+                    continue
+                branch = choice_of(value, kind, kinds, symbols)
+                if branch is None:
+                    shown = value if not isinstance(value, float) else converted(value, pa.string())
+                    msg = (
+                        f"record {self._records + row} cannot be written as Avro: Cannot "
+                        f"convert value {shown} of type {java_class(kind)} because no "
+                        f"compatible types exist in the UNION for field {name}"
+                    )
+                    raise RecordWriteError(msg)
+                branch_name, branch_kind, _ = branches[branch]
+                out.append((branch_name, converted(value, branch_kind)))
+            chosen[name] = out
+        kept = [n for n in names if n not in chosen]
+        return batch.select(kept), chosen
 
     def flush(self) -> None:
         self._writer.flush()
@@ -344,3 +471,27 @@ class _AvroWriter(common.CountingWriter):
 
     def abort(self) -> None:
         self._done = True
+
+
+class _BareDatums:
+    """Records as bare Avro datums one after another, no header, as NiFi's Avro writer
+    writes them when the schema is not embedded (``WriteAvroResultWithExternalSchema``);
+    an AvroReader given the schema reads them back."""
+
+    _FLUSH_AT = 1 << 16
+
+    def __init__(self, sink: CountingSink, parsed: Any) -> None:
+        self._sink = sink
+        self._parsed = parsed
+        self._buffer = io.BytesIO()
+
+    def write(self, record: Any) -> None:
+        fastavro.schemaless_writer(self._buffer, self._parsed, record)
+        if self._buffer.tell() >= self._FLUSH_AT:
+            self.flush()
+
+    def flush(self) -> None:
+        data = self._buffer.getvalue()
+        if data:
+            self._sink.write(data)
+            self._buffer = io.BytesIO()

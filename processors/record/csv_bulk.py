@@ -42,6 +42,7 @@ from processors.record.bulk import (
     same_inference,
     valid,
 )
+from processors.record.csv_inference import as_booleans, java_trim
 from processors.record.schema import conform
 
 if TYPE_CHECKING:
@@ -317,7 +318,13 @@ def _try_parse(
             parse_options=service.parse_options,
             convert_options=convert,
         )
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        if service.trim:  # Boolean columns were parsed as text: converted once trimmed
+            for field in schema:
+                if pa.types.is_boolean(field.type) and field.name in table.schema.names:
+                    where = table.schema.get_field_index(field.name)
+                    column = as_booleans(table.column(where), trim=True)
+                    table = table.set_column(where, field.with_type(pa.bool_()), column)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError, ValueError):
         return None
     return table if table.num_rows == expected else None
 
@@ -328,7 +335,7 @@ def _finish(table: pa.Table, schema: pa.Schema, trim: bool) -> pa.RecordBatch:
     batch = table.combine_chunks().to_batches()[0]
     if trim:
         columns = [
-            pc.utf8_trim_whitespace(column) if pa.types.is_string(column.type) else column
+            java_trim(column) if pa.types.is_string(column.type) else column
             for column in batch.columns
         ]
         batch = pa.RecordBatch.from_arrays(columns, schema=batch.schema)

@@ -38,7 +38,14 @@ from processors.record.api import (
 )
 from processors.record.bulk import BulkRead
 from processors.record.bulk_write import RenderedRecords, row_bounds
-from processors.record.csv_inference import NIFI_NUMBER, ColumnKinds, Kind
+from processors.record.csv_inference import (
+    NIFI_NUMBER,
+    ColumnKinds,
+    Kind,
+    as_booleans,
+    is_boolean_text,
+    java_trim,
+)
 from processors.record.csv_minimal import (
     MinimalQuoting,
     render,
@@ -48,6 +55,12 @@ from processors.record.csv_minimal import (
 )
 from processors.record.nested_text import is_nested, nested_text
 from processors.record.schema import conform
+from processors.record.schema_write import (
+    SCHEMA_WRITE_STRATEGY,
+    attributed,
+    schema_attributes,
+    write_strategy_problems,
+)
 from processors.record.temporal_text import is_date_time
 
 CSV_MIME_TYPE = "text/csv"
@@ -265,6 +278,15 @@ class CSVReader(ControllerService):
     def _convert_options(
         self, types: pa.Schema | dict[str, pa.DataType] | None, include: list[str] | None
     ) -> pacsv.ConvertOptions:
+        """How pyarrow converts the columns. With Trim Fields a Boolean column is parsed
+        as text and converted once trimmed (``text_booleans``): pyarrow takes ``true``
+        only without blanks, where NiFi's reader trims first."""
+        if self.trim and types is not None:
+            pairs = types.items() if isinstance(types, dict) else ((f.name, f.type) for f in types)
+            types = {
+                name: pa.string() if pa.types.is_boolean(data_type) else data_type
+                for name, data_type in pairs
+            }
         return pacsv.ConvertOptions(
             column_types=types,
             null_values=self.null_values,
@@ -291,7 +313,26 @@ class CSVReader(ControllerService):
         columns given as strings when a parse found any. ``text_columns`` (names known
         to hold dates or times, updated here) are given as strings from the first parse;
         the odd values of a number column are not remembered (the next data may have
-        none)."""
+        none). With Trim Fields, a text column whose values are ``true`` or ``false`` once
+        trimmed is a Boolean column, as NiFi trims before it infers."""
+        table = self._read_inferred(data, read, parse_options, text_columns)
+        if not self.trim:
+            return table
+        for index, field in enumerate(table.schema):
+            column = table.column(index)
+            if pa.types.is_string(field.type) and is_boolean_text(column, trim=True):
+                table = table.set_column(
+                    index, field.with_type(pa.bool_()), as_booleans(column, trim=True)
+                )
+        return table
+
+    def _read_inferred(
+        self,
+        data: bytes,
+        read: pacsv.ReadOptions,
+        parse_options: pacsv.ParseOptions,
+        text_columns: dict[str, pa.DataType] | None,
+    ) -> pa.Table:
         known = dict(text_columns or {})
         numbers_checked = False
         while True:
@@ -468,7 +509,7 @@ class CSVReader(ControllerService):
         known = {}
         if head is not None:
             known = {i: Kind.TEXT for i, field in enumerate(head) if pa.types.is_string(field.type)}
-        kinds = ColumnKinds(len(names), known)
+        kinds = ColumnKinds(len(names), known, trim=self.trim)
         if kinds.undecided():
             as_text = self._convert_options(dict.fromkeys(names, pa.string()), None)
             read = self._read_options(None, 0, threads=True)  # batch order does not matter
@@ -640,6 +681,8 @@ class _CSVRecordReader:
             for i, f in enumerate(schema)
             if trim and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
         ]
+        self._booleans = [i for i, f in enumerate(schema) if trim and pa.types.is_boolean(f.type)]
+        """Boolean columns parsed as text (Trim Fields), converted once trimmed."""
 
     @property
     def schema(self) -> pa.Schema:
@@ -673,21 +716,45 @@ class _CSVRecordReader:
                 return
             except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as exc:
                 raise _arrow_error(exc, self._source, records, self._stream.offset) from None
+            if self._trim or self._booleans:
+                batch = self._trimmed(batch, records)
             records += batch.num_rows
-            if self._trim:
-                columns = list(batch.columns)
-                for i in self._trim:
-                    columns[i] = pc.utf8_trim_whitespace(columns[i])
-                batch = pa.RecordBatch.from_arrays(columns, schema=batch.schema)
             if not batch.schema.equals(self._schema):
                 batch = conform(batch, self._schema)
             yield batch
+
+    def _trimmed(self, batch: pa.RecordBatch, records: int) -> pa.RecordBatch:
+        """The batch with its texts trimmed and its Boolean columns, parsed as text,
+        converted (Trim Fields)."""
+        try:
+            return text_booleans(batch, self._trim, self._booleans)
+        except ValueError as exc:
+            position = f"record {records} or after (byte offset {self._stream.offset})"
+            raise MalformedRecordError(self._source, position, str(exc)) from None
 
     def close(self) -> None:
         self._table = None
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+
+
+def text_booleans(
+    batch: pa.RecordBatch, texts: Sequence[int], booleans: Sequence[int]
+) -> pa.RecordBatch:
+    """``batch`` with the text columns ``texts`` trimmed as Commons CSV trims a field
+    (``String.trim``) and the columns ``booleans`` (parsed as text) converted to
+    Booleans once trimmed; ValueError, with NiFi's message, for a value that is not a
+    Boolean."""
+    columns = list(batch.columns)
+    fields = list(batch.schema)
+    for i in texts:
+        columns[i] = java_trim(columns[i])
+    for i in booleans:
+        if pa.types.is_string(columns[i].type):
+            columns[i] = as_booleans(columns[i], trim=True)
+            fields[i] = fields[i].with_type(pa.bool_())
+    return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields, batch.schema.metadata))
 
 
 @controller_service("CSVRecordSetWriter")
@@ -698,6 +765,7 @@ class CSVRecordSetWriter(ControllerService):
         WRITER_STRATEGY,
         *common.REGISTRY_PROPERTIES,
         common.SCHEMA_TEXT,
+        SCHEMA_WRITE_STRATEGY,
         common.WRITER_DATE_FORMAT,
         common.WRITER_TIME_FORMAT,
         common.WRITER_TIMESTAMP_FORMAT,
@@ -713,11 +781,18 @@ class CSVRecordSetWriter(ControllerService):
     mime_type = CSV_MIME_TYPE
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
-        return common.schema_access_problems(context, WRITER_STRATEGY)
+        return [
+            *common.schema_access_problems(context, WRITER_STRATEGY),
+            *write_strategy_problems(context, SCHEMA_WRITE_STRATEGY),
+        ]
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
+        problems = write_strategy_problems(context, SCHEMA_WRITE_STRATEGY)
+        if problems:
+            raise ConfigurationError(str(problems[0]))
         self.schema_source = common.schema_source(context, WRITER_STRATEGY)
+        self.write_strategy = common.choice(context, SCHEMA_WRITE_STRATEGY)
         self.include_header = context.get_property(INCLUDE_HEADER).as_bool()
         self._context = context
         self.separator_expression = "${" in context.get_property(VALUE_SEPARATOR).as_str()
@@ -775,7 +850,13 @@ class CSVRecordSetWriter(ControllerService):
         if rows is None:
             return None
         header = quoting.header(schema.names, self.delimiter, self.eol)
-        return _RenderedCsv(rows, header if self.include_header else b"")
+        return _RenderedCsv(self, schema, rows, header if self.include_header else b"")
+
+    def output_attributes(self, schema: pa.Schema, attributes: Mapping[str, str]) -> dict[str, str]:
+        """The attributes the Schema Write Strategy adds to an output."""
+        return schema_attributes(
+            self.write_strategy, schema, self.schema_source.resolve(attributes)
+        )
 
     def create_writer(
         self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
@@ -786,14 +867,19 @@ class CSVRecordSetWriter(ControllerService):
                 self._context.get_property(VALUE_SEPARATOR).evaluate(dict(attributes)).as_str()
             )
             delimiter = value if len(value) == 1 else ","
-        return _CSVWriter(self, schema, sink, delimiter)
+        extra = self.output_attributes(schema, attributes)
+        return attributed(_CSVWriter(self, schema, sink, delimiter), extra)
 
 
 class _RenderedCsv:
     """Lines rendered by ``CSVRecordSetWriter.render_bulk``; a run of them, after the
     header line, is an output."""
 
-    def __init__(self, rows: pa.Array, header: bytes) -> None:
+    def __init__(
+        self, service: CSVRecordSetWriter, schema: pa.Schema, rows: pa.Array, header: bytes
+    ) -> None:
+        self._service = service
+        self._schema = schema
         self._rows = rows
         self._offsets, self._data = row_bounds(rows)
         self._header = header
@@ -803,10 +889,11 @@ class _RenderedCsv:
     ) -> WriteResult:
         offsets, data = self._offsets, self._data
         self._put(data[int(offsets[start]) : int(offsets[start + length])], sink)
-        return WriteResult(length, CSV_MIME_TYPE)
+        extra = self._service.output_attributes(self._schema, attributes)
+        return WriteResult(length, CSV_MIME_TYPE, extra)
 
     def reordered(self, rows: pa.Array) -> _RenderedCsv:
-        return _RenderedCsv(self._rows.take(rows), self._header)
+        return _RenderedCsv(self._service, self._schema, self._rows.take(rows), self._header)
 
     def _put(self, lines: memoryview, sink: BinarySink) -> None:
         """An output: the header line (if any), then ``lines``."""

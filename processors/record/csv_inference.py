@@ -12,10 +12,10 @@ The kinds, per value (NiFi's ``SchemaInferenceUtil`` with the choices of
 docs/records.md): a whole number within ``long`` is an integer; a number NiFi parses
 (``NumberUtils.isParsable``: no exponent, sign other than a leading minus, trailing point
 or hexadecimal prefix) with a fraction is a double; ``true`` or ``false`` in any case is
-a Boolean; a null (the Null String, or an unquoted empty value) says nothing; anything
-else is text. Per column: integers with doubles are doubles, unless one is as large as
-2^63 (text, its digits kept, as a small content's column); any other mix is text; a
-column with no value at all is text.
+a Boolean (with Trim Fields, once trimmed); a null (the Null String, or an unquoted empty
+value) says nothing; anything else is text. Per column: integers with doubles are
+doubles, unless one is as large as 2^63 (text, its digits kept, as a small content's
+column); any other mix is text; a column with no value at all is text.
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ NIFI_NUMBER = r"^\s*-?([0-9]+(\.[0-9]+)?|\.[0-9]+)\s*$"
 """A value NiFi's CSV inference takes for a number (``NumberUtils.isParsable``; the
 blanks are pyarrow's, which reads a number with them)."""
 _BOOLEANS = pa.array(["true", "false"])
+_JAVA_BLANKS = "".join(chr(code) for code in range(0x21))
+"""What Java's ``String.trim`` strips, as Commons CSV trims a field: every character up to
+and including a space (a no-break space is kept)."""
 
 
 class Kind(enum.Enum):
@@ -78,8 +81,41 @@ class Seen:
     largest: float = 0.0
 
 
-def kind_of(values: pa.Array) -> Seen:
-    """The kind of a batch's values of one column, read as text.
+def java_trim(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """The texts trimmed as Trim Fields trims them (Commons CSV: ``String.trim``)."""
+    return pc.utf8_trim(values, characters=_JAVA_BLANKS)
+
+
+def is_boolean_text(values: pa.Array | pa.ChunkedArray, *, trim: bool) -> bool:
+    """Whether every value present is ``true`` or ``false`` in any case (trimmed first
+    when ``trim``), and there is one: NiFi's inference takes such a column for a
+    Boolean."""
+    present = values.drop_null() if values.null_count else values
+    if len(present) == 0:
+        return False
+    if trim:
+        present = java_trim(present)
+    return _all(pc.is_in(pc.utf8_lower(present), _BOOLEANS))
+
+
+def as_booleans(values: pa.Array | pa.ChunkedArray, *, trim: bool) -> pa.Array | pa.ChunkedArray:
+    """Texts read into a Boolean field as NiFi reads them (``DataTypeUtils.toBoolean``:
+    ``true`` or ``false`` in any case, after trimming when ``trim``); ValueError with
+    NiFi's message for any other value."""
+    if trim:
+        values = java_trim(values)
+    lower = pc.utf8_lower(values)
+    known = pc.is_in(lower, _BOOLEANS)
+    if not _all(pc.or_(known, pc.is_null(values))):
+        bad = pc.filter(values, pc.invert(pc.fill_null(known, True)))[0].as_py()
+        msg = f"Cannot convert value [{bad}] of type class java.lang.String to Boolean"
+        raise ValueError(msg)
+    return pc.equal(lower, "true")
+
+
+def kind_of(values: pa.Array, *, trim: bool = False) -> Seen:
+    """The kind of a batch's values of one column, read as text (a Boolean's blanks
+    trimmed first when ``trim``, as Trim Fields does before NiFi infers).
 
     Values made of digits, minus signs and points only (the usual numbers) are proved by
     Arrow's casts after one look at their bytes; the others by regular expressions."""
@@ -91,7 +127,7 @@ def kind_of(values: pa.Array) -> Seen:
         seen = _plain_number(present, point=bool(marks & _POINT))
         if seen is not None:
             return seen
-    if _all(pc.is_in(pc.utf8_lower(present), _BOOLEANS)):
+    if is_boolean_text(present, trim=trim):
         return Seen(Kind.BOOLEAN)
     if _all(pc.match_substring_regex(present, INTEGER)):
         try:
@@ -159,9 +195,13 @@ def _all(matches: pa.Array) -> bool:
 
 class ColumnKinds:
     """Each column's kind over the batches folded in so far (by position: a header may
-    name two columns alike). ``known`` kinds (text already) are not read again."""
+    name two columns alike). ``known`` kinds (text already) are not read again; ``trim``:
+    the reader's Trim Fields."""
 
-    def __init__(self, width: int, known: dict[int, Kind] | None = None) -> None:
+    def __init__(
+        self, width: int, known: dict[int, Kind] | None = None, *, trim: bool = False
+    ) -> None:
+        self._trim = trim
         self._kinds = [Kind.NOTHING] * width
         self._largest = [0.0] * width
         """Per column, the largest magnitude of its numbers read as doubles."""
@@ -172,7 +212,7 @@ class ColumnKinds:
         for position, kind in enumerate(self._kinds):
             if kind is Kind.TEXT:
                 continue
-            seen = kind_of(batch.column(position))
+            seen = kind_of(batch.column(position), trim=self._trim)
             self._largest[position] = max(self._largest[position], seen.largest)
             self._kinds[position] = kind.widened(seen.kind)
 

@@ -400,7 +400,7 @@ def _render_small(
             )
         native, scalar = known
         values = column.to_pylist() if native else quoting.texts.of(column).to_pylist()
-        if column.null_count:
+        if column.null_count or pa.types.is_union(kind):  # a union's nulls are its children's
             if plain_scalars and scalar:
                 quoted = [null_string if v is None else str(v) for v in values]
             else:

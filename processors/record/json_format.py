@@ -9,7 +9,6 @@ field; ``render_bulk`` renders many FlowFiles' records at once, each output cut 
 from __future__ import annotations
 
 import io
-import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
@@ -40,7 +39,6 @@ from processors.record.api import (
     RecordReader,
     RecordSetWriter,
     RereadableContent,
-    SchemaNotFoundError,
     WriteResult,
     bounded,
 )
@@ -58,10 +56,12 @@ from processors.record.json_render import (
     render_rows,
 )
 from processors.record.json_serialized import JSON_MIME_TYPE, line_texts, with_serialized_forms
-from processors.record.schema import (
-    conform,
-    registry_identity,
-    writer_avro_schema,
+from processors.record.schema import conform
+from processors.record.schema_write import (
+    AVRO_SCHEMA_ATTRIBUTE,
+    SCHEMA_WRITE_STRATEGY,
+    schema_attributes,
+    write_strategy_problems,
 )
 from processors.record.serialized import SerializedForms, attach, combined
 from processors.record.temporal import (
@@ -133,30 +133,6 @@ PRETTY_PRINT_JSON = PropertyDescriptor(
     default="false",
     required=True,
     allowable_values=["true", "false"],
-)
-NO_SCHEMA = AllowableValue(
-    "no-schema", "Do Not Write Schema", "Do not add any schema-related information"
-)
-SCHEMA_NAME_ATTRIBUTE = AllowableValue(
-    "schema-name",
-    "Set 'schema.name' Attribute",
-    "The FlowFile will be given an attribute named 'schema.name' and this attribute will "
-    "indicate the name of the schema in the Schema Registry. Note that if the schema for a "
-    "record is not obtained from a Schema Registry, then no attribute will be added.",
-)
-AVRO_SCHEMA_ATTRIBUTE = AllowableValue(
-    "full-schema-attribute",
-    "Set 'avro.schema' Attribute",
-    "The FlowFile will be given an attribute named 'avro.schema' holding the Avro schema "
-    "of the records written",
-)
-SCHEMA_WRITE_STRATEGY = PropertyDescriptor(
-    name="Schema Write Strategy",
-    display_name="Schema Write Strategy",
-    description="Specifies how the schema for a Record should be added to the data.",
-    default=NO_SCHEMA.value,
-    required=True,
-    allowable_values=[NO_SCHEMA, SCHEMA_NAME_ATTRIBUTE, AVRO_SCHEMA_ATTRIBUTE],
 )
 ALLOW_SCIENTIFIC_NOTATION = PropertyDescriptor(
     name="Allow Scientific Notation",
@@ -818,6 +794,7 @@ class JsonRecordSetWriter(ControllerService):
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
         problems = common.schema_access_problems(context, WRITER_STRATEGY)
+        problems += write_strategy_problems(context, SCHEMA_WRITE_STRATEGY)
         pretty = context.get_property(PRETTY_PRINT_JSON).as_str() == "true"
         grouping = context.get_property(OUTPUT_GROUPING).as_str()
         if pretty and grouping in (OUTPUT_ONELINE.value, OUTPUT_ONELINE.display_name):
@@ -879,25 +856,12 @@ class JsonRecordSetWriter(ControllerService):
 
     def output_attributes(self, schema: pa.Schema, attributes: Mapping[str, str]) -> dict[str, str]:
         """The attributes the Schema Write Strategy adds to an output."""
-        extra: dict[str, str] = {}
-        if self.write_strategy == SCHEMA_NAME_ATTRIBUTE.value:
-            identity = registry_identity(schema)
-            if identity is None:
-                msg = "Cannot write Schema Name As Attribute because the Schema Name is not known"
-                raise SchemaNotFoundError(msg)
-            extra["schema.name"] = identity[0]
-        if self.write_strategy == AVRO_SCHEMA_ATTRIBUTE.value:
-            identity = registry_identity(schema)
-            if identity is not None:
-                extra["avro.schema"] = identity[1]
-                return extra
-            given = self.schema_source.resolve(attributes)
-            extra["avro.schema"] = (
-                given[1]
-                if given is not None and given[0].equals(schema)
-                else json.dumps(writer_avro_schema(schema), separators=(",", ":"))
-            )
-        return extra
+        given = (
+            self.schema_source.resolve(attributes)
+            if self.write_strategy == AVRO_SCHEMA_ATTRIBUTE.value
+            else None
+        )
+        return schema_attributes(self.write_strategy, schema, given)
 
     def create_writer(
         self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]

@@ -13,6 +13,7 @@ dates, times and timestamps as epoch milliseconds or in the writer's formats.
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -22,6 +23,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from processors.record.avro_union import (
+    DECIMAL,
+    STRING,
+    converted,
+    gathered,
+    has_union,
+    nifi_type,
+    text_choice,
+    union_kinds,
+)
 from processors.record.json_numbers import NotWritableError, decimal_text, float_text
 from processors.record.temporal_text import NO_FORMATS, TemporalFormats, epoch_millis
 
@@ -161,7 +172,14 @@ def _struct_text(column: pa.StructArray, options: JsonOptions, suppress: bool) -
     if not fields:
         objects = pa.array(["{}"] * len(column), pa.string())
     else:
-        batch = pa.RecordBatch.from_arrays(column.flatten(), names=[f.name for f in fields])
+        # A union child cannot take the record's nulls (``flatten`` would abort); the
+        # children as they are do, the record's nulls being masked below.
+        children = (
+            [column.field(i) for i in range(len(fields))]
+            if any(has_union(f.type) for f in fields)
+            else column.flatten()
+        )
+        batch = pa.RecordBatch.from_arrays(children, names=[f.name for f in fields])
         names = [member_name(f.name) for f in fields]
         objects = render_rows(batch, names, "{", "}", suppress, options)
     if not column.null_count:
@@ -200,6 +218,46 @@ def _map_text(column: pa.MapArray, options: JsonOptions, suppress: bool) -> pa.A
     return _joined(column, offsets, entries, "{}")
 
 
+def _union_text(column: pa.Array, options: JsonOptions, suppress: bool) -> pa.Array:
+    """A union's values (an Avro union: NiFi's CHOICE) each written as the type NiFi
+    chooses for it (``DataTypeUtils.chooseDataType``): a value that is not a text as its
+    own type; a text as the first type, in NiFi's order, that takes it, so ``"5"`` in a
+    union with an int is the number 5 and ``"true"`` with a Boolean is true."""
+    kinds = union_kinds(column.type)
+    texts = []
+    for i, kind in enumerate(kinds):
+        child = column.field(i)
+        text = value_text(child, options, suppress)
+        if nifi_type(kind) == STRING and len(child):
+            text = _texts_as_chosen(child, text, kinds, options)
+        texts.append(text)
+    return gathered(column, texts)
+
+
+def _texts_as_chosen(
+    child: pa.Array, text: pa.Array, kinds: list[pa.DataType], options: JsonOptions
+) -> pa.Array:
+    """A union's text values, each written as the type NiFi chooses for it."""
+    out = text.to_pylist()
+    for row, value in enumerate(child.to_pylist()):
+        if value is None:
+            continue
+        chosen = text_choice(value, kinds)
+        if chosen is None or nifi_type(kinds[chosen]) == STRING:
+            continue
+        kind = kinds[chosen]
+        converted_value = converted(value, kind)
+        if nifi_type(kind) == DECIMAL:
+            converted_value = decimal.Decimal(value)
+            exponent = converted_value.as_tuple().exponent
+            kind = pa.decimal128(38, max(0, -exponent) if isinstance(exponent, int) else 0)
+        try:
+            out[row] = value_text(pa.array([converted_value], kind), options)[0].as_py()
+        except (pa.ArrowInvalid, ValueError, NotWritableError):
+            continue  # NiFi's conversion would fail too; the text stays a text
+    return pa.array(out, pa.string())
+
+
 def column_text(
     column: pa.Array, options: JsonOptions = DEFAULT_OPTIONS, suppress_nulls: bool = False
 ) -> ColumnText:
@@ -228,6 +286,8 @@ def column_text(
         return ColumnText(_list_text(column, options, suppress_nulls), False)
     if types.is_map(t):
         return ColumnText(_map_text(column, options, suppress_nulls), False)
+    if types.is_union(t):
+        return ColumnText(_union_text(column, options, suppress_nulls), False)
     # Binary and the rest: one value at a time (msgspec; bytes become base64).
     encoder = msgspec.json.Encoder()
     values = [None if v is None else encoder.encode(v).decode() for v in column.to_pylist()]

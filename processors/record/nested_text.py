@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 import pyarrow as pa
 
+from processors.record.avro_union import child_of, rows_of
 from processors.record.json_numbers import java_text
 
 _ENCODER = msgspec.json.Encoder()
@@ -31,6 +32,7 @@ def is_nested(kind: pa.DataType) -> bool:
         or types.is_large_list(kind)
         or types.is_fixed_size_list(kind)
         or types.is_map(kind)
+        or types.is_union(kind)
         or _is_bytes(kind)
     )
 
@@ -52,8 +54,14 @@ def _bytes_text(value: bytes) -> str:
 
 
 def nested_text(column: pa.Array) -> pa.Array:
-    """Each value of a struct, list or map column as NiFi prints it; null where null."""
+    """Each value of a struct, list, map or union column as NiFi prints it; null where
+    null (a union's value as its branch's type prints it: NiFi's CHOICE)."""
     kind = column.type
+    if pa.types.is_union(kind):
+        return pa.array(
+            [None if value is None else _element(value, child) for value, child in rows_of(column)],
+            pa.string(),
+        )
     return pa.array(
         [None if value is None else _text(value, kind) for value in column.to_pylist()],
         pa.string(),
@@ -61,6 +69,8 @@ def nested_text(column: pa.Array) -> pa.Array:
 
 
 def _text(value: Any, kind: pa.DataType) -> str:
+    if pa.types.is_union(kind):  # nested in a record, list or map: the value's own branch
+        return _element(value, kind.field(child_of(value, kind)).type)
     if _is_bytes(kind):
         return _bytes_text(value)
     if pa.types.is_struct(kind):

@@ -16,6 +16,7 @@ from typing import IO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from flowcore.errors import ConfigurationError
 from flowcore.processor import (
     AllowableValue,
     ControllerService,
@@ -39,6 +40,12 @@ from processors.record.api import (
     WriteResult,
 )
 from processors.record.schema import AVRO_SCHEMA_METADATA, conform, with_avro_names
+from processors.record.schema_write import (
+    SCHEMA_WRITE_STRATEGY,
+    attributed,
+    schema_attributes,
+    write_strategy_problems,
+)
 
 PARQUET_MIME_TYPE = "application/parquet"
 _SPOOL = 64 << 20
@@ -143,6 +150,7 @@ class ParquetRecordSetWriter(ControllerService):
         WRITER_STRATEGY,
         *common.REGISTRY_PROPERTIES,
         common.SCHEMA_TEXT,
+        SCHEMA_WRITE_STRATEGY,
         COMPRESSION,
         ROW_GROUP_ROWS,
     )
@@ -150,11 +158,18 @@ class ParquetRecordSetWriter(ControllerService):
     mime_type = PARQUET_MIME_TYPE
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
-        return common.schema_access_problems(context, WRITER_STRATEGY)
+        return [
+            *common.schema_access_problems(context, WRITER_STRATEGY),
+            *write_strategy_problems(context, SCHEMA_WRITE_STRATEGY),
+        ]
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
+        problems = write_strategy_problems(context, SCHEMA_WRITE_STRATEGY)
+        if problems:
+            raise ConfigurationError(str(problems[0]))
         self.schema_source = common.schema_source(context, WRITER_STRATEGY)
+        self.write_strategy = common.choice(context, SCHEMA_WRITE_STRATEGY)
         compression = common.choice(context, COMPRESSION)
         self.compression = "NONE" if compression == "UNCOMPRESSED" else compression
         self.row_group_rows = context.get_property(ROW_GROUP_ROWS).as_int() or 131072
@@ -166,7 +181,9 @@ class ParquetRecordSetWriter(ControllerService):
     def create_writer(
         self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
     ) -> RecordSetWriter:
-        return _ParquetWriter(self, schema, sink)
+        given = self.schema_source.resolve(attributes)
+        extra = schema_attributes(self.write_strategy, schema, given)
+        return attributed(_ParquetWriter(self, schema, sink), extra)
 
 
 class _ParquetWriter(common.CountingWriter):

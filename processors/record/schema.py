@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 
 from flowcore.processor import ValidationResult
 from processors.record.api import RecordReader, SchemaError
+from processors.record.avro_union import to_union, union_type
 from processors.record.json_numbers import java_string
 from processors.record.temporal_text import epoch_millis
 
@@ -122,18 +123,11 @@ def _type(avro: Any, named: dict[str, pa.DataType]) -> tuple[pa.DataType, bool]:
             return _type(branches[0], named)[0], nullable
         if not branches:
             return pa.null(), True
-        types = [_type(b, named)[0] for b in branches]
-        if all(t.equals(types[0]) for t in types):
-            # enum | string, or the same type twice: one Arrow type holds every branch.
-            return types[0], nullable
-        if all(pa.types.is_integer(t) for t in types):
-            return max(types, key=lambda t: t.bit_width), nullable
-        # Any other union (int | double, float | double, string | long...) is refused: one
-        # Arrow type would change its values (NiFi keeps each value as its branch reads it:
-        # 1 stays 1, not 1.0; a float 0.1 is not the double 0.10000000149011612; a long
-        # beyond 2^53 keeps its digits).
-        msg = f"Avro unions of several non-null types are not supported: {avro}"
-        raise SchemaError(msg)
+        # enum | string and int | long share one Arrow type; any other union (int | double,
+        # string | bytes, two records...) is a dense union, each value kept as its branch
+        # reads it (NiFi's CHOICE: 1 stays 1, not 1.0).
+        typed = [(_branch_name(b), _type(b, named)[0]) for b in branches]
+        return union_type(typed, avro), nullable
     if isinstance(avro, str):
         if avro in _PRIMITIVES:
             return _PRIMITIVES[avro], avro == "null"
@@ -182,6 +176,57 @@ def _type(avro: Any, named: dict[str, pa.DataType]) -> tuple[pa.DataType, bool]:
     if kind in ("record", "enum", "fixed") and "name" in avro:
         named[str(avro["name"])] = result
     return result, False
+
+
+def union_branches(
+    avro: dict[str, Any],
+) -> dict[str, list[tuple[str, pa.DataType, frozenset[str] | None]]]:
+    """Per top-level field of an Avro record schema that is a union of several non-null
+    types: each such branch's name (as fastavro names it), Arrow type and, for an enum,
+    its symbols, in order."""
+    parsed: dict[str, Any] = cast(dict[str, Any], fastavro.parse_schema(avro))
+    named: dict[str, pa.DataType] = {}
+    enums: dict[str, frozenset[str]] = {}
+    out: dict[str, list[tuple[str, pa.DataType, frozenset[str] | None]]] = {}
+    for field in parsed.get("fields", []):
+        kind = field.get("type")
+        _type(kind, named)  # records the named types it defines
+        _enum_symbols(kind, enums)
+        if isinstance(kind, list) and len([b for b in kind if b != "null"]) > 1:
+            out[str(field["name"])] = [
+                (_branch_name(b), _type(b, named)[0], enums.get(_branch_name(b)))
+                for b in kind
+                if b != "null"
+            ]
+    return out
+
+
+def _enum_symbols(avro: Any, enums: dict[str, frozenset[str]]) -> None:
+    """Every enum ``avro`` defines, by name, with its symbols."""
+    if isinstance(avro, list):
+        for branch in avro:
+            _enum_symbols(branch, enums)
+    elif isinstance(avro, dict):
+        if avro.get("type") == "enum" and "name" in avro:
+            enums[str(avro["name"])] = frozenset(str(s) for s in avro.get("symbols", []))
+        for key in ("type", "items", "values"):
+            if isinstance(avro.get(key), dict | list):
+                _enum_symbols(avro[key], enums)
+        for field in avro.get("fields", []) if isinstance(avro.get("fields"), list) else []:
+            _enum_symbols(field.get("type"), enums)
+
+
+def _branch_name(avro: Any) -> str:
+    """A union branch's name, as fastavro names it (a named type's full name)."""
+    if isinstance(avro, str):
+        return avro
+    if isinstance(avro, dict):
+        kind = avro.get("type")
+        if kind in ("record", "enum", "fixed") and "name" in avro:
+            return str(avro["name"])
+        if isinstance(kind, str):
+            return kind
+    return "union"
 
 
 def avro_field_name(name: str) -> str:
@@ -275,7 +320,7 @@ def _avro_fields(fields: list[pa.Field], prefix: str, names: _Names) -> list[dic
     for f in fields:
         name = avro_field_name(f.name)
         avro_type = _avro_type(f.type, f.name, prefix, names)
-        field: dict[str, Any] = {"name": name, "type": ["null", avro_type]}
+        field: dict[str, Any] = {"name": name, "type": _nullable(avro_type)}
         if name != f.name:
             field["aliases"] = [f.name]
         out.append(field)
@@ -329,14 +374,19 @@ def _avro_type(data_type: pa.DataType, field_name: str, prefix: str, names: _Nam
         return _avro_type(data_type.value_type, field_name, prefix, names)
     if t.is_list(data_type) or t.is_large_list(data_type) or t.is_fixed_size_list(data_type):
         items = _avro_type(data_type.value_type, field_name, prefix, names)
-        return {"type": "array", "items": ["null", items]}
+        return {"type": "array", "items": _nullable(items)}
     if t.is_map(data_type):
         key = data_type.key_type
         if not (t.is_string(key) or t.is_large_string(key) or t.is_string_view(key)):
             msg = f"field '{field_name}' is a map with {key} keys: Avro map keys are strings"
             raise SchemaError(msg)
         values = _avro_type(data_type.item_type, field_name, prefix, names)
-        return {"type": "map", "values": ["null", values]}
+        return {"type": "map", "values": _nullable(values)}
+    if t.is_union(data_type):
+        return [
+            _avro_type(data_type.field(i).type, field_name, prefix, names)
+            for i in range(data_type.num_fields)
+        ]
     if t.is_struct(data_type):
         child_prefix = f"{prefix}{field_name}_"
         fields = [data_type.field(i) for i in range(data_type.num_fields)]
@@ -348,6 +398,11 @@ def _avro_type(data_type: pa.DataType, field_name: str, prefix: str, names: _Nam
         }
     msg = f"Arrow type {data_type} has no Avro equivalent"
     raise SchemaError(msg)
+
+
+def _nullable(avro_type: Any) -> list[Any]:
+    """A union with null, first (a union's branches joined, not nested)."""
+    return ["null", *avro_type] if isinstance(avro_type, list) else ["null", avro_type]
 
 
 def arrow_type_to_avro(data_type: pa.DataType, name_hint: str = "record") -> Any:
@@ -444,6 +499,8 @@ def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
     t = pa.types
     if t.is_decimal(target) and (t.is_decimal(source) or t.is_floating(source)):
         return _as_decimal(column, target)
+    if t.is_union(target) and not t.is_union(source):
+        return to_union(column, target)
     if t.is_struct(source) and (t.is_struct(target) or t.is_map(target)):
         return _from_struct(column, target)
     if t.is_list(source) and t.is_list(target):

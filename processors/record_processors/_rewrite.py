@@ -20,6 +20,7 @@ from processors.record.api import (
     RecordSetWriterFactory,
     WriteResult,
 )
+from processors.record.avro_union import build_array, has_union
 from processors.record.serialized import SerializedForms, attach, forms_of
 from processors.record_processors.record_path import to_text
 
@@ -47,8 +48,10 @@ def _column(values: list[Any], hint: pa.DataType | None) -> pa.Array:
         hint = None
     if hint is not None:
         try:
+            if has_union(hint):  # each value to the union's child of its own kind
+                return build_array(values, hint)
             return pa.array(values, type=hint)
-        except _CONVERSION_ERRORS:
+        except (*_CONVERSION_ERRORS, ValueError):
             pass
     try:
         inferred = pa.array(values)

@@ -52,6 +52,7 @@ from processors.record.api import (
     as_writer_factory,
     source_of,
 )
+from processors.record.avro_union import has_union
 from processors.record_processors._common import (
     RECORD_FAILURES,
     reader_descriptor,
@@ -297,6 +298,17 @@ class QueryRecord(Processor):
             self._fail(session, original, [])
             return
 
+        unions = [f.name for f in table.schema if has_union(f.type)]
+        if unions:
+            # DuckDB takes no Arrow union: an Avro union of several types (NiFi's CHOICE).
+            self.logger.error(
+                "Unable to query %s due to fields %s: Avro unions of several types "
+                "(NiFi's CHOICE) cannot be queried here",
+                original,
+                unions,
+            )
+            self._fail(session, original, [])
+            return
         results: list[tuple[FlowFile, Relationship]] = []
         connection = self._connection()
         connection.register(TABLE_NAME, table)

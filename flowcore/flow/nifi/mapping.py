@@ -343,7 +343,9 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         "org.apache.nifi.csv",
         WRITER_API,
         ignored={
-            **_without(_WRITER, "Date Format", "Time Format", "Timestamp Format"),
+            **_without(
+                _WRITER, "Schema Write Strategy", "Date Format", "Time Format", "Timestamp Format"
+            ),
             **_CSV,
             "Trim Fields": "true",
             "Include Trailing Delimiter": "false",
@@ -385,8 +387,7 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         "org.apache.nifi.avro",
         WRITER_API,
         ignored={
-            **_WRITER,
-            "Schema Write Strategy": "avro-embedded",
+            **_without(_WRITER, "Schema Write Strategy"),
             "cache-size": ANY,
             "encoder-pool-size": ANY,
         },
@@ -404,7 +405,7 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         WRITER_API,
         "nifi-parquet-nar",
         ignored={
-            **_WRITER,
+            **_without(_WRITER, "Schema Write Strategy"),
             "row-group-size": ANY,
             "page-size": ANY,
             "dictionary-page-size": ANY,

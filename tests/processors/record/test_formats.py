@@ -326,11 +326,20 @@ def test_csv_minimal_non_ascii_separator(enable_with: Enable, write_records: Any
 def test_csv_minimal_value_without_text_is_a_clear_error(
     enable_with: Enable, write_records: Any
 ) -> None:
-    # (records, lists and maps are printed as Java prints them: test_csv_nested.py)
-    kinds = pa.UnionArray.from_sparse(pa.array([0], pa.int8()), [pa.array([1]), pa.array(["x"])])
-    table = pa.table({"either": kinds})
+    # (records, lists and maps are printed as Java prints them: test_csv_nested.py; a
+    # union's values as NiFi prints a CHOICE's: test_csv_union_values_are_printed_as_nifi)
+    intervals = pa.array([(1, 2, 3)], pa.month_day_nano_interval())
+    table = pa.table({"interval": intervals})
     with pytest.raises(ProcessException, match="cannot write CSV"):
         write_records(enable_with(CSVRecordSetWriter, {}), table)
+
+
+def test_csv_union_values_are_printed_as_nifi(enable_with: Enable, write_records: Any) -> None:
+    kinds = pa.UnionArray.from_sparse(
+        pa.array([0, 1, 1], pa.int8()), [pa.array([1, 2, 3]), pa.array(["x", "y,z", None])]
+    )
+    out = write_records(enable_with(CSVRecordSetWriter, {}), pa.table({"either": kinds}))
+    assert out[0] == b'either\n1\n"y,z"\n\n'
 
 
 def test_csv_header_only_gives_zero_records_and_schema(
