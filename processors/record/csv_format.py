@@ -183,6 +183,10 @@ def _arrow_error(exc: Exception, source: str, records_before: int, offset: int) 
 class CSVReader(ControllerService):
     """Parses CSV into Arrow batches with pyarrow.csv's streaming reader."""
 
+    type_checked_records = True
+    """NiFi's CSV readers make records that convert a value set on them to the field's
+    type (``MapRecord`` with ``checkTypes``): UpdateRecord's text into a text field."""
+
     property_descriptors = (
         READER_STRATEGY,
         *common.REGISTRY_PROPERTIES,

@@ -8,7 +8,6 @@ as NiFi's filters compare (see ``compare``).
 
 from __future__ import annotations
 
-import datetime as dt
 import decimal
 import math
 import re
@@ -38,10 +37,10 @@ from processors.record_processors.record_path.values import (
     FieldValue,
     child_type,
     element_type,
+    epoch_millis,
     is_map,
     is_record,
-    to_number,
-    to_text,
+    java_string,
 )
 
 
@@ -108,7 +107,7 @@ def compare(op: str, left: Any, right: Any) -> bool:
         elif left_number or right_number:
             if op == "!=":
                 return False
-            equal = to_text(left) == to_text(right)
+            equal = java_string(left) == java_string(right)  # Object.toString()
         else:
             equal = _java_equals(left, right)
         return equal if op == "=" else not equal
@@ -164,8 +163,9 @@ def _as_long(value: Any) -> int | None:
         if math.isinf(value):
             return _LONG_RANGE[0] if value < 0 else _LONG_RANGE[1]
         return int(value)  # longValue(): toward zero
-    if isinstance(value, dt.datetime):
-        return to_number(value)  # type: ignore[return-value]
+    millis = epoch_millis(value)  # a date, time or timestamp: getTime()
+    if millis is not None:
+        return millis
     if isinstance(value, str) and _INTEGRAL.fullmatch(value):
         number = int(value)
         return number if _LONG_RANGE[0] <= number <= _LONG_RANGE[1] else None

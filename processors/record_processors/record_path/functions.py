@@ -35,6 +35,8 @@ from processors.record_processors.record_path.values import (
     FieldValue,
     as_bytes,
     b64,
+    epoch_millis,
+    java_string,
     java_trim,
     to_text,
 )
@@ -205,14 +207,11 @@ def _to_date(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
 
 
 def _epoch_ms(value: Any) -> int | None:
-    """Epoch milliseconds of a date or a number (``Number.longValue()`` truncates)."""
-    if isinstance(value, dt.datetime):
-        aware = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
-        return int(aware.timestamp() * 1000)
-    if isinstance(value, dt.date):
-        return (
-            int(dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC).timestamp()) * 1000
-        )
+    """Epoch milliseconds of a date, time or timestamp (``getTime()``) or of a number
+    (``Number.longValue()`` truncates)."""
+    millis = epoch_millis(value)
+    if millis is not None:
+        return millis
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -242,14 +241,26 @@ def _charset(args: tuple[Expr, ...], context: Context) -> str:
 
 
 def _to_string(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    """NiFi's toString(): bytes decoded with the charset, any other value as Java's
+    ``toString()`` (a timestamp is ``2024-01-31 10:00:00.0``, not epoch milliseconds)."""
     if isinstance(value, bytes | bytearray | list):
         # new String(bytes, charset): a malformed sequence becomes U+FFFD
         return as_bytes(value).decode(_charset(args, context), errors="replace")
-    return to_text(value)
+    return java_string(value)
 
 
 def _to_bytes(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
-    return (to_text(value) or "").encode(_charset(args, context))
+    if not isinstance(value, str):
+        msg = "Argument supplied to toBytes must be a String"
+        raise RecordPathError(msg)
+    return value.encode(_charset(args, context))
+
+
+def _base64_encode(value: Any, _context: Context, _args: tuple[Expr, ...]) -> Any:
+    if not isinstance(value, str | bytes | bytearray):
+        msg = "Argument supplied to base64Encode must be a String or byte[]"
+        raise RecordPathError(msg)
+    return b64(value, encode=True)
 
 
 _HASHES = {
@@ -271,6 +282,9 @@ _HASHES = {
 
 
 def _base64_decode(value: Any, _context: Context, _args: tuple[Expr, ...]) -> Any:
+    if not isinstance(value, str | bytes | bytearray):
+        msg = "Argument supplied to base64Decode must be a String or byte[]"
+        raise RecordPathError(msg)
     try:
         return b64(value, encode=False)
     except ValueError as exc:
@@ -309,7 +323,7 @@ def _uuid5(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
     """NiFi's uuid5(): a namespace that is not text is the nil UUID."""
     given = _first(args[0], context) if args else None
     namespace = uuid.UUID(given) if isinstance(given, str) else uuid.UUID(int=0)
-    return str(uuid.uuid5(namespace, to_text(value) or ""))
+    return str(uuid.uuid5(namespace, java_string(value) or ""))  # value.toString()
 
 
 _NULL_UUID5 = str(uuid.uuid5(uuid.UUID(int=0), ""))
@@ -322,12 +336,15 @@ def _escape_json(value: Any, _context: Context, _args: tuple[Expr, ...]) -> str:
 
 def _jackson(value: Any) -> str:
     """JSON as Jackson's default ObjectMapper writes it: a double as ``Double.toString``
-    (NaN and Infinity quoted), a timestamp as epoch milliseconds."""
+    (NaN and Infinity quoted), a timestamp and a date as epoch milliseconds
+    (``WRITE_DATES_AS_TIMESTAMPS``), a time as its ``toString()`` text (``"10:00:00"``)."""
     if isinstance(value, float):
         text = java_double_str(value)
         return f'"{text}"' if not math.isfinite(value) else text
-    if isinstance(value, dt.datetime):
-        return str(_epoch_ms(value))
+    if isinstance(value, dt.time):
+        return f'"{java_string(value)}"'
+    if isinstance(value, dt.date):
+        return str(epoch_millis(value))
     if isinstance(value, dict):
         return (
             "{"
@@ -398,7 +415,11 @@ def _pairs(args: tuple[Expr, ...], context: Context, function: str) -> list[tupl
 
 
 def _map_of(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
-    entries = {key: to_text(value) for key, value in _pairs(args, context, "mapOf")}
+    # String.valueOf of each value (Java's toString; a null is "null")
+    entries = {
+        key: "null" if value is None else java_string(value)
+        for key, value in _pairs(args, context, "mapOf")
+    }
     return [FieldValue(entries, "mapOf", dtype=pa.map_(pa.string(), pa.string()))]
 
 
@@ -490,7 +511,7 @@ for _name, _transform, _least, _most in (
     ("trim", _text(java_trim), 1, 1),
     ("toUpperCase", _text(str.upper), 1, 1),
     ("toLowerCase", _text(str.lower), 1, 1),
-    ("base64Encode", lambda v, _c, _a: b64(v, encode=True), 1, 1),
+    ("base64Encode", _base64_encode, 1, 1),
     ("base64Decode", _base64_decode, 1, 1),
     ("hash", _hash, 2, 2),
     ("padLeft", _pad(left=True), 2, 3),
