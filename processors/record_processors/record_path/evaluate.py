@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
+
 from processors.record_processors.record_path.parser import (
     AllElements,
     Call,
@@ -225,6 +227,8 @@ def _step(step: Step, selected: list[FieldValue], context: Context) -> Iterator[
                     child_type(value.dtype, step.name),
                     step.name not in record,
                 )
+            else:
+                yield _missing_child(value, step.name)
         elif isinstance(step, Wildcard):
             yield from _children(value)
         elif isinstance(step, Descendant):
@@ -256,6 +260,31 @@ def _step(step: Step, selected: list[FieldValue], context: Context) -> Iterator[
                     )
         elif isinstance(step, Filter) and holds(step.predicate, Context(context.root, value)):
             yield value
+
+
+def _record_typed(value: FieldValue) -> bool:
+    """A record, or a value of a record type (NiFi's ``Filters.isRecord``)."""
+    return is_record(value) or (value.dtype is not None and pa.types.is_struct(value.dtype))
+
+
+def _missing_child(value: FieldValue, name: str) -> FieldValue:
+    """NiFi's ``missingChild``: the child of a value that is not a record (a null record,
+    a text, a map) is one null value. Updating it sets the field in the nearest record
+    above it (``getParentRecord``), except below a null of a record type, where nothing
+    is updated."""
+    holder: FieldValue | None = value
+    while holder is not None and not _record_typed(holder):
+        holder = holder.parent
+    container = holder.value if holder is not None and is_record(holder) else None
+    return FieldValue(
+        None,
+        name,
+        value,
+        container,
+        name if container is not None else None,
+        child_type(value.dtype, name),
+        True,
+    )
 
 
 def _indexed(value: FieldValue, step: Indexes) -> Iterator[FieldValue]:

@@ -22,6 +22,8 @@ import pyarrow as pa
 
 from flowcore.el.dates import compile_java_time_pattern, resolve_zone
 from flowcore.el.regex import java_regex, java_replacer, java_sub
+from flowcore.el.utf16 import java_length, java_slice
+from flowcore.el.utf16 import pad as utf16_pad
 from flowcore.el.values import java_double_str
 from flowcore.errors import ExpressionError
 from processors.record_processors.record_path.evaluate import (
@@ -109,12 +111,13 @@ def _substring(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
     first, last = _index_arg(args[0], context), _index_arg(args[1], context)
     if first is None or last is None:
         return ""
-    start, end, size = first, last, len(text)
+    # positions count UTF-16 code units, as Java's String (an emoji is 2)
+    start, end, size = first, last, java_length(text)
     start = start + size + 1 if start < 0 else start
     end = min(end + size + 1 if end < 0 else end, size)
     if start < 0 or start >= size or start > end:
         return ""
-    return text[start:end]
+    return java_slice(text, start, end)
 
 
 def _before(last: bool) -> Callable[[Any, Context, tuple[Expr, ...]], Any]:
@@ -311,10 +314,7 @@ def _pad(left: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
             return ""
         # StringUtils.leftPad/rightPad: an empty padding string is the default "_"
         fill = (_text_arg(args[1], context) if len(args) > 1 else "") or "_"
-        if len(text) >= width:
-            return text
-        padding = (fill * width)[: width - len(text)]
-        return padding + text if left else text + padding
+        return utf16_pad(text, width, fill, left)  # widths in UTF-16 code units
 
     return pad
 
