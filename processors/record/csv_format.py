@@ -21,6 +21,7 @@ from flowcore.processor import (
     PropertyDescriptor,
     ValidationResult,
     controller_service,
+    validators,
 )
 from processors.record import _common as common
 from processors.record import csv_bulk
@@ -120,6 +121,7 @@ NULL_STRING = PropertyDescriptor(
     description="Specifies a String that, if present as a value in the CSV, should be "
     "considered a null field instead of using the literal value. Unset: an empty unquoted "
     "field is null.",
+    validators=[validators.non_empty],
 )
 CHARSET = PropertyDescriptor(
     name="csvutils-character-set",
@@ -134,6 +136,7 @@ RECORD_SEPARATOR = PropertyDescriptor(
     description="Specifies the characters to use in order to separate CSV Records",
     default="\\n",
     required=True,
+    validators=[validators.non_empty],
 )
 INCLUDE_HEADER = PropertyDescriptor(
     name="Include Header Line",
