@@ -198,23 +198,6 @@ def to_text(value: Any) -> str | None:
     return str(value)
 
 
-def to_number(value: Any) -> float | int | decimal.Decimal | None:
-    """A value as a number, or None when it is not one (numeric comparisons)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int | float | decimal.Decimal):
-        return value
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            try:
-                return float(value.strip())
-            except ValueError:
-                return None
-    return epoch_millis(value)
-
-
 def java_string(value: Any) -> str | None:
     """A value as Java's ``toString()`` gives it (RecordPath's ``toString``, ``uuid5``,
     ``mapOf`` and ``=`` between a number and another value call it, not
