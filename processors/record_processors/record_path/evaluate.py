@@ -230,10 +230,12 @@ def _step(step: Step, selected: list[FieldValue], context: Context) -> Iterator[
             else:
                 yield _missing_child(value, step.name)
         elif isinstance(step, Wildcard):
-            yield from _children(value)
+            # NiFi's WildcardChildPath gives only the fields that have a value
+            yield from (child for child in _children(value) if child.value is not None)
         elif isinstance(step, Descendant):
             for found in _descendants(value):
-                if step.name is None or found.name == step.name:
+                # as NiFi's DescendantFieldPath and WildcardDescendantPath: no null values
+                if found.value is not None and (step.name is None or found.name == step.name):
                     yield found
         elif isinstance(step, Parent):
             if value.parent is not None:

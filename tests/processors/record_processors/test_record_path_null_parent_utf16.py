@@ -128,3 +128,31 @@ def test_positions_count_utf16_units(path: str, expected: str) -> None:
     evaluated = compiled.evaluate(batch)
     assert evaluated is not None
     assert evaluated.to_pylist()[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/*", ["x", {"k": "v"}]),
+        ("//*[. = 'x']", ["x"]),
+        ("//s", ["x"]),
+        ("//b", []),
+    ],
+)
+def test_wildcards_and_descendants_skip_null_values(path: str, expected: list[Any]) -> None:
+    """NiFi's WildcardChildPath, WildcardDescendantPath and DescendantFieldPath select
+    only fields that have a value (the null record /a is not selected)."""
+    assert [v.value for v in compile_record_path(path).select(_root())] == expected
+
+
+def test_update_record_wildcard_leaves_null_fields_null(make_runner: RunnerFactory) -> None:
+    runner = make_runner(
+        "UpdateRecord",
+        {"/*": "x"},
+        reader_type="JsonTreeReader",
+        writer_type="JsonRecordSetWriter",
+    )
+    runner.enqueue('{"a": "1", "b": null}')
+    runner.run()
+    out = json.loads(runner.get_flowfiles_for_relationship("success")[0].content)
+    assert out == [{"a": "x", "b": None}]
