@@ -35,13 +35,26 @@ def _result(subject: str, value: str, ok: bool, why: str) -> ValidationResult:
 
 
 def non_empty(subject: str, value: str) -> ValidationResult:
-    return _result(subject, value, bool(value.strip()), f"{subject} cannot be empty")
-
-
-def any_text(subject: str, value: str) -> ValidationResult:
-    """NiFi's NON_EMPTY_VALIDATOR taken to the letter: any value but the empty string, so a
-    line break or a blank is a value (a Demarcator of "\n", a Header Line Marker of " ")."""
+    """NiFi's NON_EMPTY_VALIDATOR: any value but the empty string, so a line break or a
+    blank is a value (a Demarcator of "\n", a Header Line Marker of " ")."""
     return _result(subject, value, value != "", f"{subject} cannot be empty")
+
+
+any_text = non_empty
+"""The same validator under its earlier name."""
+
+_JAVA_TRIMMED = "".join(chr(code) for code in range(0x21))
+"""What Java's ``String.trim()`` strips: every character up to and including a space."""
+
+
+def non_blank(subject: str, value: str) -> ValidationResult:
+    """NiFi's NON_BLANK_VALIDATOR: a value with a character ``String.trim()`` keeps."""
+    return _result(
+        subject,
+        value,
+        bool(value.strip(_JAVA_TRIMMED)),
+        f"{subject} must contain at least one character that is not white space",
+    )
 
 
 _INTEGER = re.compile(r"\s*[-+]?\d+\s*")
@@ -128,4 +141,16 @@ boolean_expression.checks_expression_language = True  # type: ignore[attr-define
 
 
 def attribute_name(subject: str, value: str) -> ValidationResult:
-    return non_empty(subject, value)
+    """NiFi's ATTRIBUTE_KEY_VALIDATOR (``FlowFile.KeyValidator``): a name that is not blank
+    once trimmed."""
+    ok = bool(value.strip(_JAVA_TRIMMED))
+    return _result(subject, value, ok, "Invalid attribute key: <Empty String>")
+
+
+def attribute_key_property_name(subject: str, value: str) -> ValidationResult:
+    """NiFi's ATTRIBUTE_KEY_PROPERTY_NAME_VALIDATOR: a dynamic property's *name* must be a
+    valid attribute key (the result's subject is "Property Name", its input the name)."""
+    ok = bool(subject.strip(_JAVA_TRIMMED))
+    return ValidationResult(
+        "Property Name", ok, subject, "" if ok else "Invalid attribute key: <Empty String>"
+    )

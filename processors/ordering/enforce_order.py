@@ -85,7 +85,7 @@ GROUP_IDENTIFIER = PropertyDescriptor(
     "to failure.",
     required=True,
     default="${filename}",
-    validators=[validators.non_empty],
+    validators=[validators.non_blank],
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 ORDER_ATTRIBUTE = PropertyDescriptor(
@@ -95,7 +95,7 @@ ORDER_ATTRIBUTE = PropertyDescriptor(
     "FlowFiles within a group. If a FlowFile does not have this attribute, or its value is "
     "not an integer, the FlowFile will be routed to failure.",
     required=True,
-    validators=[validators.non_empty],
+    validators=[validators.non_blank],
 )
 INITIAL_ORDER = PropertyDescriptor(
     name="Initial Order",

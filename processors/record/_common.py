@@ -88,7 +88,7 @@ SCHEMA_NAME = PropertyDescriptor(
     description="Specifies the name of the schema to lookup in the Schema Registry property",
     default="${schema.name}",
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
-    validators=[validators.any_text],
+    validators=[validators.non_empty],
 )
 SCHEMA_VERSION = PropertyDescriptor(
     name="schema-version",
@@ -105,7 +105,7 @@ SCHEMA_BRANCH = PropertyDescriptor(
     "Schema Registry property. If the chosen Schema Registry does not support branching, "
     "this value will be ignored.",
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
-    validators=[validators.any_text],
+    validators=[validators.non_empty],
 )
 REGISTRY_PROPERTIES = (SCHEMA_REGISTRY, SCHEMA_NAME, SCHEMA_VERSION, SCHEMA_BRANCH)
 """NiFi's properties of the "Use 'Schema Name' Property" strategy, after Schema Access

@@ -21,6 +21,7 @@ from flowcore.processor import (
     PropertyDescriptor,
     ValidationResult,
     controller_service,
+    validators,
 )
 from processors.record import _common as common
 from processors.record import csv_bulk
@@ -133,6 +134,7 @@ NULL_STRING = PropertyDescriptor(
     description="Specifies a String that, if present as a value in the CSV, should be "
     "considered a null field instead of using the literal value. Unset: an empty unquoted "
     "field is null.",
+    validators=[validators.non_empty],
 )
 CHARSET = PropertyDescriptor(
     name="csvutils-character-set",
@@ -147,6 +149,7 @@ RECORD_SEPARATOR = PropertyDescriptor(
     description="Specifies the characters to use in order to separate CSV Records",
     default="\\n",
     required=True,
+    validators=[validators.non_empty],
 )
 INCLUDE_HEADER = PropertyDescriptor(
     name="Include Header Line",
@@ -195,6 +198,10 @@ def _arrow_error(exc: Exception, source: str, records_before: int, offset: int) 
 @controller_service("CSVReader")
 class CSVReader(ControllerService):
     """Parses CSV into Arrow batches with pyarrow.csv's streaming reader."""
+
+    type_checked_records = True
+    """NiFi's CSV readers make records that convert a value set on them to the field's
+    type (``MapRecord`` with ``checkTypes``): UpdateRecord's text into a text field."""
 
     property_descriptors = (
         READER_STRATEGY,

@@ -81,7 +81,6 @@ class SimpleKeyValueLookupService(ControllerService):
             description="A key/value pair of the lookup table",
             dynamic=True,
             expression_language_scope=ExpressionLanguageScope.ENVIRONMENT,
-            validators=[validators.non_empty],
         )
 
     def on_enabled(self, context: ProcessContext) -> None:

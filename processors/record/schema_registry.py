@@ -74,7 +74,7 @@ class AvroSchemaRegistry(ControllerService):
             "Avro schema",
             dynamic=True,
             expression_language_scope=ExpressionLanguageScope.NONE,
-            validators=[validators.any_text],
+            validators=[validators.non_empty],
         )
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:

@@ -5,6 +5,14 @@ Arrow with the types of a hint schema where the values allow it: a field set to 
 ``"42"`` keeps its ``int64`` type, a field set to ``"abc"`` becomes a string; a new field
 takes the type Arrow infers. The writer's schema is fixed by the first batch, as NiFi
 fixes it from the first record; later batches are cast to it.
+
+A value of another type set in a text field is what NiFi's ``MapRecord.setValue`` makes
+of it. A record read by a type-checking reader (NiFi's CSV readers: ``checkTypes``)
+converts it to the field's type, so it becomes ``DataTypeUtils.toString``'s text (a
+timestamp its epoch milliseconds, a double ``3.0``). Other readers' records keep the value
+and widen the field to a CHOICE, and the writer then writes the value as its own type (a
+timestamp with the writer's Timestamp Format, a number as a number): here the field takes
+the values' type when they all share one.
 """
 
 from __future__ import annotations
@@ -43,7 +51,14 @@ def _fits(value: Any, hint: pa.DataType) -> bool:
     return True
 
 
-def _column(values: list[Any], hint: pa.DataType | None) -> pa.Array:
+def _column(values: list[Any], hint: pa.DataType | None, typed: bool = False) -> pa.Array:
+    if hint is not None and (pa.types.is_string(hint) or pa.types.is_large_string(hint)):
+        if typed:
+            values = [_scalar_text(value) for value in values]
+        else:
+            own = _own_type(values)
+            if own is not None:
+                return own
     if hint is not None and pa.types.is_nested(hint) and not all(_fits(v, hint) for v in values):
         hint = None
     if hint is not None:
@@ -67,9 +82,30 @@ def _column(values: list[Any], hint: pa.DataType | None) -> pa.Array:
     return inferred
 
 
-def to_batch(records: list[dict[str, Any]], hint: pa.Schema) -> pa.RecordBatch:
+def _scalar_text(value: Any) -> Any:
+    """A scalar that is not text as ``DataTypeUtils.toString`` gives it; others as they are."""
+    if value is None or isinstance(value, str | dict | list):
+        return value
+    return to_text(value)
+
+
+def _own_type(values: list[Any]) -> pa.Array | None:
+    """The values as their own Arrow type when they all share one that is not text."""
+    if all(value is None or isinstance(value, str) for value in values):
+        return None
+    try:
+        array = pa.array(values)
+    except _CONVERSION_ERRORS:
+        return None
+    if pa.types.is_string(array.type) or pa.types.is_null(array.type):
+        return None
+    return array
+
+
+def to_batch(records: list[dict[str, Any]], hint: pa.Schema, typed: bool = False) -> pa.RecordBatch:
     """Records as a batch: the hint's fields first (in order), then new fields; a hint
-    field that no record has (the whole record was replaced) is left out."""
+    field that no record has (the whole record was replaced) is left out. ``typed``:
+    the records came from a type-checking reader (see the module's docstring)."""
     present: dict[str, None] = {}
     for record in records:
         present.update(dict.fromkeys(record))
@@ -79,7 +115,11 @@ def to_batch(records: list[dict[str, Any]], hint: pa.Schema) -> pa.RecordBatch:
     for name in names:
         index = hint.get_field_index(name)
         arrays.append(
-            _column([r.get(name) for r in records], hint.field(index).type if index >= 0 else None)
+            _column(
+                [r.get(name) for r in records],
+                hint.field(index).type if index >= 0 else None,
+                typed,
+            )
         )
     return pa.RecordBatch.from_arrays(arrays, names=names)
 
@@ -93,8 +133,10 @@ class RecordSink:
         sink: BinarySink,
         attributes: Mapping[str, str],
         read_schema: pa.Schema,
+        typed: bool = False,
     ) -> None:
         self._writers = writers
+        self._typed = typed
         self._sink = sink
         self._attributes = attributes
         self._read_schema = read_schema
@@ -107,7 +149,7 @@ class RecordSink:
         (``unchanged_forms``)."""
         if not records:
             return
-        batch = to_batch(records, self._schema or self._read_schema)
+        batch = to_batch(records, self._schema or self._read_schema, self._typed)
         if source is not None:
             unchanged_forms(batch, source)
         if self._writer is None:

@@ -413,7 +413,11 @@ class LookupRecord(Processor):
                             output = outputs.get(name)
                             if output is None:
                                 output = outputs[name] = self._open(
-                                    session, flowfile, writers, reader.schema
+                                    session,
+                                    flowfile,
+                                    writers,
+                                    reader.schema,
+                                    bool(getattr(readers, "type_checked_records", False)),
                                 )
                             # The rows the records were read as, when they carry serialized
                             # forms to keep (no selection made for a batch without them).
@@ -455,11 +459,17 @@ class LookupRecord(Processor):
 
     @staticmethod
     def _open(
-        session: ProcessSession, flowfile: FlowFile, writers: RecordSetWriterFactory, schema: Any
+        session: ProcessSession,
+        flowfile: FlowFile,
+        writers: RecordSetWriterFactory,
+        schema: Any,
+        typed: bool,
     ) -> _Output:
+        """An output; ``typed``: the reader's records convert values set on them (CSV)."""
         child = session.create(flowfile)
         content = session.open_write(child)
-        return _Output(child, content, RecordSink(writers, content, child.attributes, schema))
+        sink = RecordSink(writers, content, child.attributes, schema, typed)
+        return _Output(child, content, sink)
 
     @staticmethod
     def _discard(session: ProcessSession, outputs: dict[str, _Output], remove: bool = True) -> None:

@@ -185,7 +185,8 @@ class UpdateRecord(Processor):
                 FlowFileContent(session, flowfile), attributes, source_of(flowfile)
             )
             try:
-                out = RecordSink(writers, sink, attributes, reader.schema)
+                typed = bool(getattr(readers, "type_checked_records", False))
+                out = RecordSink(writers, sink, attributes, reader.schema, typed)
                 try:
                     index = 1  # NiFi's record.index counts from 1
                     for batch in reader.batches():

@@ -32,9 +32,7 @@ def _result(subject: str, value: str, reason: str | None) -> ValidationResult:
 def directory_exists(subject: str, value: str) -> ValidationResult:
     """NiFi's ``createDirectoryExistsValidator(true, false)`` (EL texts are not checked)."""
     reason = None
-    if not value.strip():
-        reason = f"{subject} cannot be empty"
-    elif not os.path.exists(value):
+    if not os.path.exists(value):
         reason = "Directory does not exist"
     elif not os.path.isdir(value):
         reason = "Path does not point to a directory"

@@ -7,57 +7,58 @@ import codecs
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
+from flowcore.el.utf16 import java_length
 from processors.standard._charsets import java_charset
 
 _EOL_CHARS = "\r\n"
 _EOL = re.compile(r"\r\n|\r|\n")
 _OUT_CHUNK = 64 * 1024
-_DEMARCATOR_BUFFER = 8192
-_DEMARCATOR_STEP = 1_048_576
 
 
 class BufferOverflow(Exception):
     """A line (or the whole content) is larger than the Maximum Buffer Size."""
 
 
-def line_capacity(max_size: int) -> int:
-    """How many chars NiFi's LineDemarcator can hold for one line under a Maximum Buffer
-    Size: its buffer starts at 8192 chars and grows (doubling, by 1 MB at most) only while
-    the grown size stays within the maximum, so a smaller maximum still allows 8192."""
-    capacity = _DEMARCATOR_BUFFER
-    while capacity < _DEMARCATOR_STEP and capacity * 2 <= max_size:
-        capacity *= 2
-    if capacity >= _DEMARCATOR_STEP:  # from 1 MB on it grows by 1 MB at a time
-        capacity += (max_size - capacity) // _DEMARCATOR_STEP * _DEMARCATOR_STEP
-    return capacity
+_INITIAL_BUFFER = 8192
+_MAX_GROWTH = 1_048_576
 
 
-def _java_length(text: str) -> int:
-    """The length of ``text`` in Java chars (UTF-16 code units)."""
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+def line_capacity(max_buffer: int) -> int:
+    """The longest line, in UTF-16 code units, that NiFi's LineDemarcator holds under a
+    Maximum Buffer Size of ``max_buffer``: its character buffer starts at 8192 and grows
+    by doubling (at most 1 MiB at a time) while the new size stays within the maximum,
+    so a maximum under 8192 still holds 8192 characters."""
+    capacity = _INITIAL_BUFFER
+    while True:
+        grown = min(capacity * 2, capacity + _MAX_GROWTH)
+        if grown > max_buffer:
+            return capacity
+        capacity = grown
 
 
 def iter_text_lines(
-    chunks: Iterable[bytes], charset: str, max_line: int | None = None
+    chunks: Iterable[bytes], charset: str, max_buffer: int | None = None
 ) -> Iterator[str]:
     """Decoded lines, each with its line ending ("\\n", "\\r\\n" or "\\r"), as NiFi's
-    LineDemarcator gives them. Only the current line is held; a line the demarcator's
-    buffer cannot hold under a Maximum Buffer Size of ``max_line`` bytes (see
-    ``line_capacity``; it counts chars, and a line not ended by "\\n" needs one char more,
-    the one read after it) raises ``BufferOverflow``."""
+    LineDemarcator gives them. Only the current line is held; a line that does not fit
+    the demarcator's character buffer under ``max_buffer`` (``line_capacity``; counted in
+    UTF-16 code units, not bytes) raises ``BufferOverflow``. A line ending with a lone
+    "\\r", or the last line without an ending, needs one unit more: the demarcator reads
+    one character past it."""
     codec = java_charset(charset)
     decoder = codecs.getincrementaldecoder(codec)(errors="replace")
     pending = ""
-    capacity = None if max_line is None else line_capacity(max_line)
+    capacity = line_capacity(max_buffer) if max_buffer is not None else None
 
-    def check(line: str, complete: bool = False) -> None:
-        if capacity is not None and 2 * len(line) >= capacity:
-            length = _java_length(line)
-            if length + (0 if complete and line.endswith("\n") else 1) > capacity:
-                raise BufferOverflow(
-                    f"a line of {length} chars is larger than the Maximum Buffer Size "
-                    f"({max_line} bytes) allows"
-                )
+    def check(line: str, lookahead: bool = True) -> None:
+        if capacity is None or (len(line) + 1) * 2 <= capacity:
+            return
+        needed = java_length(line) + (1 if lookahead or not line.endswith("\n") else 0)
+        if needed > capacity:
+            raise BufferOverflow(
+                f"a line of {java_length(line)} characters is larger than the Maximum Buffer "
+                f"Size allows ({capacity} characters)"
+            )
 
     def split(text: str, final: bool) -> Iterator[str]:
         nonlocal pending
@@ -68,7 +69,9 @@ def iter_text_lines(
             end = match.end()
             if end == size and not final and match.group() == "\r":
                 break  # "\r" last: maybe half of "\r\n"
-            yield text[start:end]
+            line = text[start:end]
+            check(line, lookahead=False)
+            yield line
             start = end
         pending = text[start:]
         check(pending)
@@ -82,12 +85,8 @@ def iter_text_lines(
             pending += text
             check(pending)
             continue
-        for line in split(text, False):
-            check(line, complete=True)
-            yield line
-    for line in split(decoder.decode(b"", final=True), True):
-        check(line, complete=True)
-        yield line
+        yield from split(text, False)
+    yield from split(decoder.decode(b"", final=True), True)
 
 
 def line_ending(line: str) -> tuple[str, str]:

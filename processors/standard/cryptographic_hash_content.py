@@ -18,6 +18,7 @@ from flowcore.processor import (
     PropertyDescriptor,
     Relationship,
     processor,
+    validators,
 )
 from flowcore.session import ProcessSession
 
@@ -81,6 +82,7 @@ HASH_ALGORITHM = PropertyDescriptor(
     default="SHA-256",
     required=True,
     allowable_values=[AllowableValue(name, name, text) for name, (_, text) in ALGORITHMS.items()],
+    validators=[validators.non_empty],
 )
 
 SUCCESS = Relationship("success", "Used for flowfiles that have a hash value added")

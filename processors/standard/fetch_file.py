@@ -29,6 +29,7 @@ from flowcore.processor import (
     PropertyDescriptor,
     Relationship,
     processor,
+    validators,
 )
 from flowcore.session import ProcessSession
 
@@ -48,6 +49,7 @@ FILENAME = PropertyDescriptor(
     required=True,
     default="${absolute.path}/${filename}",
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.non_empty],
 )
 COMPLETION_STRATEGY = PropertyDescriptor(
     name="Completion Strategy",
@@ -65,6 +67,7 @@ MOVE_DESTINATION = PropertyDescriptor(
     "from the file system. This property is ignored unless the Completion Strategy is set "
     'to "Move File". If the directory does not exist, it will be created.',
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.non_empty],
 )
 CONFLICT_STRATEGY = PropertyDescriptor(
     name="Move Conflict Strategy",

@@ -96,6 +96,7 @@ CUSTOM_TEXT = PropertyDescriptor(
         "per batch of generated FlowFiles"
     ),
     expression_language_scope=ExpressionLanguageScope.ENVIRONMENT,
+    validators=[validators.non_empty],
 )
 CHARSET = PropertyDescriptor(
     name="character-set",
@@ -148,6 +149,7 @@ class GenerateFlowFile(Processor):
             description="Specifies an attribute on generated FlowFiles defined by the "
             "Dynamic Property's key and value.",
             dynamic=True,
+            validators=[validators.attribute_key_property_name],
             expression_language_scope=ExpressionLanguageScope.ENVIRONMENT,
         )
 

@@ -201,6 +201,7 @@ USER_AGENT = PropertyDescriptor(
     description="HTTP User-Agent Header applied to requests. RFC 7231 Section 5.5.3 "
     "describes recommend formatting.",
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.non_empty],
 )
 BODY_ATTRIBUTE_NAME = PropertyDescriptor(
     name="Response Body Attribute Name",
@@ -250,6 +251,7 @@ HEADER_ATTRIBUTES_PREFIX = PropertyDescriptor(
     description="Prefix to HTTP response headers when included as attributes to FlowFiles "
     "transferred to the Original, Retry or No Retry relationships.",
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.non_empty],
 )
 REDIRECTS_ENABLED = _bool(
     "Response Redirects Enabled",

@@ -76,6 +76,7 @@ ATTRIBUTES_TO_LOG = PropertyDescriptor(
     description="A comma-separated list of Attributes to Log. If not specified, all "
     "attributes will be logged unless `Attributes to Log by Regular Expression` is "
     "modified. There's an AND relationship between the two properties.",
+    validators=[validators.non_empty],
 )
 ATTRIBUTES_TO_LOG_REGEX = PropertyDescriptor(
     name="attributes-to-log-regex",
@@ -92,6 +93,7 @@ ATTRIBUTES_TO_IGNORE = PropertyDescriptor(
     description="A comma-separated list of Attributes to ignore. If not specified, no "
     "attributes will be ignored unless `Attributes to Ignore by Regular Expression` is "
     "modified. There's an OR relationship between the two properties.",
+    validators=[validators.non_empty],
 )
 ATTRIBUTES_TO_IGNORE_REGEX = PropertyDescriptor(
     name="attributes-to-ignore-regex",
@@ -141,6 +143,7 @@ LOG_PREFIX = PropertyDescriptor(
     description="Log prefix appended to the log lines. It helps to distinguish the output "
     "of multiple LogAttribute processors.",
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.non_empty],
 )
 CHARSET = PropertyDescriptor(
     name="character-set",

@@ -137,6 +137,7 @@ CORRELATION_ATTRIBUTE = PropertyDescriptor(
     "FlowFiles' means FlowFiles that have the same value for this Attribute. If not "
     "specified, FlowFiles are bundled by the order in which they are pulled from the queue.",
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.attribute_name],
 )
 MIN_ENTRIES = PropertyDescriptor(
     name="Minimum Number of Entries",
@@ -202,7 +203,7 @@ HEADER = PropertyDescriptor(
     display_name="Header",
     description="Filename or text specifying the header to use. If not specified, no header "
     "is supplied.",
-    validators=(validators.any_text,),
+    validators=(validators.non_empty,),
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 FOOTER = PropertyDescriptor(
@@ -210,7 +211,7 @@ FOOTER = PropertyDescriptor(
     display_name="Footer",
     description="Filename or text specifying the footer to use. If not specified, no footer "
     "is supplied.",
-    validators=(validators.any_text,),
+    validators=(validators.non_empty,),
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 DEMARCATOR = PropertyDescriptor(
@@ -218,7 +219,7 @@ DEMARCATOR = PropertyDescriptor(
     display_name="Demarcator",
     description="Filename or text specifying the demarcator to use. If not specified, no "
     "demarcator is supplied.",
-    validators=(validators.any_text,),
+    validators=(validators.non_empty,),
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 COMPRESSION_LEVEL = PropertyDescriptor(
@@ -247,6 +248,7 @@ TAR_MODIFIED_TIME = PropertyDescriptor(
     "value, both of which must match the ISO8601 format 'yyyy-MM-dd'T'HH:mm:ssZ'.",
     default="${file.lastModifiedTime}",
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.non_empty],
 )
 
 REL_MERGED = Relationship("merged", "The FlowFile containing the merged content")

@@ -155,6 +155,7 @@ LAST_MODIFIED_TIME = PropertyDescriptor(
     "Format must be yyyy-MM-dd'T'HH:mm:ssZ. You may also use expression language such as "
     "${file.lastModifiedTime}.",
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.non_empty],
 )
 PERMISSIONS = PropertyDescriptor(
     name="Permissions",

@@ -314,8 +314,9 @@ class ReplaceText(Processor):
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
         strategy = context.get_property(REPLACEMENT_STRATEGY).as_str()
         search = context.get_property(SEARCH_VALUE).as_str()
-        if strategy == LITERAL_REPLACE and not search:
-            return [ValidationResult(SEARCH_VALUE.label, False, search, "cannot be empty")]
+        if strategy == LITERAL_REPLACE:
+            result = validators.non_empty(SEARCH_VALUE.label, search)  # NiFi's NON_EMPTY
+            return [] if result.valid else [result]
         if strategy == REGEX_REPLACE and "${" not in search:
             result = validators.java_regular_expression(SEARCH_VALUE.label, search)
             return [] if result.valid else [result]

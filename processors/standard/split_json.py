@@ -22,6 +22,7 @@ from flowcore.processor import (
     Relationship,
     ValidationResult,
     processor,
+    validators,
 )
 from flowcore.session import ProcessSession
 from processors.standard.evaluate_json_path import (
@@ -47,6 +48,7 @@ JSON_PATH_EXPRESSION = PropertyDescriptor(
     description="A JsonPath expression that indicates the array element to split into "
     "JSON/scalar fragments.",
     required=True,
+    validators=[validators.non_empty],
 )
 
 ORIGINAL = Relationship(

@@ -83,7 +83,7 @@ HEADER_MARKER = PropertyDescriptor(
     "line. This value is ignored when Header Line Count is non-zero. The first line not "
     "containing the Header Line Marker Characters and all subsequent lines are considered "
     "non-header",
-    validators=[validators.any_text],
+    validators=[validators.non_empty],
 )
 REMOVE_TRAILING_NEWLINES = PropertyDescriptor(
     name="Remove Trailing Newlines",

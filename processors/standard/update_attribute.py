@@ -158,6 +158,7 @@ class UpdateAttribute(Processor):
             description="Updates a FlowFile attribute specified by the Dynamic Property's key "
             "with the value specified by the Dynamic Property's value",
             dynamic=True,
+            validators=[validators.attribute_key_property_name],
             expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
         )
 

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from flowcore.processor import ValidationResult
+from processors.record.temporal_text import epoch_millis
 from processors.record_processors.record_path.arrow import Fallback, Vector, compile_vector
 from processors.record_processors.record_path.evaluate import Context, evaluate
 from processors.record_processors.record_path.functions import check_call
@@ -97,7 +98,7 @@ class RecordPath:
             except Fallback:
                 values = None
             if values is not None and not pa.types.is_nested(values.type):
-                return values, pc.cast(values, pa.string())
+                return values, _texts(values)
         keys: list[str] = []
         texts: list[str | None] = []
         for root in roots_of(batch):
@@ -107,6 +108,17 @@ class RecordPath:
             scalar = not isinstance(single, dict | list | bytes | bytearray)
             texts.append(to_text(single) if scalar else None)
         return pa.array(keys, pa.string()), pa.array(texts, pa.string())
+
+
+def _texts(values: pa.Array) -> pa.Array:
+    """A column as ``DataTypeUtils.toString(value, null)`` gives each value: a date, time
+    or timestamp as its epoch milliseconds, a double as ``Double.toString``."""
+    kind = values.type
+    if pa.types.is_date(kind) or pa.types.is_time(kind) or pa.types.is_timestamp(kind):
+        return epoch_millis(values)[0].cast(pa.string())
+    if pa.types.is_floating(kind):
+        return pa.array([to_text(value) for value in values.to_pylist()], pa.string())
+    return pc.cast(values, pa.string())
 
 
 def root_of(record: dict[str, Any], schema: pa.Schema | None = None) -> FieldValue:

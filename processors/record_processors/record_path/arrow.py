@@ -37,6 +37,13 @@ Vector = Callable[[pa.RecordBatch], pa.Array | None]
 """Values of a batch, or None when a child path names a field the schema lacks."""
 
 
+def _has_astral(values: pa.Array) -> bool:
+    """Whether a text beyond the Basic Multilingual Plane is there (two UTF-16 units)."""
+    if pc.all(pc.string_is_ascii(values)).as_py() is not False:
+        return False
+    return bool(pc.any(pc.match_substring_regex(values, "[\\x{10000}-\\x{10FFFF}]")).as_py())
+
+
 class Fallback(Exception):
     """This batch's types need the Python evaluation."""
 
@@ -154,8 +161,8 @@ def _call(expr: Call) -> Vector | None:
 
         def sliced(batch: pa.RecordBatch) -> pa.Array | None:
             values = _present(text, batch)
-            if not _is_text(values):
-                raise Fallback
+            if not _is_text(values) or _has_astral(values):
+                raise Fallback  # Java counts UTF-16 units: an emoji is 2 (Python does it)
             return pc.utf8_slice_codeunits(values, first, last)
 
         return sliced

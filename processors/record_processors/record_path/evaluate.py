@@ -8,13 +8,14 @@ as NiFi's filters compare (see ``compare``).
 
 from __future__ import annotations
 
-import datetime as dt
 import decimal
 import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+import pyarrow as pa
 
 from processors.record_processors.record_path.parser import (
     AllElements,
@@ -38,10 +39,10 @@ from processors.record_processors.record_path.values import (
     FieldValue,
     child_type,
     element_type,
+    epoch_millis,
     is_map,
     is_record,
-    to_number,
-    to_text,
+    java_string,
 )
 
 
@@ -108,7 +109,7 @@ def compare(op: str, left: Any, right: Any) -> bool:
         elif left_number or right_number:
             if op == "!=":
                 return False
-            equal = to_text(left) == to_text(right)
+            equal = java_string(left) == java_string(right)  # Object.toString()
         else:
             equal = _java_equals(left, right)
         return equal if op == "=" else not equal
@@ -164,8 +165,9 @@ def _as_long(value: Any) -> int | None:
         if math.isinf(value):
             return _LONG_RANGE[0] if value < 0 else _LONG_RANGE[1]
         return int(value)  # longValue(): toward zero
-    if isinstance(value, dt.datetime):
-        return to_number(value)  # type: ignore[return-value]
+    millis = epoch_millis(value)  # a date, time or timestamp: getTime()
+    if millis is not None:
+        return millis
     if isinstance(value, str) and _INTEGRAL.fullmatch(value):
         number = int(value)
         return number if _LONG_RANGE[0] <= number <= _LONG_RANGE[1] else None
@@ -225,11 +227,15 @@ def _step(step: Step, selected: list[FieldValue], context: Context) -> Iterator[
                     child_type(value.dtype, step.name),
                     step.name not in record,
                 )
+            else:
+                yield _missing_child(value, step.name)
         elif isinstance(step, Wildcard):
-            yield from _children(value)
+            # NiFi's WildcardChildPath gives only the fields that have a value
+            yield from (child for child in _children(value) if child.value is not None)
         elif isinstance(step, Descendant):
             for found in _descendants(value):
-                if step.name is None or found.name == step.name:
+                # as NiFi's DescendantFieldPath and WildcardDescendantPath: no null values
+                if found.value is not None and (step.name is None or found.name == step.name):
                     yield found
         elif isinstance(step, Parent):
             if value.parent is not None:
@@ -256,6 +262,31 @@ def _step(step: Step, selected: list[FieldValue], context: Context) -> Iterator[
                     )
         elif isinstance(step, Filter) and holds(step.predicate, Context(context.root, value)):
             yield value
+
+
+def _record_typed(value: FieldValue) -> bool:
+    """A record, or a value of a record type (NiFi's ``Filters.isRecord``)."""
+    return is_record(value) or (value.dtype is not None and pa.types.is_struct(value.dtype))
+
+
+def _missing_child(value: FieldValue, name: str) -> FieldValue:
+    """NiFi's ``missingChild``: the child of a value that is not a record (a null record,
+    a text, a map) is one null value. Updating it sets the field in the nearest record
+    above it (``getParentRecord``), except below a null of a record type, where nothing
+    is updated."""
+    holder: FieldValue | None = value
+    while holder is not None and not _record_typed(holder):
+        holder = holder.parent
+    container = holder.value if holder is not None and is_record(holder) else None
+    return FieldValue(
+        None,
+        name,
+        value,
+        container,
+        name if container is not None else None,
+        child_type(value.dtype, name),
+        True,
+    )
 
 
 def _indexed(value: FieldValue, step: Indexes) -> Iterator[FieldValue]:

@@ -22,6 +22,8 @@ import pyarrow as pa
 
 from flowcore.el.dates import compile_java_time_pattern, resolve_zone
 from flowcore.el.regex import java_regex, java_replacer, java_sub
+from flowcore.el.utf16 import java_length, java_slice
+from flowcore.el.utf16 import pad as utf16_pad
 from flowcore.el.values import java_double_str
 from flowcore.errors import ExpressionError
 from processors.record_processors.record_path.evaluate import (
@@ -35,6 +37,8 @@ from processors.record_processors.record_path.values import (
     FieldValue,
     as_bytes,
     b64,
+    epoch_millis,
+    java_string,
     java_trim,
     to_text,
 )
@@ -107,12 +111,13 @@ def _substring(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
     first, last = _index_arg(args[0], context), _index_arg(args[1], context)
     if first is None or last is None:
         return ""
-    start, end, size = first, last, len(text)
+    # positions count UTF-16 code units, as Java's String (an emoji is 2)
+    start, end, size = first, last, java_length(text)
     start = start + size + 1 if start < 0 else start
     end = min(end + size + 1 if end < 0 else end, size)
     if start < 0 or start >= size or start > end:
         return ""
-    return text[start:end]
+    return java_slice(text, start, end)
 
 
 def _before(last: bool) -> Callable[[Any, Context, tuple[Expr, ...]], Any]:
@@ -205,14 +210,11 @@ def _to_date(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
 
 
 def _epoch_ms(value: Any) -> int | None:
-    """Epoch milliseconds of a date or a number (``Number.longValue()`` truncates)."""
-    if isinstance(value, dt.datetime):
-        aware = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
-        return int(aware.timestamp() * 1000)
-    if isinstance(value, dt.date):
-        return (
-            int(dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC).timestamp()) * 1000
-        )
+    """Epoch milliseconds of a date, time or timestamp (``getTime()``) or of a number
+    (``Number.longValue()`` truncates)."""
+    millis = epoch_millis(value)
+    if millis is not None:
+        return millis
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -242,14 +244,26 @@ def _charset(args: tuple[Expr, ...], context: Context) -> str:
 
 
 def _to_string(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    """NiFi's toString(): bytes decoded with the charset, any other value as Java's
+    ``toString()`` (a timestamp is ``2024-01-31 10:00:00.0``, not epoch milliseconds)."""
     if isinstance(value, bytes | bytearray | list):
         # new String(bytes, charset): a malformed sequence becomes U+FFFD
         return as_bytes(value).decode(_charset(args, context), errors="replace")
-    return to_text(value)
+    return java_string(value)
 
 
 def _to_bytes(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
-    return (to_text(value) or "").encode(_charset(args, context))
+    if not isinstance(value, str):
+        msg = "Argument supplied to toBytes must be a String"
+        raise RecordPathError(msg)
+    return value.encode(_charset(args, context))
+
+
+def _base64_encode(value: Any, _context: Context, _args: tuple[Expr, ...]) -> Any:
+    if not isinstance(value, str | bytes | bytearray):
+        msg = "Argument supplied to base64Encode must be a String or byte[]"
+        raise RecordPathError(msg)
+    return b64(value, encode=True)
 
 
 _HASHES = {
@@ -271,6 +285,9 @@ _HASHES = {
 
 
 def _base64_decode(value: Any, _context: Context, _args: tuple[Expr, ...]) -> Any:
+    if not isinstance(value, str | bytes | bytearray):
+        msg = "Argument supplied to base64Decode must be a String or byte[]"
+        raise RecordPathError(msg)
     try:
         return b64(value, encode=False)
     except ValueError as exc:
@@ -297,10 +314,7 @@ def _pad(left: bool) -> Callable[[Any, Context, tuple[Expr, ...]], str]:
             return ""
         # StringUtils.leftPad/rightPad: an empty padding string is the default "_"
         fill = (_text_arg(args[1], context) if len(args) > 1 else "") or "_"
-        if len(text) >= width:
-            return text
-        padding = (fill * width)[: width - len(text)]
-        return padding + text if left else text + padding
+        return utf16_pad(text, width, fill, left)  # widths in UTF-16 code units
 
     return pad
 
@@ -309,7 +323,7 @@ def _uuid5(value: Any, context: Context, args: tuple[Expr, ...]) -> str:
     """NiFi's uuid5(): a namespace that is not text is the nil UUID."""
     given = _first(args[0], context) if args else None
     namespace = uuid.UUID(given) if isinstance(given, str) else uuid.UUID(int=0)
-    return str(uuid.uuid5(namespace, to_text(value) or ""))
+    return str(uuid.uuid5(namespace, java_string(value) or ""))  # value.toString()
 
 
 _NULL_UUID5 = str(uuid.uuid5(uuid.UUID(int=0), ""))
@@ -322,12 +336,15 @@ def _escape_json(value: Any, _context: Context, _args: tuple[Expr, ...]) -> str:
 
 def _jackson(value: Any) -> str:
     """JSON as Jackson's default ObjectMapper writes it: a double as ``Double.toString``
-    (NaN and Infinity quoted), a timestamp as epoch milliseconds."""
+    (NaN and Infinity quoted), a timestamp and a date as epoch milliseconds
+    (``WRITE_DATES_AS_TIMESTAMPS``), a time as its ``toString()`` text (``"10:00:00"``)."""
     if isinstance(value, float):
         text = java_double_str(value)
         return f'"{text}"' if not math.isfinite(value) else text
-    if isinstance(value, dt.datetime):
-        return str(_epoch_ms(value))
+    if isinstance(value, dt.time):
+        return f'"{java_string(value)}"'
+    if isinstance(value, dt.date):
+        return str(epoch_millis(value))
     if isinstance(value, dict):
         return (
             "{"
@@ -398,7 +415,11 @@ def _pairs(args: tuple[Expr, ...], context: Context, function: str) -> list[tupl
 
 
 def _map_of(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:
-    entries = {key: to_text(value) for key, value in _pairs(args, context, "mapOf")}
+    # String.valueOf of each value (Java's toString; a null is "null")
+    entries = {
+        key: "null" if value is None else java_string(value)
+        for key, value in _pairs(args, context, "mapOf")
+    }
     return [FieldValue(entries, "mapOf", dtype=pa.map_(pa.string(), pa.string()))]
 
 
@@ -490,7 +511,7 @@ for _name, _transform, _least, _most in (
     ("trim", _text(java_trim), 1, 1),
     ("toUpperCase", _text(str.upper), 1, 1),
     ("toLowerCase", _text(str.lower), 1, 1),
-    ("base64Encode", lambda v, _c, _a: b64(v, encode=True), 1, 1),
+    ("base64Encode", _base64_encode, 1, 1),
     ("base64Decode", _base64_decode, 1, 1),
     ("hash", _hash, 2, 2),
     ("padLeft", _pad(left=True), 2, 3),

@@ -151,8 +151,33 @@ def java_trim(text: str) -> str:
     return text.strip(JAVA_WHITESPACE)
 
 
+_MILLIS_PER_DAY = 86_400_000
+
+
+def epoch_millis(value: Any) -> int | None:
+    """A date, time or timestamp as ``java.util.Date.getTime()`` gives it (None for any
+    other value): a timestamp's instant (a naive one is UTC), a date at its midnight and a
+    time on 1970-01-01, in UTC as flowcore's readers make them; finer than a millisecond
+    is cut, rounding down."""
+    if isinstance(value, dt.datetime):
+        aware = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+        delta = aware - _EPOCH
+        return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+    if isinstance(value, dt.date):
+        return (value.toordinal() - _EPOCH_ORDINAL) * _MILLIS_PER_DAY
+    if isinstance(value, dt.time):
+        seconds = value.hour * 3600 + value.minute * 60 + value.second
+        return seconds * 1000 + value.microsecond // 1000
+    return None
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
+
+
 def to_text(value: Any) -> str | None:
-    """A value as NiFi's DataTypeUtils.toString renders it (None stays None)."""
+    """A value as NiFi's ``DataTypeUtils.toString(value, null)`` renders it (None stays
+    None): a date, time or timestamp is its epoch milliseconds, as no format is given."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -163,10 +188,9 @@ def to_text(value: Any) -> str | None:
         return java_double_str(value)  # Double.toString: 1.0E7, 1.0E-4, NaN, Infinity
     if isinstance(value, bytes | bytearray):
         return bytes(value).decode("utf-8", errors="replace")
-    if isinstance(value, dt.datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S")
-    if isinstance(value, dt.date | dt.time):
-        return value.isoformat()
+    millis = epoch_millis(value)
+    if millis is not None:
+        return str(millis)
     if isinstance(value, dict):
         return json.dumps(value, default=str, separators=(",", ":"))
     if isinstance(value, list | tuple):
@@ -174,23 +198,22 @@ def to_text(value: Any) -> str | None:
     return str(value)
 
 
-def to_number(value: Any) -> float | int | decimal.Decimal | None:
-    """A value as a number, or None when it is not one (numeric comparisons)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int | float | decimal.Decimal):
-        return value
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            try:
-                return float(value.strip())
-            except ValueError:
-                return None
+def java_string(value: Any) -> str | None:
+    """A value as Java's ``toString()`` gives it (RecordPath's ``toString``, ``uuid5``,
+    ``mapOf`` and ``=`` between a number and another value call it, not
+    ``DataTypeUtils.toString``): a timestamp as ``java.sql.Timestamp.toString()``
+    (``2024-01-31 10:00:00.123``, in the system's zone, as the JVM's), a date as
+    ``yyyy-MM-dd``, a time as ``HH:mm:ss``; anything else as ``to_text``."""
     if isinstance(value, dt.datetime):
-        return int(value.timestamp() * 1000)
-    return None
+        aware = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+        local = aware.astimezone()
+        fraction = f"{local.microsecond:06d}".rstrip("0") or "0"
+        return f"{local:%Y-%m-%d %H:%M:%S}.{fraction}"
+    if isinstance(value, dt.date):
+        return f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+    if isinstance(value, dt.time):
+        return f"{value:%H:%M:%S}"
+    return to_text(value)
 
 
 def as_bytes(value: Any, charset: str = "utf-8") -> bytes:

@@ -161,7 +161,7 @@ def test_el_min_records_evaluated_with_environment(
         ("Attribute Strategy", "Keep Everything", "Given value not found in allowed set"),
         ("Minimum Bin Size", "ten", "Must be of format <Data Size> <Data Unit>"),
         ("Max Bin Age", "soon", "Must be of format <duration> <TimeUnit>"),
-        ("Correlation Attribute Name", "  ", "cannot be empty"),
+        ("Correlation Attribute Name", "  ", "Invalid attribute key: <Empty String>"),
     ],
 )
 def test_property_validators(runner: TestRunner, name: str, value: str, message: str) -> None:

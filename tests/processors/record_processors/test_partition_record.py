@@ -319,3 +319,28 @@ def test_partitions_come_in_the_order_their_first_record_appears(
         ff.attributes.get("storeId") for ff in runner.get_flowfiles_for_relationship("success")
     ]
     assert stores == [None, "1", "7", "0", "-2"]
+
+
+def test_partition_attribute_is_data_type_utils_text(make_runner: RunnerFactory) -> None:
+    """The attribute is DataTypeUtils.toString(value, null): a timestamp's epoch
+    milliseconds, a double as Double.toString (Arrow's cast wrote ISO text and 3)."""
+    schema = {
+        "type": "record",
+        "name": "r",
+        "fields": [
+            {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+            {"name": "x", "type": "double"},
+        ],
+    }
+    runner = make_runner(
+        "PartitionRecord",
+        {"at": "/at", "x": "/x"},
+        reader={
+            "Schema Access Strategy": "schema-text-property",
+            "Schema Text": json.dumps(schema),
+        },
+    )
+    runner.enqueue("at,x\n2024-01-31T10:00:00.123Z,3.0\n")
+    runner.run()
+    out = runner.get_flowfiles_for_relationship("success")[0]
+    assert (out.attributes["at"], out.attributes["x"]) == ("1706695200123", "3.0")

@@ -268,3 +268,78 @@ def test_field_value_in_nested_field(make_runner: RunnerFactory) -> None:
     runner.enqueue('{"id":1,"name":{"first":"John","last":"Doe"}}\n')
     runner.run()
     assert _lines(runner) == [{"id": 1, "name": {"first": "John", "last": "DOE"}}]
+
+
+TIMED_SCHEMA = json.dumps(
+    {
+        "type": "record",
+        "name": "r",
+        "fields": [
+            {"name": "s", "type": ["null", "string"]},
+            {"name": "at", "type": ["null", {"type": "long", "logicalType": "timestamp-millis"}]},
+            {"name": "x", "type": ["null", "double"]},
+        ],
+    }
+)
+TIMED_READER = {"Schema Access Strategy": "schema-text-property", "Schema Text": TIMED_SCHEMA}
+
+
+def _timed_runner(
+    make_runner: RunnerFactory, reader_type: str, writer: dict[str, str] | None = None
+) -> TestRunner:
+    runner = make_runner(
+        "UpdateRecord",
+        reader_type=reader_type,
+        reader=TIMED_READER,
+        writer_type="JsonRecordSetWriter",
+        writer={"Output Grouping": "One Line Per Object", **(writer or {})},
+    )
+    runner.set_property("Replacement Value Strategy", "Record Path Value")
+    if reader_type == "CSVReader":
+        runner.enqueue("s,at,x\nx,2024-01-31T10:00:00.123Z,3.0\n")
+    else:
+        runner.enqueue('{"s": "x", "at": 1706695200123, "x": 3.0}')
+    return runner
+
+
+@pytest.mark.parametrize(
+    ("reader_type", "writer", "expected"),
+    [
+        # NiFi's CSV records convert a value set on them to the field's type:
+        # DataTypeUtils.toString gives the timestamp's epoch milliseconds, a double 3.0
+        ("CSVReader", {}, {"at": "1706695200123", "x": "3.0"}),
+        ("CSVReader", {"Timestamp Format": "yyyy-MM-dd"}, {"at": "1706695200123", "x": "3.0"}),
+        # other records keep the value (the field becomes a CHOICE) and the writer writes
+        # it as its own type: a timestamp by the writer's Timestamp Format, else epoch ms
+        ("JsonTreeReader", {}, {"at": 1706695200123, "x": 3.0}),
+        ("JsonTreeReader", {"Timestamp Format": "yyyy-MM-dd"}, {"at": "2024-01-31", "x": 3.0}),
+    ],
+)
+def test_record_path_value_into_text_field(
+    make_runner: RunnerFactory,
+    reader_type: str,
+    writer: dict[str, str],
+    expected: dict[str, object],
+) -> None:
+    for source, value in expected.items():
+        runner = _timed_runner(make_runner, reader_type, writer)
+        runner.set_property("/s", f"/{source}")
+        runner.run()
+        runner.assert_all_flowfiles_transferred("success", 1)
+        assert _lines(runner)[0]["s"] == value, source
+
+
+def test_functions_give_timestamps_as_epoch_millis(make_runner: RunnerFactory) -> None:
+    runner = _timed_runner(make_runner, "JsonTreeReader")
+    runner.set_property("/s", "concat(substring(/at, 0, 4), '-', /at)")
+    runner.run()
+    assert _lines(runner)[0]["s"] == "1706-1706695200123"
+
+
+def test_field_value_of_a_timestamp_is_epoch_millis(make_runner: RunnerFactory) -> None:
+    """NiFi's field.value is DataTypeUtils.toString(value, null) of the field updated."""
+    runner = _timed_runner(make_runner, "JsonTreeReader")
+    runner.set_property("Replacement Value Strategy", "Literal Value")
+    runner.set_property("/at", "${field.value:append('!')}")
+    runner.run()
+    assert _lines(runner)[0]["at"] == "1706695200123!"

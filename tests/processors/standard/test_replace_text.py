@@ -237,19 +237,20 @@ def test_too_large_goes_to_failure_unchanged(make_runner: RunnerFactory) -> None
 
 
 def test_line_too_large_goes_to_failure(make_runner: RunnerFactory) -> None:
+    """Line by line, NiFi's limit counts the characters of a line in its demarcator's
+    buffer (8192 under "10 KB"), not bytes: 6,000 é (12,000 bytes) fit."""
     runner = make_runner(
-        "ReplaceText", properties=_p(search="[123]", replacement="${abc}", buffer="10 B")
+        "ReplaceText", properties=_p(search="[123]", replacement="${abc}", buffer="10 KB")
     )
-    # NiFi's line buffer holds 8192 chars under any smaller Maximum Buffer Size
     runner.enqueue("short\n" + "x" * 8192 + "\nend", {"abc": "Good"})
-    runner.enqueue("1 fits\n2 fits" + "x" * 8000, {"abc": "Good"})
+    runner.enqueue("1 fits\n2 " + "\u00e9" * 6000, {"abc": "Good"})
     runner.run(2)
     runner.assert_transfer_count("failure", 1)
     runner.get_flowfiles_for_relationship("failure")[0].assert_content_equals(
         "short\n" + "x" * 8192 + "\nend"
     )
     runner.get_flowfiles_for_relationship("success")[0].assert_content_equals(
-        "Good fits\nGood fits" + "x" * 8000
+        "Good fits\nGood " + "\u00e9" * 6000
     )
 
 

@@ -45,3 +45,37 @@ def test_a_line_over_the_limit_raises() -> None:
 )
 def test_line_capacity_grows_as_the_demarcator_buffer(limit: int, capacity: int) -> None:
     assert line_capacity(limit) == capacity
+
+
+@pytest.mark.parametrize(
+    ("max_buffer", "capacity"),
+    [(1, 8192), (10_240, 8192), (16_383, 8192), (16_384, 16_384), (3 * 2**20, 3 * 2**20)],
+)
+def test_line_capacity_is_nifi_demarcator_buffer(max_buffer: int, capacity: int) -> None:
+    """NiFi's LineDemarcator starts with 8192 characters and doubles (at most +1 MiB)
+    while the new size stays within the Maximum Buffer Size."""
+    assert line_capacity(max_buffer) == capacity
+
+
+@pytest.mark.parametrize(
+    ("text", "fits"),
+    [
+        ("x" * 8191 + "\n", True),
+        ("x" * 8192 + "\n", False),
+        ("x" * 8190 + "\r\n", True),
+        ("x" * 8190 + "\r", True),  # a lone "\r" needs the character after it
+        ("x" * 8191 + "\r", False),
+        ("x" * 8191, True),  # the last line needs one more unit too
+        ("x" * 8192, False),
+        ("\u00e9" * 8191 + "\n", True),  # 16,383 bytes: the limit counts characters
+        ("\U0001f600" * 4096 + "\n", False),  # an emoji is two UTF-16 units
+    ],
+)
+def test_the_limit_counts_utf16_units_of_a_line(text: str, fits: bool) -> None:
+    data = ("short\n" + text).encode("utf-8")
+    chunks = [data[i : i + 1000] for i in range(0, len(data), 1000)]
+    if fits:
+        assert list(iter_text_lines(chunks, "utf-8", 10_240))[1] == text
+    else:
+        with pytest.raises(BufferOverflow):
+            list(iter_text_lines(chunks, "utf-8", 10_240))
