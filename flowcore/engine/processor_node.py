@@ -213,18 +213,29 @@ class ProcessorNode:
                 self._runtime.scheduled = True
 
     def stop(self) -> None:
-        """Mark STOPPED and call ``on_stopped`` once running tasks have finished.
+        """Mark STOPPED and call ``on_stopped`` once running tasks have finished."""
+        with self._lock:
+            self.run_state = RunState.STOPPED
+        self._finish_stopping()
 
-        Marking and counting the tasks happen under the lock a trigger counts itself
-        under, so no scheduled trigger starts once ``on_stopped`` is due; ``on_stopped``
-        runs under the scheduling lock, so a start meanwhile calls ``on_scheduled`` only
-        after it (as NiFi, which starts a processor again only once it has stopped)."""
+    def _finish_stopping(self) -> None:
+        """Call ``on_stopped`` if the processor is stopped, was scheduled and no task runs.
+
+        Deciding happens under the lock a trigger counts itself under, so no scheduled
+        trigger starts once ``on_stopped`` is due, and a start since the stop (when the
+        last task ends) keeps the processor running; ``on_stopped`` runs under the
+        scheduling lock, so a start meanwhile calls ``on_scheduled`` only after it (as
+        NiFi starts a processor again only once it has stopped)."""
         with self._scheduling:
             with self._lock:
-                self.run_state = RunState.STOPPED
-                call = self._runtime.scheduled and self._runtime.active_tasks == 0
+                runtime = self._runtime
+                call = (
+                    self.run_state is RunState.STOPPED
+                    and runtime.scheduled
+                    and runtime.active_tasks == 0
+                )
                 if call:
-                    self._runtime.scheduled = False
+                    runtime.scheduled = False
             if call:
                 self.processor.on_stopped(self.context())
 
@@ -345,4 +356,4 @@ class ProcessorNode:
                 runtime.active_tasks -= 1
                 last_out = runtime.active_tasks == 0 and self.run_state is RunState.STOPPED
             if last_out:
-                self.stop()
+                self._finish_stopping()
