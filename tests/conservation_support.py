@@ -471,9 +471,9 @@ class Run:
             toggler.join(DEADLINE_SECONDS)
             assert not self.errors, self.errors
             assert fed.is_set(), "the feeder did not finish: " + self._describe()
-            self.node.start_all()
-            for name in self._sinks:
-                self.node.processors[name].stop()
+            for name, processor in self.node.processors.items():
+                if name not in self._sinks:  # a sink started would drop what it holds
+                    processor.start()
             assert self._settle(scheduler), "the flow did not settle: " + self._describe()
         finally:
             ticking.set()
