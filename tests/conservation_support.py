@@ -448,10 +448,13 @@ class Run:
         *,
         toggle: Iterable[str] = (),
         seed: int = 0,
+        crash: bool = False,
     ) -> None:
         """Run ``feed`` (on its own thread) while the scheduler runs; meanwhile stop and
         start the processors named in ``toggle`` at random; then wait for every queue but
-        the held ones to empty."""
+        the held ones to empty. With ``crash``, the node is let go of as a killed process
+        once fed (no processor stopped: bins are not rolled back, nothing checkpointed)
+        and opened again from its repositories to finish."""
         scheduler = ThreadedScheduler(self.node)
         fed = threading.Event()
         feeder = threading.Thread(target=self._guard(feed, fed), name="feeder", daemon=True)
@@ -471,6 +474,12 @@ class Run:
             toggler.join(DEADLINE_SECONDS)
             assert not self.errors, self.errors
             assert fed.is_set(), "the feeder did not finish: " + self._describe()
+            if crash:
+                scheduler.stop()  # the tasks running end; what they committed stays
+                self.node.abandon()
+                self.node = Node.from_flow(self.settings, parse_flow(self.flow), self.clock)
+                scheduler = ThreadedScheduler(self.node)
+                scheduler.start()
             for name, processor in self.node.processors.items():
                 if name not in self._sinks:  # a sink started would drop what it holds
                     processor.start()

@@ -98,3 +98,17 @@ def test_detect_duplicate_wait_and_notify_release_every_item_once(
     toggled = ("dedupe", "wait", "notify")
     run.run(feed_ports(inputs.items, rng, signals=inputs.signals), toggle=toggled, seed=seed)
     run.check_units(inputs.expected(), signal_units)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_text_flow_conserves_every_line_across_a_crash(
+    settings_factory: SettingsFactory, runs: list[Run], seed: int
+) -> None:
+    """Let go of the node as a killed process once fed (bins hold FlowFiles, sessions
+    are open): the flow opened again finishes with every line out exactly once."""
+    rng = random.Random(seed)
+    documents = text_documents(rng, 40)
+    run = Run(_settings(settings_factory, 3), text_flow(), ("out_even", "out_odd"))
+    runs.append(run)
+    run.run(feed_ports(documents, rng), crash=True)
+    run.check(documents, text_units)
