@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import threading
 import time
 from collections import Counter
@@ -40,6 +41,10 @@ from flowcore.repository.flowfile import QueuedFlowFile
 from flowcore.settings import EngineSettings
 
 DEADLINE_SECONDS = 120.0
+SWITCH_INTERVAL = 1e-6
+"""The interpreter switches threads every microsecond while a flow runs, so that tasks
+interleave inside what they do (with the default 5 ms, a task mostly runs a whole trigger
+alone: a MergeContent without its lock passed)."""
 Units = Callable[[str, dict[str, str], bytes], list[str]]
 """A held FlowFile's units, from its connection, attributes and content."""
 HELD = {"type": "Funnel", "auto_terminate": ["success"], "run_state": "STOPPED"}
@@ -455,11 +460,19 @@ class Run:
         the held ones to empty. With ``crash``, the node is let go of as a killed process
         once fed (no processor stopped: bins are not rolled back, nothing checkpointed)
         and opened again from its repositories to finish."""
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        try:
+            self._run(feed, list(toggle), seed, crash)
+        finally:
+            sys.setswitchinterval(interval)
+
+    def _run(self, feed: Callable[[Node], None], toggle: list[str], seed: int, crash: bool) -> None:
         scheduler = ThreadedScheduler(self.node)
         fed = threading.Event()
         feeder = threading.Thread(target=self._guard(feed, fed), name="feeder", daemon=True)
         toggler = threading.Thread(
-            target=self._guard(lambda _: self._toggle(list(toggle), fed, seed), None),
+            target=self._guard(lambda _: self._toggle(toggle, fed, seed), None),
             name="toggler",
             daemon=True,
         )
