@@ -199,7 +199,8 @@ class ProcessorNode:
 
     def start(self) -> None:
         """Mark RUNNING; ``on_scheduled`` runs before the first trigger."""
-        self.run_state = RunState.RUNNING
+        with self._lock:
+            self.run_state = RunState.RUNNING
 
     def ensure_scheduled(self) -> None:
         """Call ``on_scheduled`` unless it has run since the last stop (once, whatever
@@ -213,13 +214,30 @@ class ProcessorNode:
 
     def stop(self) -> None:
         """Mark STOPPED and call ``on_stopped`` once running tasks have finished."""
-        self.run_state = RunState.STOPPED
         with self._lock:
-            call = self._runtime.scheduled and self._runtime.active_tasks == 0
+            self.run_state = RunState.STOPPED
+        self._finish_stopping()
+
+    def _finish_stopping(self) -> None:
+        """Call ``on_stopped`` if the processor is stopped, was scheduled and no task runs.
+
+        Deciding happens under the lock a trigger counts itself under, so no scheduled
+        trigger starts once ``on_stopped`` is due, and a start since the stop (when the
+        last task ends) keeps the processor running; ``on_stopped`` runs under the
+        scheduling lock, so a start meanwhile calls ``on_scheduled`` only after it (as
+        NiFi starts a processor again only once it has stopped)."""
+        with self._scheduling:
+            with self._lock:
+                runtime = self._runtime
+                call = (
+                    self.run_state is RunState.STOPPED
+                    and runtime.scheduled
+                    and runtime.active_tasks == 0
+                )
+                if call:
+                    runtime.scheduled = False
             if call:
-                self._runtime.scheduled = False
-        if call:
-            self.processor.on_stopped(self.context())
+                self.processor.on_stopped(self.context())
 
     def yield_for_period(self) -> None:
         self._runtime.yielded_until = self.clock.now_ms() + self.schedule.yield_ms
@@ -280,11 +298,16 @@ class ProcessorNode:
         """Run ``on_trigger`` once through a session; returns False if it failed.
 
         ``schedule`` calls ``on_scheduled`` first if it has not run since the last stop
-        (the TestRunner turns this off for ``run(initialize=False)``, as nifi-mock does).
+        (the TestRunner turns this off for ``run(initialize=False)``, as nifi-mock does),
+        and such a trigger of a stopped processor does nothing: a scheduler that chose
+        the processor just before it was stopped must not run it after ``on_stopped``
+        (it would schedule it again and lose what ``on_stopped`` had yet to release).
         """
         binding = self.binding
         runtime = self._runtime
         with self._lock:
+            if schedule and self.run_state is not RunState.RUNNING:
+                return True
             runtime.active_tasks += 1
             runtime.runs += 1
             runtime.next_run_at = self.clock.now_ms() + self.schedule.period_ms
@@ -333,4 +356,4 @@ class ProcessorNode:
                 runtime.active_tasks -= 1
                 last_out = runtime.active_tasks == 0 and self.run_state is RunState.STOPPED
             if last_out:
-                self.stop()
+                self._finish_stopping()

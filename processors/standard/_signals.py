@@ -90,13 +90,9 @@ def replace(cache: MapCache, signal: Signal) -> None:
 
 def complete(cache: MapCache, signal: Signal) -> None:
     """Remove the consumed signal; a conflict if it changed since it was read or another
-    task removed it meanwhile (two tasks consuming one signal would both release)."""
-    current = cache.fetch(signal.identifier.encode())
-    if (
-        current is None
-        or current[0] != signal.revision
-        or not cache.remove(signal.identifier.encode())
-    ):
+    task removed it meanwhile (two tasks consuming one signal would both release). One
+    compare-and-delete: a Notify between a check and the removal was lost with it."""
+    if signal.revision is None or not cache.remove_if(signal.identifier.encode(), signal.revision):
         msg = f"signal {signal.identifier} was changed concurrently"
         raise SignalConflict(msg)
 

@@ -12,12 +12,14 @@ write is one LMDB write transaction, made durable as the FlowFile repository's a
 killed), with ``power`` it is synced to disk. A cache write is not part of the session's
 commit; each processor orders the two so that a crash between them is safe (see its
 module). ``fetch``/``replace`` give compare-and-set on a revision, as NiFi's
-AtomicDistributedMapCacheClient does.
+AtomicDistributedMapCacheClient does, and ``remove_if`` compare-and-delete (which NiFi's
+Wait approximates with a check before the removal).
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import struct
 import threading
 from collections.abc import Callable
@@ -59,6 +61,8 @@ class MapCache(Protocol):
     def replace(self, key: bytes, value: bytes, revision: int | None) -> bool: ...
 
     def remove(self, key: bytes) -> bool: ...
+
+    def remove_if(self, key: bytes, revision: int) -> bool: ...
 
 
 class _Environment:
@@ -154,7 +158,7 @@ class LmdbMapCacheService(ControllerService):
     def put(self, key: bytes, value: bytes) -> None:
         def work(txn: lmdb.Transaction) -> None:
             stored = txn.get(key)
-            revision = 0 if stored is None else _split(bytes(stored))[0] + 1
+            revision = _first_revision() if stored is None else _split(bytes(stored))[0] + 1
             txn.put(key, _REVISION.pack(revision) + value)
 
         self._env.write(work)
@@ -164,7 +168,7 @@ class LmdbMapCacheService(ControllerService):
             stored = txn.get(key)
             if stored is not None:
                 return _split(bytes(stored))[1]
-            txn.put(key, _REVISION.pack(0) + value)
+            txn.put(key, _REVISION.pack(_first_revision()) + value)
             return None
 
         result = self._env.write(work)
@@ -178,10 +182,32 @@ class LmdbMapCacheService(ControllerService):
             current = None if stored is None else _split(bytes(stored))[0]
             if current != revision:
                 return False
-            txn.put(key, _REVISION.pack(0 if current is None else current + 1) + value)
+            txn.put(
+                key, _REVISION.pack(_first_revision() if current is None else current + 1) + value
+            )
             return True
 
         return bool(self._env.write(work))
 
     def remove(self, key: bytes) -> bool:
         return bool(self._env.write(lambda txn: txn.delete(key)))
+
+    def remove_if(self, key: bytes, revision: int) -> bool:
+        """Remove the entry if it is still at ``revision``, in one transaction (a
+        compare-and-delete: a check, then a removal, would drop an update made between
+        the two)."""
+
+        def work(txn: lmdb.Transaction) -> bool:
+            stored = txn.get(key)
+            if stored is None or _split(bytes(stored))[0] != revision:
+                return False
+            return bool(txn.delete(key))
+
+        return bool(self._env.write(work))
+
+
+def _first_revision() -> int:
+    """A new entry's revision: random (63 bits), so that an entry removed and written
+    again never comes back at a revision a task read before the removal (starting at 0
+    each time, a compare-and-set by that task succeeded on the new entry)."""
+    return secrets.randbits(63)

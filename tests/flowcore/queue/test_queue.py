@@ -308,3 +308,36 @@ def test_restore_from_recovery_resumes_with_swapped_batches() -> None:
     assert again.size == 35
     assert drain(again, step=100) == list(range(35))
     assert again.next_seq() == 35
+
+
+class FailingOnceSwapStore(MemorySwapStore):
+    """Its first swap-in fails, as a repository that cannot be read for a moment."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed = False
+
+    def swap_in(self, summary: SwapSummary) -> list[QueuedFlowFile]:
+        if not self.failed:
+            self.failed = True
+            raise OSError("the swap store cannot be read")
+        return super().swap_in(summary)
+
+
+def test_a_failed_swap_in_leaves_the_batch_swapped_for_the_next_poll() -> None:
+    """Before, the batch's summary was taken off the queue (and its count moved to the
+    active part) before the swap-in ran: when that failed, the batch was never swapped in
+    again and the queue counted FlowFiles it did not hold, until a restart."""
+    store = FailingOnceSwapStore()
+    queue = swapping_queue(store, threshold=3, batch=3)
+    commit_put(queue, [record(queue, i) for i in range(9)], store)  # 0-2 active, 3-8 swapped
+    assert queue.snapshot().swapped == 6
+    assert ids(queue.poll_batch(3, now_ms=0)) == [0, 1, 2]
+
+    with pytest.raises(OSError, match="cannot be read"):
+        queue.poll_batch(3, now_ms=0)
+
+    snapshot = queue.snapshot()
+    assert (snapshot.count, snapshot.swapped, snapshot.swap_batches) == (9, 6, 2)
+    assert drain(queue) == list(range(3, 9))
+    assert queue.size == 3  # the three taken first are still in flight

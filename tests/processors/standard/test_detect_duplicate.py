@@ -104,9 +104,33 @@ def test_cache_default_directory_under_data_dir(tmp_path: Path) -> None:
     service.put(b"k", b"v")
     assert (tmp_path / "data" / "map_cache" / "my-cache" / "data.mdb").exists()
     assert service.get(b"k") == b"v"
-    assert service.replace(b"k", b"w", 0)
-    assert not service.replace(b"k", b"x", 0)
-    assert service.fetch(b"k") == (1, b"w")
+    found = service.fetch(b"k")
+    assert found is not None
+    revision = found[0]
+    assert service.replace(b"k", b"w", revision)
+    assert not service.replace(b"k", b"x", revision)
+    assert service.fetch(b"k") == (revision + 1, b"w")
+    assert not service.remove_if(b"k", revision)
+    assert service.remove_if(b"k", revision + 1)
+    assert service.get(b"k") is None
+    runner.close()
+
+
+def test_an_entry_written_again_after_its_removal_has_a_new_revision(tmp_path: Path) -> None:
+    """A task that read an entry cannot compare-and-set the entry written after it was
+    removed (a new entry started at revision 0 again: Wait, holding a signal another
+    task completed, overwrote the new signal a Notify had just created)."""
+    runner = TestRunner("DetectDuplicate", settings=EngineSettings(data_dir=tmp_path / "data"))
+    service = runner.add_controller_service("my-cache", "LmdbMapCacheService")
+    assert isinstance(service, LmdbMapCacheService)
+    assert service.replace(b"signal", b"old", None)
+    read = service.fetch(b"signal")
+    assert read is not None
+    assert service.remove(b"signal")
+    assert service.replace(b"signal", b"new", None)
+
+    assert not service.replace(b"signal", b"stale", read[0])
+    assert service.get(b"signal") == b"new"
     runner.close()
 
 

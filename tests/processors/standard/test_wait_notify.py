@@ -10,6 +10,7 @@ import pytest
 
 from flowcore.settings import EngineSettings
 from flowcore.testing import TestRunner
+from processors.standard import _signals
 from processors.standard._signals import SignalConflict
 from processors.standard.map_cache import LmdbMapCacheService
 
@@ -182,10 +183,10 @@ class MeetingRemoves(LmdbMapCacheService):
         super().__init__()
         self.meeting = threading.Barrier(2, timeout=5)
 
-    def remove(self, key: bytes) -> bool:
+    def remove_if(self, key: bytes, revision: int) -> bool:
         with contextlib.suppress(threading.BrokenBarrierError):
             self.meeting.wait()
-        return super().remove(key)
+        return super().remove_if(key, revision)
 
 
 def test_concurrent_tasks_completing_one_signal_release_once(tmp_path: Path) -> None:
@@ -212,3 +213,51 @@ def test_concurrent_tasks_completing_one_signal_release_once(tmp_path: Path) -> 
     assert len(queued) == 7
     assert not any(f.is_penalized(wait.clock.now_ms()) for f in queued)
     wait.close()
+
+
+class NotifiedBeforeRemoval(LmdbMapCacheService):
+    """A map cache where a Notify lands just before the next removal of a signal."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed = True
+
+    def _notify_first(self, key: bytes) -> None:
+        if self.armed:
+            self.armed = False
+            _signals.notify(self, key.decode(), {"": 1}, {})
+
+    def remove(self, key: bytes) -> bool:
+        self._notify_first(key)
+        return super().remove(key)
+
+    def remove_if(self, key: bytes, revision: int) -> bool:
+        self._notify_first(key)
+        return super().remove_if(key, revision)
+
+
+def test_a_notify_just_before_wait_removes_the_signal_is_kept(tmp_path: Path) -> None:
+    """Wait consumes the signal's one count and removes it while a Notify adds one more:
+    that count is not lost, so both FlowFiles waiting for the two signals are released.
+    Before, Wait checked the signal's revision and then removed it: the Notify between
+    the two was removed with it and the second FlowFile waited forever."""
+    notify = _runner(tmp_path, "Notify")
+    notify.enqueue("", {"releaseSignalAttribute": "s"})
+    notify.run()
+    wait = TestRunner("Wait", settings=EngineSettings(data_dir=tmp_path / "waiting"))
+    wait.add_controller_service(
+        "cache", NotifiedBeforeRemoval(), {"Persistence Directory": str(tmp_path / "cache")}
+    )
+    wait.set_property("Distributed Cache Service", "cache")
+    wait.set_property("Release Signal Identifier", "${releaseSignalAttribute}")
+    wait.enqueue("<a>", {"releaseSignalAttribute": "s"})
+    with contextlib.suppress(SignalConflict):  # the Notify changed the signal: tried again
+        wait.run()
+    wait.enqueue("<b>", {"releaseSignalAttribute": "s"})
+
+    wait.run(2)
+
+    released = wait.get_flowfiles_for_relationship("success")
+    assert sorted(f.content.decode() for f in released) == ["<a>", "<b>"]
+    wait.close()
+    notify.close()
