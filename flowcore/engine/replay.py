@@ -65,6 +65,9 @@ class Replayer:
         session = self._session_for(_binding_of(event, connection))
         try:
             child = session.replay(parent, connection.queue, f"Replay of event {event_id}")
+            # The content is checked once the session holds its claimant reference: from
+            # then on the archive's age-off keeps the file (it deletes only unused claims).
+            self._check_content(parent)
             session.transfer(child)
             session.commit()
         except BaseException:
@@ -94,17 +97,6 @@ class Replayer:
             ref.size,
             ref.checksum,
         )
-        gone = "the content of the event is no longer available"
-        if claim.checksum is None:
-            if not self._content.exists(claim):
-                raise ReplayError("content-gone", gone)
-        else:
-            try:
-                self._content.verify(claim)  # one read: never replay damaged bytes
-            except ContentNotFoundError as exc:
-                if self._content.exists(claim):
-                    gone = f"the content of the event cannot be read whole: {exc}"
-                raise ReplayError("content-gone", gone) from exc
         now = self._now()
         parent = FlowFile(
             id=-1,  # never stored: the replayed FlowFile gets an id of its own
@@ -116,6 +108,22 @@ class Replayer:
             lineage_start_date=event.lineage_start_date or now,
         )
         return parent, connection
+
+    def _check_content(self, parent: FlowFile) -> None:
+        """``ReplayError`` (content-gone) unless the content is there and whole."""
+        claim = parent.claim
+        assert claim is not None  # _replayable refuses an event without content
+        gone = "the content of the event is no longer available"
+        if claim.checksum is None:
+            if not self._content.exists(claim):
+                raise ReplayError("content-gone", gone)
+            return
+        try:
+            self._content.verify(claim)  # one read: never replay damaged bytes
+        except ContentNotFoundError as exc:
+            if self._content.exists(claim):
+                gone = f"the content of the event cannot be read whole: {exc}"
+            raise ReplayError("content-gone", gone) from exc
 
 
 def _binding_of(event: ProvenanceEvent, connection: Connection) -> ComponentBinding:

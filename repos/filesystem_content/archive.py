@@ -34,8 +34,13 @@ class Archive:
         retention_ms: int,
         max_usage_percentage: int,
         on_delete: Callable[[ResourceClaim], None],
+        if_unused: Callable[[ResourceClaim, Callable[[], bool]], bool] = lambda _r, act: act(),
     ) -> None:
+        """``if_unused(resource, action)`` runs ``action`` only while no claimant holds the
+        claim, checked under the lock its increments take (``ClaimantCounts``): an archived
+        file that a provenance replay references again is kept until it is let go."""
         self._layout = layout
+        self._if_unused = if_unused
         self._enabled = enabled
         self._retention_ms = retention_ms
         self._max_usage = max_usage_percentage
@@ -131,12 +136,20 @@ class Archive:
         return deleted
 
     def _delete_archived(self, resource: ResourceClaim, path: str) -> int:
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            return 0
-        except OSError as exc:
-            _log.warning("could not delete archived content %s: %s", path, exc)
+        """Delete one archived file unless a claimant holds it again (a replayed FlowFile
+        points at the archived content until it is let go, and then it ages off)."""
+
+        def delete() -> bool:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                return False
+            except OSError as exc:
+                _log.warning("could not delete archived content %s: %s", path, exc)
+                return False
+            return True
+
+        if not self._if_unused(resource, delete):
             return 0
         self._on_delete(resource)
         return 1

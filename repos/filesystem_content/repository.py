@@ -82,6 +82,7 @@ class FileSystemContentRepository(ContentIdentity, ContentRepository):
             retention_ms=parse_time_period_ms(content.archive_max_retention_period),
             max_usage_percentage=content.archive_max_usage_percentage,
             on_delete=self._reads.evict,
+            if_unused=self._counts.release_if_unused,
         )
 
     # -- writing -------------------------------------------------------------------

@@ -593,6 +593,41 @@ def test_replay_with_content_archived_works(
     found = node.locate(new_uuid)
     assert found is not None
     assert content_of(node, found.flowfile) == b"y" * 4096
+    # The archive's age-off keeps the file while the replayed FlowFile holds it.
+    clock.advance(48 * 3600)
+    node.maintain()
+    assert content_of(node, found.flowfile) == b"y" * 4096
+
+
+def test_replay_holds_archived_content_before_age_off_can_delete_it(
+    settings_factory: SettingsFactory,
+    clock: ManualClock,
+    closing: Callable[[Any], Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Age-off running between the replay's check of the content and its commit must not
+    delete the archived file the replayed FlowFile is about to point at."""
+    settings = settings_factory(content={"archive_enabled": True, "max_appendable_size": "1 KB"})
+    node = closing(open_node(settings, port_flow(downstream="RUNNING", sink="RUNNING"), clock))
+    node.enqueue("in", [EnqueueItem(b"z" * 4096)])
+    DeterministicScheduler(node).run_until_idle()
+    node.checkpoint()
+    (modified,) = [e for e in all_events(node) if e.event_type == "ATTRIBUTES_MODIFIED"]
+    node.processors["tag"].stop()
+    clock.advance(48 * 3600)
+    verify = node.content.verify
+
+    def aged_off_first(claim: Any) -> None:
+        node.content.cleanup_archive(clock.now_ms())
+        verify(claim)
+
+    monkeypatch.setattr(node.content, "verify", aged_off_first)
+
+    new_uuid = node.replay(modified.event_id)
+
+    found = node.locate(new_uuid)
+    assert found is not None
+    assert content_of(node, found.flowfile) == b"z" * 4096
 
 
 # -- recovery ---------------------------------------------------------------------------------
