@@ -138,29 +138,13 @@ class Archive:
     def _delete_archived(self, resource: ResourceClaim, path: str) -> int:
         """Delete one archived file unless a claimant holds it again (a replayed FlowFile
         points at the archived content until it is let go, and then it ages off)."""
-
-        def delete() -> bool:
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                return False
-            except OSError as exc:
-                _log.warning("could not delete archived content %s: %s", path, exc)
-                return False
-            return True
-
-        if not self._if_unused(resource, delete):
+        if not self._if_unused(resource, lambda: _unlinked(path, "archived", logging.WARNING)):
             return 0
         self._on_delete(resource)
         return 1
 
     def _delete_live(self, resource: ResourceClaim, path: str) -> bool:
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            return False
-        except OSError as exc:
-            _log.error("could not delete released content %s: %s", path, exc)
+        if not _unlinked(path, "released", logging.ERROR):
             return False
         self._on_delete(resource)
         return True
@@ -171,6 +155,19 @@ class Archive:
             known = self._counts[index]
             if known is not None:
                 self._counts[index] = max(0, known + delta)
+
+
+def _unlinked(path: str, kind: str, level: int) -> bool:
+    """Whether ``path`` was deleted now (False if it was gone already or, logged, if the
+    deletion failed)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        _log.log(level, "could not delete %s content %s: %s", kind, path, exc)
+        return False
+    return True
 
 
 def _move(source: str, target: str) -> None:

@@ -577,16 +577,29 @@ def test_replay_when_content_is_gone_is_refused(
     assert node.provenance.event_count() == count
 
 
-def test_replay_with_content_archived_works(
-    settings_factory: SettingsFactory, clock: ManualClock, closing: Callable[[Any], Any]
-) -> None:
+def archived_then_modified(
+    settings_factory: SettingsFactory,
+    clock: ManualClock,
+    closing: Callable[[Any], Any],
+    content: bytes,
+) -> tuple[Node, Any]:
+    """A node with archiving on whose flow took ``content`` through ``tag`` and dropped it
+    (its claim archived at the checkpoint), ``tag`` stopped; the ATTRIBUTES_MODIFIED
+    event to replay."""
     settings = settings_factory(content={"archive_enabled": True, "max_appendable_size": "1 KB"})
     node = closing(open_node(settings, port_flow(downstream="RUNNING", sink="RUNNING"), clock))
-    node.enqueue("in", [EnqueueItem(b"y" * 4096)])
+    node.enqueue("in", [EnqueueItem(content)])
     DeterministicScheduler(node).run_until_idle()
     node.checkpoint()
     (modified,) = [e for e in all_events(node) if e.event_type == "ATTRIBUTES_MODIFIED"]
     node.processors["tag"].stop()
+    return node, modified
+
+
+def test_replay_with_content_archived_works(
+    settings_factory: SettingsFactory, clock: ManualClock, closing: Callable[[Any], Any]
+) -> None:
+    node, modified = archived_then_modified(settings_factory, clock, closing, b"y" * 4096)
 
     new_uuid = node.replay(modified.event_id)
 
@@ -607,13 +620,7 @@ def test_replay_holds_archived_content_before_age_off_can_delete_it(
 ) -> None:
     """Age-off running between the replay's check of the content and its commit must not
     delete the archived file the replayed FlowFile is about to point at."""
-    settings = settings_factory(content={"archive_enabled": True, "max_appendable_size": "1 KB"})
-    node = closing(open_node(settings, port_flow(downstream="RUNNING", sink="RUNNING"), clock))
-    node.enqueue("in", [EnqueueItem(b"z" * 4096)])
-    DeterministicScheduler(node).run_until_idle()
-    node.checkpoint()
-    (modified,) = [e for e in all_events(node) if e.event_type == "ATTRIBUTES_MODIFIED"]
-    node.processors["tag"].stop()
+    node, modified = archived_then_modified(settings_factory, clock, closing, b"z" * 4096)
     clock.advance(48 * 3600)
     verify = node.content.verify
 
