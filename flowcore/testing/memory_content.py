@@ -185,10 +185,10 @@ class InMemoryContentRepository(ContentRepository):
 
     def cleanup_archive(self, now_ms: int) -> int:
         with self._lock:
-            expired = [
+            expired = [  # never one a claimant holds again (a replayed FlowFile)
                 resource
                 for resource, (_, written) in self.store.archived.items()
-                if now_ms - written > self._retention_ms
+                if now_ms - written > self._retention_ms and not self._counts.get(resource)
             ]
             for resource in expired:
                 del self.store.archived[resource]

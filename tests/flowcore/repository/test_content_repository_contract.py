@@ -291,6 +291,26 @@ def test_archive_ages_off_by_retention_period(content_factory: Any) -> None:
     assert repo.read(young) == b"y" * (60 * KB)
 
 
+def test_age_off_keeps_archived_content_a_claimant_holds_again(content_factory: Any) -> None:
+    """A provenance replay references archived content again: age-off must not delete it
+    while it is held, and deletes it once it is let go."""
+    clock = content_factory.clock
+    repo = content_factory(archive_max_retention_period="1 hour", archive_max_usage_percentage=100)
+    held = repo.write(b"h" * (60 * KB))
+    repo.decrement(held.resource)
+    assert repo.release([held.resource]) == 1
+    repo.increment(held.resource)  # a replayed FlowFile points at it
+    clock.advance(2 * 3600)
+
+    assert repo.cleanup_archive(clock.now_ms()) == 0
+    assert repo.read(held) == b"h" * (60 * KB)
+
+    repo.decrement(held.resource)
+    repo.release(repo.take_release_candidates())  # nothing live to move: it stays archived
+    assert repo.cleanup_archive(clock.now_ms()) == 1
+    assert not repo.exists(held)
+
+
 def test_recover_keeps_only_referenced_claims_at_their_counts(content_factory: Any) -> None:
     before = content_factory()
     a = before.write(b"a" * (60 * KB))

@@ -173,22 +173,3 @@ def test_a_new_section_gets_its_archive_directory_only_when_archiving(
     deleting = content_repo_factory(sections=1, archive_enabled=False)
     deleting.write(b"a")
     assert not (content_repo_factory.root / "container0" / "0" / "archive").exists()
-
-
-@pytest.mark.usefixtures("roomy_disk")
-def test_age_off_keeps_an_archived_file_a_claimant_holds_again(content_repo_factory: Any) -> None:
-    """A provenance replay references archived content again: age-off must not delete it
-    while it is held, and deletes it once it is let go."""
-    clock = content_repo_factory.clock
-    repo = content_repo_factory(archive_max_retention_period="1 hour")
-    held = archive(repo, b"h" * (60 * KB))
-    repo.increment(held.resource)  # a replayed FlowFile points at it
-    clock.advance(2 * 3600)
-
-    assert repo.cleanup_archive(clock.now_ms()) == 0
-    assert repo.read(held) == b"h" * (60 * KB)
-
-    repo.decrement(held.resource)
-    repo.release(repo.take_release_candidates())  # nothing live to move: it stays archived
-    assert repo.cleanup_archive(clock.now_ms()) == 1
-    assert not repo.exists(held)
