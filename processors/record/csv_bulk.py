@@ -263,6 +263,8 @@ def _parse(
         same = np.ones(len(parts), dtype=bool)
     else:
         schema, text = common.promote_nulls(table.schema), None
+        if service.trim and service.header:
+            schema = common.trimmed_names(schema)
         same = same_inference(table, starts, lengths, _proof)
     group = BulkGroup(schema, text, _finish(table, schema, service.trim))
     others: list[_Part] = []
@@ -332,6 +334,8 @@ def _finish(table: pa.Table, schema: pa.Schema, trim: bool) -> pa.RecordBatch:
             for column in batch.columns
         ]
         batch = pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+        if batch.num_columns == len(schema) and batch.schema.names != schema.names:
+            batch = batch.rename_columns(schema.names)  # the header's names, trimmed
     return conform(batch, schema)
 
 

@@ -425,7 +425,7 @@ class CSVReader(ControllerService):
         if whole is not None:  # the content fitted in the first block: parsed once
             return _CSVRecordReader(
                 None,
-                whole.schema,
+                self._named(whole.schema),
                 None,
                 source,
                 stream,
@@ -451,8 +451,12 @@ class CSVReader(ControllerService):
         convert = self._convert_options({f.name: f.type for f in schema}, None)
         reader = self._open(stream, self._read_options(None, 0), convert, source, parse_options)
         return _CSVRecordReader(
-            reader, schema, None, source, stream, self.batch_rows, trim=self.trim
+            reader, self._named(schema), None, source, stream, self.batch_rows, trim=self.trim
         )
+
+    def _named(self, schema: pa.Schema) -> pa.Schema:
+        """The inferred schema with the header's names trimmed when Trim Fields is true."""
+        return common.trimmed_names(schema) if self.trim and self.header else schema
 
     def _typed_from_all(
         self,
@@ -640,6 +644,9 @@ class _CSVRecordReader:
             for i, f in enumerate(schema)
             if trim and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
         ]
+        self._renamed = trim and schema_text is None
+        """An inferred schema's names may be the header's trimmed: Arrow's batches carry
+        the header's own, renamed here by position."""
 
     @property
     def schema(self) -> pa.Schema:
@@ -679,6 +686,8 @@ class _CSVRecordReader:
                 for i in self._trim:
                     columns[i] = pc.utf8_trim_whitespace(columns[i])
                 batch = pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+            if self._renamed and batch.num_columns == len(self._schema):
+                batch = batch.rename_columns(self._schema.names)
             if not batch.schema.equals(self._schema):
                 batch = conform(batch, self._schema)
             yield batch
