@@ -74,21 +74,29 @@ COMMENT_MARKER = PropertyDescriptor(
     description="The character that is used to denote the start of a comment. Any line "
     "that begins with this comment will be ignored.",
     required=False,
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 QUOTE_CHAR = PropertyDescriptor(
     name="Quote Character",
     display_name="Quote Character",
     description="The character that is used to quote values so that escape characters do "
-    "not have to be used.",
+    "not have to be used. If the property has been specified via Expression Language but the "
+    "expression gets evaluated to an invalid Quote Character at runtime, then it will be "
+    "skipped and the default Quote Character will be used.",
     default='"',
     required=True,
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 ESCAPE_CHAR = PropertyDescriptor(
     name="Escape Character",
     display_name="Escape Character",
     description="The character that is used to escape characters that would otherwise have "
-    "a specific meaning to the CSV Parser. Empty: no escape character.",
+    "a specific meaning to the CSV Parser. If the property has been specified via "
+    "Expression Language but the expression gets evaluated to an invalid Escape Character at "
+    "runtime, then it will be skipped and the default Escape Character will be used. "
+    "Setting it to an empty string means no escape character should be used.",
     default="\\",
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 FIRST_LINE_IS_HEADER = PropertyDescriptor(
     name="Skip Header Line",
@@ -211,14 +219,19 @@ class CSVReader(ControllerService):
         self.header = context.get_property(FIRST_LINE_IS_HEADER).as_bool()
         self.ignore_header = context.get_property(IGNORE_CSV_HEADER).as_bool()
         self._context = context
-        self.separator_expression = "${" in context.get_property(VALUE_SEPARATOR).as_str()
-        delimiter = (
-            None if self.separator_expression else common.character(context, VALUE_SEPARATOR)
+        self.separator_expression = any(
+            "${" in (context.get_property(d).value or "")
+            for d in (VALUE_SEPARATOR, QUOTE_CHAR, ESCAPE_CHAR, COMMENT_MARKER)
         )
-        marker = common.character(context, COMMENT_MARKER)
+        """Whether a character of the format is Expression Language (evaluated against
+        each FlowFile's attributes, ``_format``)."""
+        delimiter = quote = escape = marker = None
+        if not self.separator_expression:
+            delimiter = common.character(context, VALUE_SEPARATOR)
+            marker = common.character(context, COMMENT_MARKER)
+            quote = common.character(context, QUOTE_CHAR)
+            escape = common.character(context, ESCAPE_CHAR)
         self.comment_marker = marker.encode(self._encoding_name(context)) if marker else None
-        quote = common.character(context, QUOTE_CHAR)
-        escape = common.character(context, ESCAPE_CHAR)
         self.trim = context.get_property(TRIM_FIELDS).as_bool()
         null = context.get_property(NULL_STRING).value
         self.null_values = [common.unescape(null)] if null is not None else [""]
@@ -240,10 +253,39 @@ class CSVReader(ControllerService):
     def _separator(self, attributes: Mapping[str, str]) -> str:
         """The Value Separator for a FlowFile: its Expression Language evaluated against the
         attributes; an empty or longer result falls back to ',' (as NiFi does)."""
-        value = common.unescape(
-            self._context.get_property(VALUE_SEPARATOR).evaluate(dict(attributes)).as_str()
+        return self._flowfile_character(VALUE_SEPARATOR, attributes) or ","
+
+    def _flowfile_character(
+        self, descriptor: PropertyDescriptor, attributes: Mapping[str, str]
+    ) -> str | None:
+        """A format character for a FlowFile, as NiFi's CSVUtils takes it: the property's
+        Expression Language evaluated against the attributes and unescaped; a result that
+        is not one character gives the property's default (None without one)."""
+        value = self._context.get_property(descriptor).evaluate(dict(attributes)).value
+        if value is not None:
+            unescaped = common.unescape(value)
+            if len(unescaped) == 1:
+                return unescaped
+        return descriptor.default[0] if descriptor.default else None
+
+    def _format(self, attributes: Mapping[str, str]) -> tuple[pacsv.ParseOptions, bytes | None]:
+        """The parse options and comment marker for a FlowFile (with Expression Language
+        in the format's characters): an empty Escape Character is none, as in NiFi."""
+        escape_value = self._context.get_property(ESCAPE_CHAR).evaluate(dict(attributes)).value
+        escape = None if not escape_value else self._flowfile_character(ESCAPE_CHAR, attributes)
+        marker = None
+        if self._context.get_property(COMMENT_MARKER).value:
+            found = self._flowfile_character(COMMENT_MARKER, attributes)
+            marker = found.encode(self._encoding_name(self._context)) if found else None
+        options = pacsv.ParseOptions(
+            delimiter=self._separator(attributes),
+            quote_char=self._flowfile_character(QUOTE_CHAR, attributes) or False,
+            double_quote=True,
+            escape_char=escape or False,
+            newlines_in_values=True,
+            ignore_empty_lines=True,
         )
-        return value if len(value) == 1 else ","
+        return options, marker
 
     def _read_options(
         self,
@@ -366,27 +408,17 @@ class CSVReader(ControllerService):
         self, content: Content, attributes: Mapping[str, str], source: str
     ) -> RecordReader:
         given = self.schema_source.resolve(attributes)
-        parse_options = self.parse_options
+        parse_options, marker = self.parse_options, self.comment_marker
         if self.separator_expression:
-            parse_options = pacsv.ParseOptions(
-                delimiter=self._separator(attributes),
-                quote_char=parse_options.quote_char,
-                double_quote=True,
-                escape_char=parse_options.escape_char,
-                newlines_in_values=True,
-                ignore_empty_lines=True,
-            )
+            parse_options, marker = self._format(attributes)
         if given is not None:
-            return self._given(ChunkInput(self._uncommented(content)), given, source, parse_options)
+            return self._given(
+                ChunkInput(_uncommented(content, marker)), given, source, parse_options
+            )
         rereadable = RereadableContent(content)
         return self._inferred(
-            lambda: ChunkInput(self._uncommented(rereadable.read())), source, parse_options
+            lambda: ChunkInput(_uncommented(rereadable.read(), marker)), source, parse_options
         )
-
-    def _uncommented(self, content: Content) -> Content:
-        if self.comment_marker is None:
-            return content
-        return _without_comments(content, self.comment_marker)
 
     def _given(
         self,
@@ -599,6 +631,10 @@ def _not_finite(column: pa.ChunkedArray) -> bool:
     return not pc.all(pc.is_finite(column).fill_null(True)).as_py()
 
 
+def _uncommented(content: Content, marker: bytes | None) -> Content:
+    return content if marker is None else _without_comments(content, marker)
+
+
 def _without_comments(content: Content, marker: bytes) -> Iterator[bytes]:
     """The content without the lines that begin with the comment marker (streamed; a line
     split across chunks is joined first)."""
@@ -734,13 +770,8 @@ class CSVRecordSetWriter(ControllerService):
             "," if self.separator_expression else common.character(context, VALUE_SEPARATOR) or ","
         )
         self.eol = common.unescape(context.get_property(RECORD_SEPARATOR).as_str())
-        quote = common.character(context, QUOTE_CHAR)
-        if quote not in (None, '"'):
-            msg = (
-                f"'Quote Character' validated against '{quote}' is invalid because the CSV "
-                "writer only quotes with '\"'"
-            )
-            raise ConfigurationError(msg)
+        self.quote_expression = "${" in (context.get_property(QUOTE_CHAR).value or "")
+        self.quote = '"' if self.quote_expression else common.character(context, QUOTE_CHAR) or '"'
         self.escape = common.character(context, ESCAPE_CHAR)
         self.quote_mode = common.choice(context, QUOTE_MODE)
         null = context.get_property(NULL_STRING).value
@@ -773,7 +804,13 @@ class CSVRecordSetWriter(ControllerService):
         """The records' lines rendered in one pass (Quote Mode MINIMAL, a fixed Value
         Separator), or None: each FlowFile is then written alone and fails alone."""
         quoting = self.minimal_quoting(self.delimiter)
-        if quoting is None or self.separator_expression or not len(schema):
+        if (
+            quoting is None
+            or self.separator_expression
+            or self.quote_expression
+            or self.quote != '"'
+            or not len(schema)
+        ):
             return None
         try:
             rows = render_rows(
@@ -789,13 +826,21 @@ class CSVRecordSetWriter(ControllerService):
     def create_writer(
         self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
     ) -> RecordSetWriter:
-        delimiter = self.delimiter
+        delimiter, quote = self.delimiter, self.quote
         if self.separator_expression:
-            value = common.unescape(
-                self._context.get_property(VALUE_SEPARATOR).evaluate(dict(attributes)).as_str()
-            )
-            delimiter = value if len(value) == 1 else ","
-        return _CSVWriter(self, schema, sink, delimiter)
+            delimiter = self._flowfile_character(VALUE_SEPARATOR, attributes) or ","
+        if self.quote_expression:
+            quote = self._flowfile_character(QUOTE_CHAR, attributes) or '"'
+        return _CSVWriter(self, schema, sink, delimiter, quote)
+
+    def _flowfile_character(
+        self, descriptor: PropertyDescriptor, attributes: Mapping[str, str]
+    ) -> str | None:
+        """The property's Expression Language evaluated against the attributes and
+        unescaped, if one character (else None: its default is used, as NiFi does)."""
+        value = self._context.get_property(descriptor).evaluate(dict(attributes)).value
+        unescaped = common.unescape(value) if value is not None else ""
+        return unescaped if len(unescaped) == 1 else None
 
 
 class _RenderedCsv:
@@ -829,20 +874,29 @@ class _CSVWriter(common.CountingWriter):
     MIME_TYPE = CSV_MIME_TYPE
 
     def __init__(
-        self, service: CSVRecordSetWriter, schema: pa.Schema, sink: BinarySink, delimiter: str
+        self,
+        service: CSVRecordSetWriter,
+        schema: pa.Schema,
+        sink: BinarySink,
+        delimiter: str,
+        quote: str = '"',
     ) -> None:
         self._service = service
         self._delimiter = delimiter
+        self._quote = quote
+        self._own_quote = quote != '"'
+        """pyarrow quotes with '"' only: another Quote Character is written here
+        (``_emit_quoted``)."""
         self._schema = schema
         self._sink = CountingSink(sink)
         self._records = 0
         self._pending: list[pa.RecordBatch] = []
         self._pending_rows = 0
         self._header_written = not service.include_header
-        self._minimal = service.minimal_quoting(delimiter)
+        self._minimal = None if self._own_quote else service.minimal_quoting(delimiter)
         self._header_style = "none"
         self._escape_columns: list[int] = []
-        if self._minimal is None:
+        if self._minimal is None and not self._own_quote:
             specials = (self._delimiter, '"', "\n", "\r")
             plain = all(not any(c in name for c in specials) for name in schema.names)
             # The header names are text: ALL and NON_NUMERIC quote them (NiFi's
@@ -883,6 +937,9 @@ class _CSVWriter(common.CountingWriter):
         )
 
     def _emit(self, records: pa.RecordBatch | pa.Table, header: bool) -> None:
+        if self._own_quote:
+            self._emit_quoted(records, header)
+            return
         if self._minimal is not None:
             self._emit_minimal(records, header)
             return
@@ -895,6 +952,47 @@ class _CSVWriter(common.CountingWriter):
         except pa.ArrowException as exc:
             raise ProcessException(f"cannot write CSV: {exc}") from None
         self._sink.write(memoryview(out.getvalue()))
+
+    def _emit_quoted(self, records: pa.RecordBatch | pa.Table, header: bool) -> None:
+        """The records written value by value with the FlowFile's Quote Character, by the
+        Quote Mode's rules (Commons CSV doubles the quote inside a quoted value)."""
+        service, quote, delimiter = self._service, self._quote, self._delimiter
+        mode = service.quote_mode
+        specials = (delimiter, quote, "\n", "\r")
+
+        def text(value: str, numeric: bool) -> str:
+            if mode == "NONE":
+                if service.escape is None:
+                    return value
+                for char in (service.escape, delimiter, quote):
+                    value = value.replace(char, service.escape + char)
+                return value
+            needed = (
+                mode == "ALL"
+                or (mode == "NON_NUMERIC" and not numeric)
+                or any(c in value for c in specials)
+                or value[:1].isspace()
+                or value[-1:].isspace()
+            )
+            return quote + value.replace(quote, quote + quote) + quote if needed else value
+
+        lines: list[str] = []
+        if header:
+            lines.append(delimiter.join(text(name, False) for name in self._schema.names))
+        columns = []
+        for column in records.columns:
+            numeric = pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
+            numeric = numeric or pa.types.is_decimal(column.type)
+            try:
+                values = column.cast(pa.string()).to_pylist()
+            except pa.ArrowException as exc:
+                raise ProcessException(f"cannot write CSV: {exc}") from None
+            columns.append(
+                [service.null_string if v is None else text(v, numeric) for v in values]
+            )
+        lines.extend(delimiter.join(row) for row in zip(*columns, strict=True))
+        if lines:
+            self._sink.write(memoryview((service.eol.join(lines) + service.eol).encode()))
 
     def _emit_minimal(self, records: pa.RecordBatch | pa.Table, header: bool) -> None:
         """Quote Mode MINIMAL: only the values that need quotes are quoted (``csv_minimal``),

@@ -42,6 +42,31 @@ def _fits(value: Any, hint: pa.DataType) -> bool:
     return True
 
 
+def _coerced(value: Any, hint: pa.DataType) -> Any:
+    """``value`` with the text inside it made numbers or booleans where ``hint`` (a nested
+    type) wants them, as NiFi's writers convert a field's value to its schema's type (an
+    array element UpdateRecord set to "8" is the int 8); anything else is left as it is."""
+    if isinstance(value, list) and (pa.types.is_list(hint) or pa.types.is_large_list(hint)):
+        return [_coerced(item, hint.value_type) for item in value]
+    if isinstance(value, dict) and pa.types.is_struct(hint):
+        types = {hint.field(i).name: hint.field(i).type for i in range(hint.num_fields)}
+        return {
+            key: _coerced(item, types[key]) if key in types else item
+            for key, item in value.items()
+        }
+    if isinstance(value, str):
+        try:
+            if pa.types.is_integer(hint):
+                return int(value.strip())
+            if pa.types.is_floating(hint):
+                return float(value.strip())
+        except ValueError:
+            return value
+        if pa.types.is_boolean(hint) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+    return value
+
+
 def _column(values: list[Any], hint: pa.DataType | None) -> pa.Array:
     if hint is not None and pa.types.is_nested(hint) and not all(_fits(v, hint) for v in values):
         hint = None
@@ -50,6 +75,11 @@ def _column(values: list[Any], hint: pa.DataType | None) -> pa.Array:
             return pa.array(values, type=hint)
         except _CONVERSION_ERRORS:
             pass
+        if pa.types.is_nested(hint):
+            try:  # text set into a list's elements or a record's fields: of their types
+                return pa.array([_coerced(v, hint) for v in values], type=hint)
+            except _CONVERSION_ERRORS:
+                pass
     try:
         inferred = pa.array(values)
     except _CONVERSION_ERRORS:
