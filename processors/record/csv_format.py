@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from flowcore.errors import ConfigurationError, ProcessException
+from flowcore.errors import ProcessException
 from flowcore.processor import (
     AllowableValue,
     ControllerService,
@@ -958,7 +958,7 @@ class _CSVWriter(common.CountingWriter):
         Quote Mode's rules (Commons CSV doubles the quote inside a quoted value)."""
         service, quote, delimiter = self._service, self._quote, self._delimiter
         mode = service.quote_mode
-        specials = (delimiter, quote, "\n", "\r")
+        specials = (delimiter, quote, "\n", "\r", *((service.escape,) if service.escape else ()))
 
         def text(value: str, numeric: bool) -> str:
             if mode == "NONE":
@@ -971,8 +971,8 @@ class _CSVWriter(common.CountingWriter):
                 mode == "ALL"
                 or (mode == "NON_NUMERIC" and not numeric)
                 or any(c in value for c in specials)
-                or value[:1].isspace()
-                or value[-1:].isspace()
+                or (value[:1] != "" and value[0] <= "#")
+                or (value[-1:] != "" and value[-1] <= " ")
             )
             return quote + value.replace(quote, quote + quote) + quote if needed else value
 
@@ -987,9 +987,7 @@ class _CSVWriter(common.CountingWriter):
                 values = column.cast(pa.string()).to_pylist()
             except pa.ArrowException as exc:
                 raise ProcessException(f"cannot write CSV: {exc}") from None
-            columns.append(
-                [service.null_string if v is None else text(v, numeric) for v in values]
-            )
+            columns.append([service.null_string if v is None else text(v, numeric) for v in values])
         lines.extend(delimiter.join(row) for row in zip(*columns, strict=True))
         if lines:
             self._sink.write(memoryview((service.eol.join(lines) + service.eol).encode()))

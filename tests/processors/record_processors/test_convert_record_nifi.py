@@ -7,9 +7,11 @@ from __future__ import annotations
 import datetime
 import io
 import json
+import struct
 import time
 from collections.abc import Callable, Iterator
 
+import cramjam
 import fastavro
 import pytest
 
@@ -117,6 +119,35 @@ def test_nifi_write_failure(make_runner: RunnerFactory) -> None:
     out.assert_content_equals(content)
     message = out.get_attribute("record.error.message")
     assert message is not None and "age" in message
+
+
+def snappy_stream(data: bytes) -> bytes:
+    """What xerial's SnappyInputStream reads from ``data`` (NiFi's test decompresses so)."""
+    assert data[:8] == b"\x82SNAPPY\x00", "not xerial's snappy stream"
+    out, position = [], 16
+    while position < len(data):
+        (length,) = struct.unpack(">i", data[position : position + 4])
+        out.append(bytes(cramjam.snappy.decompress_raw(data[position + 4 : position + 4 + length])))
+        position += 4 + length
+    return b"".join(out)
+
+
+def test_nifi_json_compression(make_runner: RunnerFactory) -> None:
+    """NiFi TestConvertRecord.testJSONCompression."""
+    runner = convert(
+        make_runner,
+        reader_schema=PERSON_SCHEMA,
+        writer_type="JsonRecordSetWriter",
+        writer=schema_writer(
+            PERSON_SCHEMA, **{"Pretty Print JSON": "true", "Compression Format": "snappy"}
+        ),
+    )
+    person = resource("TestConvertRecord/input/person.json")
+    runner.enqueue(person)
+    runner.run()
+    runner.assert_all_flowfiles_transferred("success", 1)
+    out = runner.get_flowfiles_for_relationship("success")[0]
+    assert snappy_stream(out.content).decode() == person
 
 
 def test_nifi_csv_formatting_with_el(make_runner: RunnerFactory) -> None:
@@ -227,7 +258,10 @@ def test_nifi_date_conversion_with_utc_minus_timezone(make_runner: RunnerFactory
     reader = fastavro.reader(io.BytesIO(out.content))
     assert reader.writer_schema is not None
     field = reader.writer_schema["fields"][0]
-    assert field["type"] in ({"type": "int", "logicalType": "date"}, ["null", {"type": "int", "logicalType": "date"}])
+    assert field["type"] in (
+        {"type": "int", "logicalType": "date"},
+        ["null", {"type": "int", "logicalType": "date"}],
+    )
     # Avro's date is days since the epoch: 1970-01-02 is 1 whatever the time zone.
     (record,) = list(reader)
     assert (record["date"] - datetime.date(1970, 1, 1)).days == 1

@@ -16,7 +16,9 @@ from tests.processors.record_processors.nifi_ports import (
 
 RunnerFactory = Callable[..., TestRunner]
 NAMES = ["name", "age", "sports"]
-SCHEMA = avro_schema([("name", "string"), ("age", "int"), ("sports", {"type": "array", "items": "string"})])
+SCHEMA = avro_schema(
+    [("name", "string"), ("age", "int"), ("sports", {"type": "array", "items": "string"})]
+)
 
 
 def partition(make_runner: RunnerFactory, properties: dict[str, str]) -> TestRunner:
@@ -53,7 +55,9 @@ def test_nifi_group_by_string_mixed_number_of_records(make_runner: RunnerFactory
     assert sum(1 for ff in out if ff.get_attribute("record.count") == "2") == 1
     for ff in out:
         ff.assert_attribute_equals("fragment.count", "4")
-        ff.assert_attribute_equals("fragment.identifier", out[0].get_attribute("fragment.identifier"))
+        ff.assert_attribute_equals(
+            "fragment.identifier", out[0].get_attribute("fragment.identifier")
+        )
     for index in range(4):
         assert sum(1 for ff in out if ff.get_attribute("fragment.index") == str(index)) == 1
     for ff in out:
@@ -183,9 +187,7 @@ def test_nifi_value_wrapper_equality_with_arrays(make_runner: RunnerFactory) -> 
     runner = partition(make_runner, {"sports": "/sports"})
     run(runner, ("John", 30, ["baseball"]), ("Jane", 31, ["baseball"]))
     runner.assert_transfer_count("success", 1)
-    runner.get_flowfiles_for_relationship("success")[0].assert_attribute_equals(
-        "record.count", "2"
-    )
+    runner.get_flowfiles_for_relationship("success")[0].assert_attribute_equals("record.count", "2")
 
 
 def test_nifi_migrate_properties() -> None:
