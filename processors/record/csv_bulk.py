@@ -299,7 +299,7 @@ def _try_parse(
         schema = given[0]
         if service.header and not service.ignore_header:
             read = service._read_options(None, 0, block, threads=threads)
-            convert = service._convert_options(schema, schema.names)
+            convert = service.given_columns(schema, parts[0].header, service.parse_options)
         else:
             read = service._read_options(
                 schema.names, 1 if service.header else 0, block, threads=threads

@@ -432,7 +432,7 @@ class CSVReader(ControllerService):
             return _CSVRecordReader(None, schema, text, source, stream, 0)
         if self.header and not self.ignore_header:
             read = self._read_options(None, 0)
-            convert = self._convert_options(schema, schema.names)
+            convert = self.given_columns(schema, stream.peek_bytes(_BLOCK), parse_options)
         else:
             read = self._read_options(schema.names, 1 if self.header else 0)
             convert = self._convert_options(schema, None)
@@ -485,6 +485,43 @@ class CSVReader(ControllerService):
         return _CSVRecordReader(
             reader, self._named(schema), None, source, stream, self.batch_rows, trim=self.trim
         )
+
+    def given_columns(
+        self, schema: pa.Schema, head: bytes, parse_options: pacsv.ParseOptions
+    ) -> pacsv.ConvertOptions:
+        """The columns to read for a given schema from a content whose header line names
+        them (``head``: its start): by the header's names, each matched to the schema's
+        field of its name trimmed when Trim Fields is true (the batches read are renamed
+        to the schema's names by position)."""
+        names = self._header_names(head, parse_options) if self.trim else None
+        if not names:
+            return self._convert_options(schema, schema.names)
+        raw: dict[str, str] = {}
+        for name in names:
+            raw.setdefault(name.strip(common.JAVA_WHITESPACE), name)
+        include = [raw.get(name, name) for name in schema.names]
+        types = {column: field.type for column, field in zip(include, schema, strict=True)}
+        return self._convert_options(types, include)
+
+    def _header_names(self, head: bytes, parse_options: pacsv.ParseOptions) -> list[str] | None:
+        """The header line's names as written, or None when they need no trimming (or the
+        line cannot be read alone)."""
+        end = head.find(b"\n")
+        line = head if end < 0 else head[: end + 1]
+        if not line.strip():
+            return None
+        try:
+            names = pacsv.read_csv(
+                io.BytesIO(line),
+                read_options=self._read_options(None, 0, len(line) + 1),
+                parse_options=parse_options,
+                convert_options=pacsv.ConvertOptions(strings_can_be_null=False),
+            ).schema.names
+        except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+            return None
+        if all(name == name.strip(common.JAVA_WHITESPACE) for name in names):
+            return None
+        return list(names)
 
     def _named(self, schema: pa.Schema) -> pa.Schema:
         """The inferred schema with the header's names trimmed when Trim Fields is true."""
@@ -680,9 +717,9 @@ class _CSVRecordReader:
             for i, f in enumerate(schema)
             if trim and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
         ]
-        self._renamed = trim and schema_text is None
-        """An inferred schema's names may be the header's trimmed: Arrow's batches carry
-        the header's own, renamed here by position."""
+        self._renamed = trim
+        """The schema's names may be the header's trimmed: Arrow's batches carry the
+        header's own, renamed here by position."""
 
     @property
     def schema(self) -> pa.Schema:
@@ -722,7 +759,11 @@ class _CSVRecordReader:
                 for i in self._trim:
                     columns[i] = pc.utf8_trim_whitespace(columns[i])
                 batch = pa.RecordBatch.from_arrays(columns, schema=batch.schema)
-            if self._renamed and batch.num_columns == len(self._schema):
+            if (
+                self._renamed
+                and batch.num_columns == len(self._schema)
+                and batch.schema.names != self._schema.names
+            ):
                 batch = batch.rename_columns(self._schema.names)
             if not batch.schema.equals(self._schema):
                 batch = conform(batch, self._schema)
