@@ -230,15 +230,8 @@ def test_nifi_field_values_in_el(make_runner: RunnerFactory) -> None:
     assert out == resource("TestUpdateRecord/output/person-with-capital-lastname.json")
 
 
-@pytest.mark.parametrize(
-    ("destination", "value"),
-    [("/", "/name/*"), ("/", "/name"), ("/name/..", "/name/*"), ("/name/..", "/name")],
-    ids=["absolute-multiple", "absolute-single", "relative-multiple", "relative-single"],
-)
-def test_nifi_set_root_path(make_runner: RunnerFactory, destination: str, value: str) -> None:
-    """NiFi TestUpdateRecord.testSetRootPathAbsoluteWithMultipleValues,
-    testSetRootPathAbsoluteWithSingleValue, testSetRootPathRelativeWithMultipleValues and
-    testSetRootPathRelativeWithSingleValue."""
+def set_root(make_runner: RunnerFactory, destination: str, value: str) -> None:
+    """The record replaced by the name's fields, whatever the path to the root."""
     runner = json_update(
         make_runner,
         {destination: value, STRATEGY: RECORD_PATH},
@@ -247,6 +240,26 @@ def test_nifi_set_root_path(make_runner: RunnerFactory, destination: str, value:
     )
     out = run_json(runner, PERSON_JSON)
     assert out == resource("TestUpdateRecord/output/name-fields-only.json")
+
+
+def test_nifi_set_root_path_absolute_with_multiple_values(make_runner: RunnerFactory) -> None:
+    """NiFi TestUpdateRecord.testSetRootPathAbsoluteWithMultipleValues."""
+    set_root(make_runner, "/", "/name/*")
+
+
+def test_nifi_set_root_path_absolute_with_single_value(make_runner: RunnerFactory) -> None:
+    """NiFi TestUpdateRecord.testSetRootPathAbsoluteWithSingleValue."""
+    set_root(make_runner, "/", "/name")
+
+
+def test_nifi_set_root_path_relative_with_multiple_values(make_runner: RunnerFactory) -> None:
+    """NiFi TestUpdateRecord.testSetRootPathRelativeWithMultipleValues."""
+    set_root(make_runner, "/name/..", "/name/*")
+
+
+def test_nifi_set_root_path_relative_with_single_value(make_runner: RunnerFactory) -> None:
+    """NiFi TestUpdateRecord.testSetRootPathRelativeWithSingleValue."""
+    set_root(make_runner, "/name/..", "/name")
 
 
 def test_nifi_set_root_with_unescape_json_call(make_runner: RunnerFactory) -> None:
