@@ -525,3 +525,16 @@ class CountingWriter:
     @property
     def bytes_written(self) -> int:
         return self._sink.count
+
+
+JAVA_WHITESPACE = "".join(chr(code) for code in range(33))
+"""What Java's String.trim() removes (every character up to the space)."""
+
+
+def trimmed_names(schema: pa.Schema) -> pa.Schema:
+    """``schema`` with its field names trimmed as Commons CSV trims a header line when Trim
+    Fields is true (the header is a record like the others): " Age" names the field Age."""
+    names = [name.strip(JAVA_WHITESPACE) for name in schema.names]
+    if names == schema.names:
+        return schema
+    return pa.schema([f.with_name(n) for f, n in zip(schema, names, strict=True)])

@@ -264,6 +264,8 @@ def _parse(
         same = np.ones(len(parts), dtype=bool)
     else:
         schema, text = common.promote_nulls(table.schema), None
+        if service.trim and service.header:
+            schema = common.trimmed_names(schema)
         same = same_inference(table, starts, lengths, _proof)
     group = BulkGroup(schema, text, _finish(table, schema, service.trim))
     others: list[_Part] = []
@@ -298,7 +300,7 @@ def _try_parse(
         schema = given[0]
         if service.header and not service.ignore_header:
             read = service._read_options(None, 0, block, threads=threads)
-            convert = service._convert_options(schema, schema.names)
+            convert = service.given_columns(schema, parts[0].header, service.parse_options)
         else:
             read = service._read_options(
                 schema.names, 1 if service.header else 0, block, threads=threads
@@ -339,6 +341,8 @@ def _finish(table: pa.Table, schema: pa.Schema, trim: bool) -> pa.RecordBatch:
             for column in batch.columns
         ]
         batch = pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+        if batch.num_columns == len(schema) and batch.schema.names != schema.names:
+            batch = batch.rename_columns(schema.names)  # the header's names, trimmed
     return conform(batch, schema)
 
 

@@ -88,21 +88,29 @@ COMMENT_MARKER = PropertyDescriptor(
     description="The character that is used to denote the start of a comment. Any line "
     "that begins with this comment will be ignored.",
     required=False,
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 QUOTE_CHAR = PropertyDescriptor(
     name="Quote Character",
     display_name="Quote Character",
     description="The character that is used to quote values so that escape characters do "
-    "not have to be used.",
+    "not have to be used. If the property has been specified via Expression Language but the "
+    "expression gets evaluated to an invalid Quote Character at runtime, then it will be "
+    "skipped and the default Quote Character will be used.",
     default='"',
     required=True,
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 ESCAPE_CHAR = PropertyDescriptor(
     name="Escape Character",
     display_name="Escape Character",
     description="The character that is used to escape characters that would otherwise have "
-    "a specific meaning to the CSV Parser. Empty: no escape character.",
+    "a specific meaning to the CSV Parser. If the property has been specified via "
+    "Expression Language but the expression gets evaluated to an invalid Escape Character at "
+    "runtime, then it will be skipped and the default Escape Character will be used. "
+    "Setting it to an empty string means no escape character should be used.",
     default="\\",
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
 )
 FIRST_LINE_IS_HEADER = PropertyDescriptor(
     name="Skip Header Line",
@@ -231,14 +239,19 @@ class CSVReader(ControllerService):
         self.header = context.get_property(FIRST_LINE_IS_HEADER).as_bool()
         self.ignore_header = context.get_property(IGNORE_CSV_HEADER).as_bool()
         self._context = context
-        self.separator_expression = "${" in context.get_property(VALUE_SEPARATOR).as_str()
-        delimiter = (
-            None if self.separator_expression else common.character(context, VALUE_SEPARATOR)
+        self.separator_expression = any(
+            "${" in (context.get_property(d).value or "")
+            for d in (VALUE_SEPARATOR, QUOTE_CHAR, ESCAPE_CHAR, COMMENT_MARKER)
         )
-        marker = common.character(context, COMMENT_MARKER)
+        """Whether a character of the format is Expression Language (evaluated against
+        each FlowFile's attributes, ``_format``)."""
+        delimiter = quote = escape = marker = None
+        if not self.separator_expression:
+            delimiter = common.character(context, VALUE_SEPARATOR)
+            marker = common.character(context, COMMENT_MARKER)
+            quote = common.character(context, QUOTE_CHAR)
+            escape = common.character(context, ESCAPE_CHAR)
         self.comment_marker = marker.encode(self._encoding_name(context)) if marker else None
-        quote = common.character(context, QUOTE_CHAR)
-        escape = common.character(context, ESCAPE_CHAR)
         self.trim = context.get_property(TRIM_FIELDS).as_bool()
         null = context.get_property(NULL_STRING).value
         self.null_values = [common.unescape(null)] if null is not None else [""]
@@ -260,10 +273,39 @@ class CSVReader(ControllerService):
     def _separator(self, attributes: Mapping[str, str]) -> str:
         """The Value Separator for a FlowFile: its Expression Language evaluated against the
         attributes; an empty or longer result falls back to ',' (as NiFi does)."""
-        value = common.unescape(
-            self._context.get_property(VALUE_SEPARATOR).evaluate(dict(attributes)).as_str()
+        return self._flowfile_character(VALUE_SEPARATOR, attributes) or ","
+
+    def _flowfile_character(
+        self, descriptor: PropertyDescriptor, attributes: Mapping[str, str]
+    ) -> str | None:
+        """A format character for a FlowFile, as NiFi's CSVUtils takes it: the property's
+        Expression Language evaluated against the attributes and unescaped; a result that
+        is not one character gives the property's default (None without one)."""
+        value = self._context.get_property(descriptor).evaluate(dict(attributes)).value
+        if value is not None:
+            unescaped = common.unescape(value)
+            if len(unescaped) == 1:
+                return unescaped
+        return descriptor.default[0] if descriptor.default else None
+
+    def _format(self, attributes: Mapping[str, str]) -> tuple[pacsv.ParseOptions, bytes | None]:
+        """The parse options and comment marker for a FlowFile (with Expression Language
+        in the format's characters): an empty Escape Character is none, as in NiFi."""
+        escape_value = self._context.get_property(ESCAPE_CHAR).evaluate(dict(attributes)).value
+        escape = None if not escape_value else self._flowfile_character(ESCAPE_CHAR, attributes)
+        marker = None
+        if self._context.get_property(COMMENT_MARKER).value:
+            found = self._flowfile_character(COMMENT_MARKER, attributes)
+            marker = found.encode(self._encoding_name(self._context)) if found else None
+        options = pacsv.ParseOptions(
+            delimiter=self._separator(attributes),
+            quote_char=self._flowfile_character(QUOTE_CHAR, attributes) or False,
+            double_quote=True,
+            escape_char=escape or False,
+            newlines_in_values=True,
+            ignore_empty_lines=True,
         )
-        return value if len(value) == 1 else ","
+        return options, marker
 
     def _read_options(
         self,
@@ -414,27 +456,17 @@ class CSVReader(ControllerService):
         self, content: Content, attributes: Mapping[str, str], source: str
     ) -> RecordReader:
         given = self.schema_source.resolve(attributes)
-        parse_options = self.parse_options
+        parse_options, marker = self.parse_options, self.comment_marker
         if self.separator_expression:
-            parse_options = pacsv.ParseOptions(
-                delimiter=self._separator(attributes),
-                quote_char=parse_options.quote_char,
-                double_quote=True,
-                escape_char=parse_options.escape_char,
-                newlines_in_values=True,
-                ignore_empty_lines=True,
-            )
+            parse_options, marker = self._format(attributes)
         if given is not None:
-            return self._given(ChunkInput(self._uncommented(content)), given, source, parse_options)
+            return self._given(
+                ChunkInput(_uncommented(content, marker)), given, source, parse_options
+            )
         rereadable = RereadableContent(content)
         return self._inferred(
-            lambda: ChunkInput(self._uncommented(rereadable.read())), source, parse_options
+            lambda: ChunkInput(_uncommented(rereadable.read(), marker)), source, parse_options
         )
-
-    def _uncommented(self, content: Content) -> Content:
-        if self.comment_marker is None:
-            return content
-        return _without_comments(content, self.comment_marker)
 
     def _given(
         self,
@@ -448,7 +480,7 @@ class CSVReader(ControllerService):
             return _CSVRecordReader(None, schema, text, source, stream, 0)
         if self.header and not self.ignore_header:
             read = self._read_options(None, 0)
-            convert = self._convert_options(schema, schema.names)
+            convert = self.given_columns(schema, stream.peek_bytes(_BLOCK), parse_options)
         else:
             read = self._read_options(schema.names, 1 if self.header else 0)
             convert = self._convert_options(schema, None)
@@ -473,7 +505,7 @@ class CSVReader(ControllerService):
         if whole is not None:  # the content fitted in the first block: parsed once
             return _CSVRecordReader(
                 None,
-                whole.schema,
+                self._named(whole.schema),
                 None,
                 source,
                 stream,
@@ -499,8 +531,49 @@ class CSVReader(ControllerService):
         convert = self._convert_options({f.name: f.type for f in schema}, None)
         reader = self._open(stream, self._read_options(None, 0), convert, source, parse_options)
         return _CSVRecordReader(
-            reader, schema, None, source, stream, self.batch_rows, trim=self.trim
+            reader, self._named(schema), None, source, stream, self.batch_rows, trim=self.trim
         )
+
+    def given_columns(
+        self, schema: pa.Schema, head: bytes, parse_options: pacsv.ParseOptions
+    ) -> pacsv.ConvertOptions:
+        """The columns to read for a given schema from a content whose header line names
+        them (``head``: its start): by the header's names, each matched to the schema's
+        field of its name trimmed when Trim Fields is true (the batches read are renamed
+        to the schema's names by position)."""
+        names = self._header_names(head, parse_options) if self.trim else None
+        if not names:
+            return self._convert_options(schema, schema.names)
+        raw: dict[str, str] = {}
+        for name in names:
+            raw.setdefault(name.strip(common.JAVA_WHITESPACE), name)
+        include = [raw.get(name, name) for name in schema.names]
+        types = {column: field.type for column, field in zip(include, schema, strict=True)}
+        return self._convert_options(types, include)
+
+    def _header_names(self, head: bytes, parse_options: pacsv.ParseOptions) -> list[str] | None:
+        """The header line's names as written, or None when they need no trimming (or the
+        line cannot be read alone)."""
+        end = head.find(b"\n")
+        line = head if end < 0 else head[: end + 1]
+        if not line.strip():
+            return None
+        try:
+            names = pacsv.read_csv(
+                io.BytesIO(line),
+                read_options=self._read_options(None, 0, len(line) + 1),
+                parse_options=parse_options,
+                convert_options=pacsv.ConvertOptions(strings_can_be_null=False),
+            ).schema.names
+        except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+            return None
+        if all(name == name.strip(common.JAVA_WHITESPACE) for name in names):
+            return None
+        return list(names)
+
+    def _named(self, schema: pa.Schema) -> pa.Schema:
+        """The inferred schema with the header's names trimmed when Trim Fields is true."""
+        return common.trimmed_names(schema) if self.trim and self.header else schema
 
     def _typed_from_all(
         self,
@@ -643,6 +716,10 @@ def _not_finite(column: pa.ChunkedArray) -> bool:
     return not pc.all(pc.is_finite(column).fill_null(True)).as_py()
 
 
+def _uncommented(content: Content, marker: bytes | None) -> Content:
+    return content if marker is None else _without_comments(content, marker)
+
+
 def _without_comments(content: Content, marker: bytes) -> Iterator[bytes]:
     """The content without the lines that begin with the comment marker (streamed; a line
     split across chunks is joined first)."""
@@ -690,6 +767,9 @@ class _CSVRecordReader:
         ]
         self._booleans = [i for i, f in enumerate(schema) if trim and pa.types.is_boolean(f.type)]
         """Boolean columns parsed as text (Trim Fields), converted once trimmed."""
+        self._renamed = trim
+        """The schema's names may be the header's trimmed: Arrow's batches carry the
+        header's own, renamed here by position."""
 
     @property
     def schema(self) -> pa.Schema:
@@ -726,6 +806,12 @@ class _CSVRecordReader:
             if self._trim or self._booleans:
                 batch = self._trimmed(batch, records)
             records += batch.num_rows
+            if (
+                self._renamed
+                and batch.num_columns == len(self._schema)
+                and batch.schema.names != self._schema.names
+            ):
+                batch = batch.rename_columns(self._schema.names)
             if not batch.schema.equals(self._schema):
                 batch = conform(batch, self._schema)
             yield batch
@@ -807,13 +893,8 @@ class CSVRecordSetWriter(ControllerService):
             "," if self.separator_expression else common.character(context, VALUE_SEPARATOR) or ","
         )
         self.eol = common.unescape(context.get_property(RECORD_SEPARATOR).as_str())
-        quote = common.character(context, QUOTE_CHAR)
-        if quote not in (None, '"'):
-            msg = (
-                f"'Quote Character' validated against '{quote}' is invalid because the CSV "
-                "writer only quotes with '\"'"
-            )
-            raise ConfigurationError(msg)
+        self.quote_expression = "${" in (context.get_property(QUOTE_CHAR).value or "")
+        self.quote = '"' if self.quote_expression else common.character(context, QUOTE_CHAR) or '"'
         self.escape = common.character(context, ESCAPE_CHAR)
         self.quote_mode = common.choice(context, QUOTE_MODE)
         null = context.get_property(NULL_STRING).value
@@ -846,7 +927,13 @@ class CSVRecordSetWriter(ControllerService):
         """The records' lines rendered in one pass (Quote Mode MINIMAL, a fixed Value
         Separator), or None: each FlowFile is then written alone and fails alone."""
         quoting = self.minimal_quoting(self.delimiter)
-        if quoting is None or self.separator_expression or not len(schema):
+        if (
+            quoting is None
+            or self.separator_expression
+            or self.quote_expression
+            or self.quote != '"'
+            or not len(schema)
+        ):
             return None
         try:
             rows = render_rows(
@@ -868,14 +955,22 @@ class CSVRecordSetWriter(ControllerService):
     def create_writer(
         self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
     ) -> RecordSetWriter:
-        delimiter = self.delimiter
+        delimiter, quote = self.delimiter, self.quote
         if self.separator_expression:
-            value = common.unescape(
-                self._context.get_property(VALUE_SEPARATOR).evaluate(dict(attributes)).as_str()
-            )
-            delimiter = value if len(value) == 1 else ","
+            delimiter = self._flowfile_character(VALUE_SEPARATOR, attributes) or ","
+        if self.quote_expression:
+            quote = self._flowfile_character(QUOTE_CHAR, attributes) or '"'
         extra = self.output_attributes(schema, attributes)
-        return attributed(_CSVWriter(self, schema, sink, delimiter), extra)
+        return attributed(_CSVWriter(self, schema, sink, delimiter, quote), extra)
+
+    def _flowfile_character(
+        self, descriptor: PropertyDescriptor, attributes: Mapping[str, str]
+    ) -> str | None:
+        """The property's Expression Language evaluated against the attributes and
+        unescaped, if one character (else None: its default is used, as NiFi does)."""
+        value = self._context.get_property(descriptor).evaluate(dict(attributes)).value
+        unescaped = common.unescape(value) if value is not None else ""
+        return unescaped if len(unescaped) == 1 else None
 
 
 class _RenderedCsv:
@@ -914,20 +1009,29 @@ class _CSVWriter(common.CountingWriter):
     MIME_TYPE = CSV_MIME_TYPE
 
     def __init__(
-        self, service: CSVRecordSetWriter, schema: pa.Schema, sink: BinarySink, delimiter: str
+        self,
+        service: CSVRecordSetWriter,
+        schema: pa.Schema,
+        sink: BinarySink,
+        delimiter: str,
+        quote: str = '"',
     ) -> None:
         self._service = service
         self._delimiter = delimiter
+        self._quote = quote
+        self._own_quote = quote != '"'
+        """pyarrow quotes with '"' only: another Quote Character is written here
+        (``_emit_quoted``)."""
         self._schema = schema
         self._sink = CountingSink(sink)
         self._records = 0
         self._pending: list[pa.RecordBatch] = []
         self._pending_rows = 0
         self._header_written = not service.include_header
-        self._minimal = service.minimal_quoting(delimiter)
+        self._minimal = None if self._own_quote else service.minimal_quoting(delimiter)
         self._header_style = "none"
         self._escape_columns: list[int] = []
-        if self._minimal is None:
+        if self._minimal is None and not self._own_quote:
             specials = (self._delimiter, '"', "\n", "\r")
             plain = all(not any(c in name for c in specials) for name in schema.names)
             # The header names are text: ALL and NON_NUMERIC quote them (NiFi's
@@ -968,6 +1072,9 @@ class _CSVWriter(common.CountingWriter):
         )
 
     def _emit(self, records: pa.RecordBatch | pa.Table, header: bool) -> None:
+        if self._own_quote:
+            self._emit_quoted(records, header)
+            return
         if self._minimal is not None:
             self._emit_minimal(records, header)
             return
@@ -980,6 +1087,45 @@ class _CSVWriter(common.CountingWriter):
         except pa.ArrowException as exc:
             raise ProcessException(f"cannot write CSV: {exc}") from None
         self._sink.write(memoryview(out.getvalue()))
+
+    def _emit_quoted(self, records: pa.RecordBatch | pa.Table, header: bool) -> None:
+        """The records written value by value with the FlowFile's Quote Character, by the
+        Quote Mode's rules (Commons CSV doubles the quote inside a quoted value)."""
+        service, quote, delimiter = self._service, self._quote, self._delimiter
+        mode = service.quote_mode
+        specials = (delimiter, quote, "\n", "\r", *((service.escape,) if service.escape else ()))
+
+        def text(value: str, numeric: bool) -> str:
+            if mode == "NONE":
+                if service.escape is None:
+                    return value
+                for char in (service.escape, delimiter, quote):
+                    value = value.replace(char, service.escape + char)
+                return value
+            needed = (
+                mode == "ALL"
+                or (mode == "NON_NUMERIC" and not numeric)
+                or any(c in value for c in specials)
+                or (value[:1] != "" and value[0] <= "#")
+                or (value[-1:] != "" and value[-1] <= " ")
+            )
+            return quote + value.replace(quote, quote + quote) + quote if needed else value
+
+        lines: list[str] = []
+        if header:
+            lines.append(delimiter.join(text(name, False) for name in self._schema.names))
+        columns = []
+        for column in records.columns:
+            numeric = pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
+            numeric = numeric or pa.types.is_decimal(column.type)
+            try:
+                values = column.cast(pa.string()).to_pylist()
+            except pa.ArrowException as exc:
+                raise ProcessException(f"cannot write CSV: {exc}") from None
+            columns.append([service.null_string if v is None else text(v, numeric) for v in values])
+        lines.extend(delimiter.join(row) for row in zip(*columns, strict=True))
+        if lines:
+            self._sink.write(memoryview((service.eol.join(lines) + service.eol).encode()))
 
     def _emit_minimal(self, records: pa.RecordBatch | pa.Table, header: bool) -> None:
         """Quote Mode MINIMAL: only the values that need quotes are quoted (``csv_minimal``),

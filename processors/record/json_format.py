@@ -29,7 +29,7 @@ from flowcore.processor import (
     controller_service,
 )
 from processors.record import _common as common
-from processors.record import json_bulk
+from processors.record import compression, json_bulk
 from processors.record.api import (
     BinarySink,
     ChunkInput,
@@ -214,6 +214,25 @@ SERIALIZED_JSON_INPUT_HANDLING = PropertyDescriptor(
     default=HANDLING_ENABLED.value,
     required=True,
     allowable_values=[HANDLING_ENABLED, HANDLING_DISABLED],
+)
+COMPRESSION_FORMAT = PropertyDescriptor(
+    name="Compression Format",
+    display_name="Compression Format",
+    description="The compression format to use. Valid values are: GZIP, BZIP2, ZSTD, "
+    "XZ-LZMA2, LZMA, Snappy, and Snappy Framed",
+    default=compression.NONE,
+    required=True,
+    allowable_values=list(compression.FORMATS),
+)
+COMPRESSION_LEVEL = PropertyDescriptor(
+    name="Compression Level",
+    display_name="Compression Level",
+    description="The compression level to use; this is valid only when using GZIP "
+    "compression. A lower value results in faster processing but less compression; a value "
+    "of 0 indicates no compression but simply archiving",
+    default="1",
+    required=True,
+    allowable_values=[str(level) for level in range(10)],
 )
 SUPPRESS_NULLS = PropertyDescriptor(
     name="suppress-nulls",
@@ -786,6 +805,8 @@ class JsonRecordSetWriter(ControllerService):
         SUPPRESS_NULLS,
         ALLOW_SCIENTIFIC_NOTATION,
         OUTPUT_GROUPING,
+        COMPRESSION_FORMAT,
+        COMPRESSION_LEVEL,
         TIMESTAMP_REPRESENTATION,
         SERIALIZED_JSON_INPUT_HANDLING,
     )
@@ -837,6 +858,8 @@ class JsonRecordSetWriter(ControllerService):
         self.suppress_nulls = common.choice(context, SUPPRESS_NULLS) == ALWAYS_SUPPRESS.value
         self.pretty = context.get_property(PRETTY_PRINT_JSON).as_str() == "true"
         self.write_strategy = common.choice(context, SCHEMA_WRITE_STRATEGY)
+        self.compression = context.get_property(COMPRESSION_FORMAT).as_str().lower()
+        self.compression_level = int(context.get_property(COMPRESSION_LEVEL).as_str())
         representation = common.choice(context, TIMESTAMP_REPRESENTATION)
         self.options = JsonOptions(
             scientific=context.get_property(ALLOW_SCIENTIFIC_NOTATION).as_str() == "true",
@@ -867,14 +890,25 @@ class JsonRecordSetWriter(ControllerService):
         self, schema: pa.Schema, sink: BinarySink, attributes: Mapping[str, str]
     ) -> RecordSetWriter:
         extra = self.output_attributes(schema, attributes)
+        compressing = None
+        if self.compression != compression.NONE:
+            compressing = compression.CompressingSink(
+                sink, self.compression, self.compression_level
+            )
+            sink = compressing
+        writer: RecordSetWriter
         if self.pretty and not self.one_line:
-            return _PrettyJsonWriter(schema, sink, self.suppress_nulls, self.options, extra)
-        return _JsonWriter(schema, sink, self.one_line, self.suppress_nulls, self.options, extra)
+            writer = _PrettyJsonWriter(schema, sink, self.suppress_nulls, self.options, extra)
+        else:
+            writer = _JsonWriter(
+                schema, sink, self.one_line, self.suppress_nulls, self.options, extra
+            )
+        return writer if compressing is None else compression.CompressedWriter(writer, compressing)
 
     def render_bulk(self, schema: pa.Schema, records: pa.RecordBatch) -> RenderedRecords | None:
         """The records' rows rendered in one pass (not pretty printed), or None when they
         cannot be: each FlowFile is then written alone and fails alone."""
-        if self.pretty and not self.one_line:
+        if (self.pretty and not self.one_line) or self.compression != compression.NONE:
             return None
         try:
             batch = conform(records, schema)

@@ -471,21 +471,78 @@ def record_schema_text(reader: RecordReader) -> str:
 
 
 def conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
-    """``batch`` with ``schema``: columns by name (missing ones null), cast where needed."""
+    """``batch`` with ``schema``: columns by name (missing ones null), cast where needed;
+    a null where the field has an Avro default is that default (NiFi's MapRecord gives a
+    field's default for a value that is null or absent, to readers and writers alike)."""
     if batch.schema.equals(schema):
-        return batch
+        return _with_defaults(batch, schema)
     names = batch.schema.names
     if names == schema.names and all(
         a.type.equals(b.type) for a, b in zip(batch.schema, schema, strict=True)
     ):
-        return pa.RecordBatch.from_arrays(batch.columns, schema=schema)
+        return _with_defaults(pa.RecordBatch.from_arrays(batch.columns, schema=schema), schema)
     columns: list[pa.Array] = []
     for target in schema:
         if target.name in names:
             columns.append(_cast(batch.column(target.name), target.type))
         else:
             columns.append(pa.nulls(batch.num_rows, target.type))
-    return pa.RecordBatch.from_arrays(columns, schema=schema)
+    return _with_defaults(pa.RecordBatch.from_arrays(columns, schema=schema), schema)
+
+
+def _with_defaults(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    defaults = field_defaults(schema)
+    if not defaults:
+        return batch
+    columns = list(batch.columns)
+    changed = False
+    for index, value in defaults.items():
+        if index < len(columns) and columns[index].null_count:
+            columns[index] = pc.fill_null(columns[index], value)
+            changed = True
+    return pa.RecordBatch.from_arrays(columns, schema=batch.schema) if changed else batch
+
+
+_DEFAULTS: dict[pa.Schema, dict[int, pa.Scalar]] = {}
+
+
+def field_defaults(schema: pa.Schema) -> dict[int, pa.Scalar]:
+    """The fields of ``schema`` whose Avro default is not null, by position, each default
+    as a scalar of its field's type (a default that does not convert is left out)."""
+    try:
+        return _DEFAULTS[schema]
+    except KeyError:
+        pass
+    found: dict[int, pa.Scalar] = {}
+    for index, field in enumerate(schema):
+        raw = (field.metadata or {}).get(AVRO_DEFAULT_METADATA)
+        if raw is None:
+            continue
+        value = json.loads(raw)
+        if value is None:
+            continue
+        scalar = _default_scalar(value, field.type)
+        if scalar is not None:
+            found[index] = scalar
+    if len(_DEFAULTS) > 256:
+        _DEFAULTS.clear()
+    _DEFAULTS[schema] = found
+    return found
+
+
+def _default_scalar(value: Any, data_type: pa.DataType) -> pa.Scalar | None:
+    """An Avro default (JSON) as Arrow: a decimal's and a bytes' defaults are text (the
+    decimal's digits; the bytes as ISO-8859-1, as Avro's specification has it)."""
+    try:
+        if pa.types.is_decimal(data_type) and isinstance(value, str | int | float):
+            return pa.scalar(decimal.Decimal(str(value)), data_type)
+        if (pa.types.is_binary(data_type) or pa.types.is_large_binary(data_type)) and isinstance(
+            value, str
+        ):
+            return pa.scalar(value.encode("latin-1"), data_type)
+        return pa.scalar(value, data_type)
+    except (pa.ArrowException, ValueError, TypeError, decimal.InvalidOperation):
+        return None
 
 
 def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:

@@ -17,6 +17,7 @@ the values' type when they all share one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,7 +31,7 @@ from processors.record.api import (
 )
 from processors.record.avro_union import build_array, has_union
 from processors.record.serialized import SerializedForms, attach, forms_of
-from processors.record_processors.record_path import to_text
+from processors.record_processors.record_path import JsonMap, to_text
 
 _CONVERSION_ERRORS = (
     pa.ArrowInvalid,
@@ -42,13 +43,81 @@ _CONVERSION_ERRORS = (
 
 def _fits(value: Any, hint: pa.DataType) -> bool:
     """Whether no record in ``value`` has a field the struct type ``hint`` lacks (Arrow
-    would drop it silently)."""
+    would drop it silently), and no Map stands where ``hint`` wants a record."""
+    if isinstance(value, JsonMap) and pa.types.is_struct(hint):
+        return False
     if isinstance(value, dict) and pa.types.is_struct(hint):
         names = {hint.field(i).name: hint.field(i).type for i in range(hint.num_fields)}
         return all(key in names and _fits(item, names[key]) for key, item in value.items())
     if isinstance(value, list) and pa.types.is_list(hint):
         return all(_fits(item, hint.value_type) for item in value)
     return True
+
+
+def _coerced(value: Any, hint: pa.DataType) -> Any:
+    """``value`` with the text inside it made numbers or booleans where ``hint`` (a nested
+    type) wants them, as NiFi's writers convert a field's value to its schema's type (an
+    array element UpdateRecord set to "8" is the int 8); anything else is left as it is."""
+    if isinstance(value, list) and (pa.types.is_list(hint) or pa.types.is_large_list(hint)):
+        return [_coerced(item, hint.value_type) for item in value]
+    if isinstance(value, dict) and pa.types.is_struct(hint):
+        types = {hint.field(i).name: hint.field(i).type for i in range(hint.num_fields)}
+        return {
+            key: _coerced(item, types[key]) if key in types else item for key, item in value.items()
+        }
+    if isinstance(value, str):
+        if pa.types.is_integer(hint) and _WHOLE.fullmatch(value):
+            return int(value)
+        if pa.types.is_floating(hint) and _DECIMAL.fullmatch(value):
+            return float(value)
+        if pa.types.is_boolean(hint) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+    return value
+
+
+_WHOLE = re.compile(r"[-+]?[0-9]+")
+_DECIMAL = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def _map_aware_type(values: list[Any]) -> pa.DataType | None:
+    """The Arrow type of values holding Maps (``JsonMap``): each Map an Arrow map, so no
+    writer takes it for a record; None (Arrow infers) when there is none."""
+    if not any(_holds_map(v) for v in values):
+        return None
+    return _common_type([_type_of(v) for v in values])
+
+
+def _holds_map(value: Any) -> bool:
+    if isinstance(value, JsonMap):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_map(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_map(item) for item in value)
+    return False
+
+
+def _type_of(value: Any) -> pa.DataType | None:
+    if value is None:
+        return None
+    if isinstance(value, JsonMap):
+        return pa.map_(pa.string(), _common_type([_type_of(v) for v in value.values()]))
+    if isinstance(value, dict):
+        return pa.struct([(key, _type_of(item) or pa.null()) for key, item in value.items()])
+    if isinstance(value, list):
+        return pa.list_(_common_type([_type_of(v) for v in value]))
+    return pa.array([value]).type
+
+
+def _common_type(types: list[pa.DataType | None]) -> pa.DataType:
+    """The one type of ``types`` (nulls aside); several: Arrow's error, as inference's."""
+    found = {t for t in types if t is not None and not pa.types.is_null(t)}
+    if not found:
+        return pa.null()
+    if len(found) > 1:
+        msg = f"values of several types: {sorted(map(str, found))}"
+        raise pa.ArrowInvalid(msg)
+    return found.pop()
 
 
 def _column(values: list[Any], hint: pa.DataType | None, typed: bool = False) -> pa.Array:
@@ -68,8 +137,13 @@ def _column(values: list[Any], hint: pa.DataType | None, typed: bool = False) ->
             return pa.array(values, type=hint)
         except (*_CONVERSION_ERRORS, ValueError):
             pass
+        if pa.types.is_nested(hint):
+            try:  # text set into a list's elements or a record's fields: of their types
+                return pa.array([_coerced(v, hint) for v in values], type=hint)
+            except _CONVERSION_ERRORS:
+                pass
     try:
-        inferred = pa.array(values)
+        inferred = pa.array(values, type=_map_aware_type(values))
     except _CONVERSION_ERRORS:
         inferred = pa.array([to_text(v) for v in values], pa.string())
     if hint is not None and inferred.type != hint:

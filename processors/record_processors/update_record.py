@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
+
 from flowcore.errors import ConfigurationError, repository_fault
 from flowcore.model import FlowFile
 from flowcore.processor import (
@@ -59,6 +61,7 @@ from processors.record_processors._common import (
 from processors.record_processors._rewrite import RecordSink
 from processors.record_processors.record_path import (
     FieldValue,
+    JsonMap,
     RecordPath,
     RecordPathError,
     compile_record_path,
@@ -124,6 +127,23 @@ def replacement_of(selected: list[FieldValue]) -> Any:
     if len(selected) == 1:
         return selected[0].value
     return {value.name: value.value for value in selected}
+
+
+def into_field(value: Any, field: FieldValue) -> Any:
+    """A value as a field takes it: a Map set into a field that is not a map is made a
+    record, the Maps inside it too (NiFi's MapRecord.setValue converts a value to the
+    field's type; a Map inside a record that replaces the root stays a Map)."""
+    if field.dtype is not None and pa.types.is_map(field.dtype):
+        return value
+    return _records(value)
+
+
+def _records(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _records(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_records(item) for item in value]
+    return value
 
 
 @processor("UpdateRecord")
@@ -252,14 +272,18 @@ class UpdateRecord(Processor):
                 if len(fields) == 1 and fields[0].is_root:
                     selected = replacement.select(root, fields[0])
                     found = replacement_of(selected)
-                    if isinstance(found, dict):
+                    if not selected:
+                        continue
+                    if isinstance(found, dict) and not isinstance(found, JsonMap):
                         record = found
-                        root = root_of(record)
+                    else:  # not a record: a record of the selected field (NiFi's)
+                        record = {value.name: value.value for value in selected}
+                    root = root_of(record)
                     continue
                 absolute = replacement.select(root) if replacement.is_absolute else None
                 for field in fields:
                     selected = absolute if absolute is not None else replacement.select(root, field)
-                    field.update(replacement_of(selected))
+                    field.update(into_field(replacement_of(selected), field))
             elif replacement is None:
                 prop = context.get_property(name)
                 for field in fields:

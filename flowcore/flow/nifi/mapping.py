@@ -98,13 +98,14 @@ def _service(
     artifact: str = _RECORD,
     ignored: Mapping[str, str] | None = None,
     exported: Mapping[str, str] | None = None,
+    aliases: Mapping[str, str] | None = None,
 ) -> TypeMapping:
     return TypeMapping(
         f"{package}.{name}",
         name,
         "service",
         artifact,
-        MappingProxyType({}),
+        MappingProxyType(dict(aliases or {})),
         MappingProxyType(dict(ignored or {})),
         api,
         MappingProxyType(dict(exported or {})),
@@ -371,13 +372,13 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
             **_without(
                 _WRITER, "Schema Write Strategy", "Date Format", "Time Format", "Timestamp Format"
             ),
-            "compression-format": "none",
-            "compression-level": ANY,
-            "Compression Format": "none",
-            "Compression Level": ANY,
         },
         # NiFi sets a JSON writer without this property to "true" (its older behaviour)
         exported={"Allow Scientific Notation": "false"},
+        aliases={
+            "compression-format": "Compression Format",
+            "compression-level": "Compression Level",
+        },
     ),
     _service(
         "AvroReader", "org.apache.nifi.avro", READER_API, ignored={**_SCHEMA, "cache-size": ANY}

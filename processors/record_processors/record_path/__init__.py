@@ -36,10 +36,16 @@ from processors.record_processors.record_path.parser import (
     RecordPathError,
     parse,
 )
-from processors.record_processors.record_path.values import FieldValue, to_text, type_name
+from processors.record_processors.record_path.values import (
+    FieldValue,
+    JsonMap,
+    to_text,
+    type_name,
+)
 
 __all__ = [
     "FieldValue",
+    "JsonMap",
     "RecordPath",
     "RecordPathError",
     "compile_record_path",

@@ -35,6 +35,7 @@ from processors.record_processors.record_path.evaluate import (
 from processors.record_processors.record_path.parser import Call, Compare, Expr, RecordPathError
 from processors.record_processors.record_path.values import (
     FieldValue,
+    JsonMap,
     as_bytes,
     b64,
     epoch_millis,
@@ -356,12 +357,48 @@ def _jackson(value: Any) -> str:
     return json.dumps(value, default=str, ensure_ascii=False)
 
 
-def _unescape_json(value: Any, _context: Context, _args: tuple[Expr, ...]) -> Any:
+def _unescape_json(value: Any, context: Context, args: tuple[Expr, ...]) -> Any:
+    """NiFi's UnescapeJson: the JSON text parsed; an object stays a Map unless the second
+    argument is true (then a Record, the objects inside it Records only if the third is
+    true too), as do the objects of a top-level array."""
     try:
-        return json.loads(to_text(value) or "")
+        parsed = json.loads(to_text(value) or "")
     except json.JSONDecodeError as exc:
         msg = f"unescapeJson: '{value}' is not JSON: {exc}"
         raise RecordPathError(msg) from exc
+    convert = len(args) > 0 and _text_arg(args[0], context).lower() == "true"
+    recursive = len(args) > 1 and _text_arg(args[1], context).lower() == "true"
+    if not convert:
+        return _as_maps(parsed)
+    if isinstance(parsed, dict):
+        return _as_record(parsed, recursive)
+    if isinstance(parsed, list) and parsed and isinstance(parsed[0], dict):
+        return [_as_record(item, recursive) if isinstance(item, dict) else item for item in parsed]
+    return _as_maps(parsed)
+
+
+def _as_maps(value: Any) -> Any:
+    """Every JSON object in ``value`` a Map."""
+    if isinstance(value, dict):
+        return JsonMap({key: _as_maps(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return [_as_maps(item) for item in value]
+    return value
+
+
+def _as_record(value: dict[str, Any], recursive: bool) -> dict[str, Any]:
+    """A JSON object as a Record; the objects inside it Records too or Maps."""
+    if not recursive:
+        return {key: _as_maps(item) for key, item in value.items()}
+
+    def records(item: Any) -> Any:
+        if isinstance(item, dict):
+            return {key: records(inner) for key, inner in item.items()}
+        if isinstance(item, list):
+            return [records(inner) for inner in item]
+        return item
+
+    return {key: records(item) for key, item in value.items()}
 
 
 def _concat(context: Context, args: tuple[Expr, ...]) -> list[FieldValue]:

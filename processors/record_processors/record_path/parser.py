@@ -138,7 +138,7 @@ class _Parser:
         if self.pos >= len(self.text):
             msg = "the RecordPath is empty"
             raise RecordPathError(msg)
-        expr = self.expr()
+        expr = self.argument()  # NiFi's pathOrFunction is a filter: "/age >= 18" too
         if isinstance(expr, Literal):
             raise self.fail("a RecordPath must be a path or a function, not a literal")
         self.skip_ws()

@@ -56,10 +56,18 @@ class FieldValue:
         return type_name(self.value, self.dtype)
 
 
+class JsonMap(dict[str, Any]):
+    """A JSON object kept a Map, not made a Record (NiFi's unescapeJson without its
+    convert-to-record argument, or the objects inside one it converts non-recursively):
+    a Map replaces no record and goes into no record field."""
+
+
 def is_record(value: FieldValue) -> bool:
     """A record (Arrow struct): a dictionary that is not a map."""
-    return isinstance(value.value, dict) and not (
-        value.dtype is not None and pa.types.is_map(value.dtype)
+    return (
+        isinstance(value.value, dict)
+        and not isinstance(value.value, JsonMap)
+        and not (value.dtype is not None and pa.types.is_map(value.dtype))
     )
 
 

@@ -249,7 +249,7 @@ def test_update_in_array_and_null_array(make_runner: RunnerFactory) -> None:
         ("/", "/name/*"),
         ("/", "/name"),
         ("/name/..", "/name/*"),
-        ("/", "unescapeJson(/text)"),
+        ("/", "unescapeJson(/text, 'true')"),
     ],
 )
 def test_set_root(make_runner: RunnerFactory, destination: str, value: str) -> None:
@@ -261,6 +261,16 @@ def test_set_root(make_runner: RunnerFactory, destination: str, value: str) -> N
     )
     runner.run()
     assert _lines(runner) == [{"first": "John", "last": "Doe"}]
+
+
+def test_set_root_to_a_map_makes_a_record_of_the_field(make_runner: RunnerFactory) -> None:
+    """unescapeJson without convert-to-record gives a Map, not a Record: the root becomes
+    a record of the selected field (NiFi's UpdateRecord)."""
+    runner = _json_runner(make_runner, {"/": "unescapeJson(/text)"})
+    runner.set_property("Replacement Value Strategy", "Record Path Value")
+    runner.enqueue('{"id":1,"text":"{\\"first\\":\\"John\\",\\"last\\":\\"Doe\\"}"}\n')
+    runner.run()
+    assert _lines(runner) == [{"text": {"first": "John", "last": "Doe"}}]
 
 
 def test_field_value_in_nested_field(make_runner: RunnerFactory) -> None:

@@ -374,6 +374,8 @@ def test_the_json_writer_takes_number_and_temporal_properties() -> None:
         "Timestamp Format": "yyyy-MM-dd HH:mm:ss.SSS",
         "Timestamp Representation": "EPOCH_SECONDS",
         "Serialized JSON Input Handling": "DISABLED",
+        "Compression Format": "none",
+        "Compression Level": "1",
         "Suppress Null Values": "never-suppress",
     }
 
