@@ -299,12 +299,16 @@ class FlowFileQueue:
             return
         while len(self._deque) + len(self._heap) <= self._swap_threshold - self._swap_batch:
             if self._swapped:
-                summary = self._swapped.popleft()
+                # Read it back first: a swap-in that fails (its write transaction refused)
+                # leaves the batch swapped and counted where it was, to be tried again.
+                summary = self._swapped[0]
+                records = self._swap_store.swap_in(summary)
+                self._swapped.popleft()
                 self._swapped_count -= summary.count
                 self._swapped_bytes -= summary.total_bytes
                 self._count += summary.count
                 self._bytes += summary.total_bytes
-                for record in self._swap_store.swap_in(summary):
+                for record in records:
                     self._add_active(record, now_ms=0)
             elif self._swap_buffer and not self._swap_gate.locked():
                 # (While a batch is pending, the buffer holds only FlowFiles newer than it.)
