@@ -47,7 +47,15 @@ from flowcore.simulation import invariants
 from repos.filesystem_content.repository import FileSystemContentRepository
 
 START_MS = 1_700_000_000_000
-OUTPUTS = ("merged", "packed", "split_failed", "defrag_failed", "pack_failed")
+MERGED = ("merged", "packed", "rmerged")
+OUTPUTS = (
+    *MERGED,
+    "split_failed",
+    "defrag_failed",
+    "pack_failed",
+    "rsplit_failed",
+    "rmerge_failed",
+)
 FAILURE_REASONS = ("content.error.reason", "merge.failure.reason")
 
 
@@ -57,7 +65,42 @@ def flow_document() -> dict[str, Any]:
         "flow": {
             "name": "faults",
             "input_ports": ["in"],
+            "controller_services": {
+                "csv_reader": {
+                    "type": "CSVReader",
+                    "properties": {"Treat First Line as Header": "true"},
+                },
+                "csv_writer": {"type": "CSVRecordSetWriter"},
+            },
             "processors": {
+                "kind": {
+                    "type": "RouteOnAttribute",
+                    "properties": {"records": "${mode:equals('records')}"},
+                },
+                "rsplit": {
+                    "type": "SplitRecord",
+                    "properties": {
+                        "Record Reader": "csv_reader",
+                        "Record Writer": "csv_writer",
+                        "Records Per Split": "3",
+                    },
+                    "auto_terminate": ["original"],
+                },
+                "rtag": {
+                    "type": "UpdateAttribute",
+                    "properties": {"stage": "record-${fragment.index}"},
+                },
+                "rmerge": {
+                    "type": "MergeRecord",
+                    "properties": {
+                        "Record Reader": "csv_reader",
+                        "Record Writer": "csv_writer",
+                        "Minimum Number of Records": "7",
+                        "Maximum Number of Records": "12",
+                        "Max Bin Age": "5 sec",
+                    },
+                    "auto_terminate": ["original"],
+                },
                 "split": {
                     "type": "SplitText",
                     "properties": {"Line Split Count": "2", "Remove Trailing Newlines": "false"},
@@ -94,7 +137,14 @@ def flow_document() -> dict[str, Any]:
                 },
             },
             "connections": [
-                {"from": "in", "to": "split", "name": "incoming"},
+                {"from": "in", "to": "kind", "name": "incoming"},
+                {"from": "kind", "relationships": ["unmatched"], "to": "split", "name": "texts"},
+                {"from": "kind", "relationships": ["records"], "to": "rsplit", "name": "tables"},
+                {"from": "rsplit", "relationships": ["splits"], "to": "rtag", "name": "rsplits"},
+                {"from": "rtag", "relationships": ["success"], "to": "rmerge", "name": "rtagged"},
+                {"from": "rmerge", "relationships": ["merged"], "to": "out", "name": "rmerged"},
+                {**failed, "from": "rsplit", "relationships": ["failure"], "name": "rsplit_failed"},
+                {**failed, "from": "rmerge", "relationships": ["failure"], "name": "rmerge_failed"},
                 {"from": "split", "relationships": ["splits"], "to": "tag", "name": "splits"},
                 {"from": "tag", "relationships": ["success"], "to": "route", "name": "tagged"},
                 {"from": "route", "relationships": ["defrag"], "to": "defrag", "name": "whole"},
@@ -145,12 +195,19 @@ def open_node(data_dir: Path, clock: ManualClock, durability: str = "process") -
 # -- documents -------------------------------------------------------------------------------
 
 
+HEADER = "line"
+MODES = ("defrag", "pack", "records")
+
+
 def document(doc: int, lines: int) -> bytes:
-    return "".join(f"d{doc}-l{line}\n" for line in range(lines)).encode()
+    """A document's unique lines; a CSV table of them (header ``line``) in ``records``
+    mode."""
+    head = f"{HEADER}\n" if MODES[doc % len(MODES)] == "records" else ""
+    return (head + "".join(f"d{doc}-l{line}\n" for line in range(lines))).encode()
 
 
 def document_item(doc: int, lines: int) -> EnqueueItem:
-    mode = "defrag" if doc % 2 == 0 else "pack"
+    mode = MODES[doc % len(MODES)]
     return EnqueueItem(document(doc, lines), {"doc": str(doc), "mode": mode})
 
 
@@ -165,6 +222,7 @@ class Site(Enum):
     LMDB_WRITE = "LMDB commit transaction"
     SWAP_IN = "LMDB swap-in transaction"
     JOURNAL_TRIM = "LMDB journal trim transaction"
+    LMDB_SYNC = "LMDB sync (checkpoint)"
     JOURNAL = "provenance journaling"
     INDEX = "provenance indexing"
 
@@ -204,6 +262,7 @@ ERRORS: dict[Site, list[Callable[[], BaseException]]] = {
         lambda: lmdb.Error("mdb_txn_commit: Input/output error"),
     ],
     Site.JOURNAL_TRIM: [lambda: lmdb.Error("mdb_txn_commit: Input/output error")],
+    Site.LMDB_SYNC: [lambda: lmdb.Error("mdb_env_sync: Input/output error")],
     Site.JOURNAL: [lambda: lmdb.Error("mdb_cursor_put: MDB_PAGE_FULL")],
     Site.INDEX: [
         lambda: duckdb.IOException("IO Error: could not write the WAL: No space left on device"),
@@ -264,6 +323,8 @@ class RepositoryFaults:
 
         undo.append(_replace(size_map, "write", write))
         undo.append(_replace(size_map, "_env", _FaultyEnv(size_map._env, hit_write)))
+        env = flowfiles._env
+        undo.append(_replace(flowfiles, "_env", _FaultyEnv(env, hit_write, self.hit)))
         inner_body = flowfiles._write_txn_body
 
         def body(txn: Any, batch: Any) -> Any:
@@ -329,12 +390,20 @@ class _FaultyOs(types.SimpleNamespace):
 class _FaultyEnv:
     """An LMDB environment whose write transactions can fail as they commit."""
 
-    def __init__(self, env: Any, hit: Callable[[], None]) -> None:
+    def __init__(
+        self, env: Any, hit: Callable[[], None], hit_site: Callable[[Site], None] | None = None
+    ) -> None:
         self._env = env
         self._hit = hit
+        self._hit_site = hit_site
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._env, name)
+
+    def sync(self, *args: Any) -> None:
+        if self._hit_site is not None:
+            self._hit_site(Site.LMDB_SYNC)
+        self._env.sync(*args)
 
     def begin(self, *args: Any, **kwargs: Any) -> Any:
         txn = self._env.begin(*args, **kwargs)
@@ -421,16 +490,14 @@ def check_conservation(node: Node, docs: list[tuple[int, int]], acknowledged: se
         if name not in OUTPUTS:
             busy[name] += 1
             continue
-        if name not in ("merged", "packed") and not any(
-            key in flowfile.attributes for key in FAILURE_REASONS
-        ):
+        if name not in MERGED and not any(key in flowfile.attributes for key in FAILURE_REASONS):
             unexplained.append(f"{name}: {flowfile.uuid} {dict(flowfile.attributes)}")
         data = (
             node.content.read(flowfile.claim, flowfile.claim_offset, flowfile.size)
             if flowfile.claim is not None
             else b""
         )
-        found.update(line for line in data.decode().split("\n") if line)
+        found.update(line for line in data.decode().split("\n") if line and line != HEADER)
     assert not busy, f"FlowFiles left mid-flow after draining: {busy}"
     assert not unexplained, f"FlowFiles in failure without a reason: {unexplained}"
     want = expected_lines(docs, acknowledged)
@@ -447,6 +514,15 @@ def check_conservation(node: Node, docs: list[tuple[int, int]], acknowledged: se
     orphans = invariants.unreferenced_claim_files(node)
     assert not orphans, f"claim files nothing references were kept: {orphans[:10]}"
     assert not problems, "\n".join(f"{p.invariant}: {p.message}" for p in problems)
+
+
+def check_no_leak(node: Node) -> None:
+    """On a running node after a checkpoint: every live claim file is referenced or still
+    taking appends (nothing released is kept until the next restart)."""
+    counts: Any = node.content._counts  # type: ignore[attr-defined]
+    in_use = {r.id for r in counts._counts} | {r.id for r in counts._writable}
+    kept = sorted(content_files(node.settings.data_dir) - in_use)
+    assert not kept, f"{len(kept)} released claim file(s) kept: {kept[:10]}"
 
 
 def queue_counts(node: Node) -> dict[str, int]:

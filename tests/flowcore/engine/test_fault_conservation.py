@@ -49,6 +49,7 @@ _REACH = {
     ff.Site.LMDB_WRITE: 120,
     ff.Site.SWAP_IN: 4,
     ff.Site.JOURNAL_TRIM: 12,
+    ff.Site.LMDB_SYNC: 4,
     ff.Site.JOURNAL: 120,
     ff.Site.INDEX: 16,
 }
@@ -97,6 +98,7 @@ def run_with_faults(
     faults.healed = True
     ff.enqueue_some(node, docs, progress)
     ff.run_until_idle(node)
+    ff.check_no_leak(node)
     return node, progress, crashes
 
 
@@ -144,6 +146,7 @@ def test_repository_faults_lose_and_duplicate_nothing(
         ff.Window(ff.Site.INDEX, start=2, length=3),
         ff.Window(ff.Site.SWAP_IN, start=1, length=2),
         ff.Window(ff.Site.JOURNAL_TRIM, start=1, length=2),
+        ff.Window(ff.Site.LMDB_SYNC, start=1, length=2),
         ff.Window(ff.Site.LMDB_WRITE, start=20, length=1, crash=True),
         ff.Window(ff.Site.CONTENT_WRITE, start=12, length=1, crash=True),
     ],
