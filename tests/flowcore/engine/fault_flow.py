@@ -438,17 +438,19 @@ class Progress:
     acknowledged: set[int] = field(default_factory=set)
 
 
-def enqueue_some(node: Node, docs: list[tuple[int, int]], progress: Progress) -> None:
-    """Enqueue each document in its own call; one that fails is left for later (the
-    client retries, as after a 507)."""
-    for doc, lines in docs:
-        if doc in progress.acknowledged:
-            continue
+def enqueue_some(
+    node: Node, docs: list[tuple[int, int]], progress: Progress, per_call: int = 1
+) -> None:
+    """Enqueue the documents not yet acknowledged, ``per_call`` in each call (one
+    session); a call that fails is left for later (the client retries, as after a 507)."""
+    waiting = [(doc, lines) for doc, lines in docs if doc not in progress.acknowledged]
+    for first in range(0, len(waiting), per_call):
+        group = waiting[first : first + per_call]
         try:
-            node.enqueue("in", [document_item(doc, lines)])
+            node.enqueue("in", [document_item(doc, lines) for doc, lines in group])
         except Exception:
             continue
-        progress.acknowledged.add(doc)
+        progress.acknowledged.update(doc for doc, _ in group)
 
 
 def run_until_idle(node: Node, max_triggers: int = 3000, *, must_idle: bool = True) -> None:

@@ -78,6 +78,7 @@ def run_with_faults(
     faults: ff.RepositoryFaults,
     durability: str,
     waves: int = 4,
+    per_call: int = 1,
 ) -> tuple[Node, ff.Progress, int]:
     """Enqueue in waves and run while the faults last (reopening after each crash), then
     heal, enqueue what was refused and drain. Returns the node, what was acknowledged
@@ -89,7 +90,7 @@ def run_with_faults(
     for wave in range(1, waves + 1):
         try:
             with faults.installed(node):
-                ff.enqueue_some(node, docs[: len(docs) * wave // waves], progress)
+                ff.enqueue_some(node, docs[: len(docs) * wave // waves], progress, per_call)
                 ff.run_until_idle(node, max_triggers=400, must_idle=False)
         except ff.Abort:
             crashes += 1
@@ -119,18 +120,25 @@ def check_after_reopen(
 
 
 @_SETTINGS
-@given(lines=documents, plan=windows, durability=durabilities, waves=st.sampled_from([1, 4]))
+@given(
+    lines=documents,
+    plan=windows,
+    durability=durabilities,
+    waves=st.sampled_from([1, 4]),
+    per_call=st.sampled_from([1, 3]),
+)
 def test_repository_faults_lose_and_duplicate_nothing(
     tmp_path_factory: pytest.TempPathFactory,
     lines: list[int],
     plan: list[ff.Window],
     durability: str,
     waves: int,
+    per_call: int,
 ) -> None:
     data_dir = tmp_path_factory.mktemp("faults") / "data"
     docs = list(enumerate(lines))
     faults = ff.RepositoryFaults(plan)
-    node, progress, _crashes = run_with_faults(data_dir, docs, faults, durability, waves)
+    node, progress, _crashes = run_with_faults(data_dir, docs, faults, durability, waves, per_call)
     check_after_reopen(node, data_dir, docs, progress, durability)
 
 
