@@ -333,8 +333,7 @@ class RepositoryFaults:
 
         undo.append(_replace(flowfiles, "_write_txn_body", body))
         store: Any = node.provenance._store  # type: ignore[attr-defined]
-        for name in ("append", "commit"):
-            undo.append(_replace(store, name, _failing(getattr(store, name), self.hit)))
+        undo.append(_replace(store, "_writer", _FaultyDuckDb(store._writer, self.hit)))
         try:
             yield
         finally:
@@ -351,12 +350,24 @@ def _replace(owner: Any, name: str, value: Any) -> Callable[[], None]:
     return lambda: setattr(owner, name, before)
 
 
-def _failing(inner: Callable[..., Any], hit: Callable[[Site], None]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> Any:
-        hit(Site.INDEX)
-        return inner(*args, **kwargs)
+class _FaultyDuckDb:
+    """The provenance store's DuckDB connection: statements and commits can fail (the
+    store's own error handling runs, as for a real DuckDB error)."""
 
-    return call
+    def __init__(self, connection: Any, hit: Callable[[Site], None]) -> None:
+        self._connection = connection
+        self._hit = hit
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._connection, name)
+
+    def execute(self, *args: Any, **kwargs: Any) -> Any:
+        self._hit(Site.INDEX)
+        return self._connection.execute(*args, **kwargs)
+
+    def commit(self) -> Any:
+        self._hit(Site.INDEX)
+        return self._connection.commit()
 
 
 class _FaultyOs(types.SimpleNamespace):

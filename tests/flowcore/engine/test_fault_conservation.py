@@ -51,7 +51,7 @@ _REACH = {
     ff.Site.JOURNAL_TRIM: 12,
     ff.Site.LMDB_SYNC: 4,
     ff.Site.JOURNAL: 120,
-    ff.Site.INDEX: 16,
+    ff.Site.INDEX: 30,
 }
 
 
