@@ -280,6 +280,8 @@ class RepositoryFaults:
     calls: Counter[Site] = field(default_factory=Counter)
     fired: Counter[Site] = field(default_factory=Counter)
     healed: bool = False
+    on_crash: Callable[[], None] | None = None
+    """Called at a crash instead of raising ``Abort`` (a child process ends itself)."""
 
     def hit(self, site: Site) -> None:
         if self.healed:
@@ -290,6 +292,8 @@ class RepositoryFaults:
             if window.site is not site or not window.start <= number < window.start + window.length:
                 continue
             self.fired[site] += 1
+            if window.crash and self.on_crash is not None:
+                self.on_crash()
             if window.crash and site is not Site.INDEX:  # DuckDB runs on its own thread
                 raise Abort(f"crash at {site.value} call {number}")
             errors = ERRORS[site]

@@ -1,14 +1,15 @@
 """kill -9 of the fault flow at random moments, with repository faults on, then the exact
 continuation: run, kill, reopen the same directory, run to completion, check.
 
-Each trial (seeded) starts ``fault_child.py`` with random documents and fault windows,
-kills it with SIGKILL after a random delay (anywhere from opening the node to after it
-went idle), reopens the data directory in this process, enqueues again the documents
-whose enqueue never committed (a client retrying what it never saw acknowledged; what
-provenance shows was received is not sent twice), runs to completion and checks the same
-conservation as the in-process tests: every line once, nothing mid-flow, queues equal to
-the FlowFile repository, claims counted, no orphan claim file, provenance whole. A
-document the child acknowledged must have been received.
+Each trial (seeded) starts ``fault_child.py`` with random documents and fault windows
+(some end the process inside a repository call, mid-commit), kills it with SIGKILL after
+a random delay (anywhere from opening the node to after it went idle), reopens the data
+directory in this process, enqueues again the documents whose enqueue never committed
+(a client retrying what it never saw acknowledged; what provenance shows was received is
+not sent twice), runs to completion and checks the same conservation as the in-process
+tests: every line once, nothing mid-flow, queues equal to the FlowFile repository,
+claims counted, no orphan claim file, provenance whole. A document the child
+acknowledged must have been received.
 
 ``FLOWCORE_FAULT_KILLS=50`` runs more trials (seeds from 0).
 """
@@ -44,6 +45,7 @@ def trial_plan(seed: int) -> tuple[str, list[tuple[int, int]], list[dict[str, ob
             "start": rng.randint(1, 60),
             "length": rng.randint(1, 6),
             "kind": rng.randint(0, 2),
+            "crash": rng.random() < 0.25,
         }
         for _ in range(rng.randint(0, 3))
     ]
