@@ -145,7 +145,7 @@ def test_repository_faults_lose_and_duplicate_nothing(
 @pytest.mark.parametrize(
     "window",
     [
-        ff.Window(ff.Site.CONTENT_READ, start=3, length=1),
+        ff.Window(ff.Site.CONTENT_READ, start=9, length=1),
         ff.Window(ff.Site.LMDB_WRITE, start=30, length=3, kind=2),
         ff.Window(ff.Site.CONTENT_WRITE, start=5, length=2),
         ff.Window(ff.Site.CLAIM_CREATE, start=2, length=2),
