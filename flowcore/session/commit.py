@@ -132,6 +132,8 @@ class SessionCommitter:
         self._power = flowfiles.durability == "power"
         self._listeners: list[CommitListener] = []
         self._checkpoint_lock = threading.Lock()
+        self._unsynced: list[ResourceClaim] = []
+        """Release candidates taken by a checkpoint whose sync failed."""
         self.fault_hook: Callable[[CommitPhase], None] | None = None
         self.make_room: Callable[[], bool] | None = None
         """Called once when the FlowFile repository is full; True if it freed room."""
@@ -249,10 +251,17 @@ class SessionCommitter:
         return self._flowfiles.commit(RepositoryUpdate(events=events))
 
     def checkpoint(self) -> int:
-        """Sync the FlowFile repository, then release the claims that waited for it."""
+        """Sync the FlowFile repository, then release the claims that waited for it.
+
+        If the sync fails, the claims taken for release wait for the next checkpoint
+        (the content repository hands each candidate out once: dropped here, its file
+        would be kept until the next start-up)."""
         with self._checkpoint_lock:
-            candidates = self._content.take_release_candidates()
+            taken = self._content.take_release_candidates()
+            candidates = list(dict.fromkeys([*self._unsynced, *taken]))
+            self._unsynced = candidates
             self._flowfiles.sync()
+            self._unsynced = []
             return self._content.release(candidates) if candidates else 0
 
 

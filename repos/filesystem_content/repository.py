@@ -13,7 +13,12 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 
 from flowcore.clock import Clock
-from flowcore.errors import ContentCorruptedError, ContentNotFoundError, RepositoryError
+from flowcore.errors import (
+    ContentCorruptedError,
+    ContentNotFoundError,
+    RepositoryError,
+    RepositoryUnavailableError,
+)
 from flowcore.model.flowfile import ContentClaim, ResourceClaim
 from flowcore.repository.checksum import checksum_of, corrupted_message
 from flowcore.repository.content import ContentRepository, ContentWriter
@@ -144,8 +149,14 @@ class FileSystemContentRepository(ContentIdentity, ContentRepository):
                     )
             return data
         except OSError as exc:
-            msg = f"could not read content claim {_describe(claim)}: {exc}"
-            raise ContentNotFoundError(msg) from exc
+            # The file is there (its descriptor is open) but the read failed (EIO, ...):
+            # a fault of the repository, not missing content, so the FlowFile is kept and
+            # retried rather than removed as missing.
+            msg = (
+                f"could not read content claim {_describe(claim)}: {exc}; nothing was "
+                "changed: the FlowFile stays queued and is read again"
+            )
+            raise RepositoryUnavailableError(msg, repository="content") from exc
         finally:
             self._reads.release(handle)
 

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from flowcore.clock import ManualClock
-from flowcore.errors import ConfigurationError
+from flowcore.errors import CommitFailedError, ConfigurationError
 from flowcore.model import FlowFile
 from flowcore.queue import BackPressure, FlowFileQueue, PutPlan, resolve_prioritizers
 from flowcore.repository import QueuedFlowFile, SwapOut, SwapSummary
@@ -341,3 +341,33 @@ def test_a_failed_swap_in_leaves_the_batch_swapped_for_the_next_poll() -> None:
     assert (snapshot.count, snapshot.swapped, snapshot.swap_batches) == (9, 6, 2)
     assert drain(queue) == list(range(3, 9))
     assert queue.size == 3  # the three taken first are still in flight
+
+
+class FailingSwapIn(MemorySwapStore):
+    """A swap store whose next ``swap_in`` fails (a write transaction refused)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fail_next = False
+
+    def swap_in(self, summary: SwapSummary) -> list[QueuedFlowFile]:
+        if self.fail_next:
+            self.fail_next = False
+            raise CommitFailedError("cannot swap in: Input/output error", repository="FlowFile")
+        return super().swap_in(summary)
+
+
+def test_a_failed_swap_in_keeps_the_batch_swapped_and_the_queue_whole() -> None:
+    store = FailingSwapIn()
+    queue = swapping_queue(store, threshold=10, batch=5)
+    commit_put(queue, [record(queue, i) for i in range(20)], store)
+    assert queue.snapshot().swapped == 10
+    assert ids(queue.poll_batch(8, now_ms=0)) == list(range(8))
+    store.fail_next = True
+    with pytest.raises(CommitFailedError):
+        queue.poll_batch(8, now_ms=0)
+    snapshot = queue.snapshot()
+    assert (snapshot.count, snapshot.swapped, snapshot.swap_batches) == (20, 10, 2)
+    assert queue.size == 20
+    assert drain(queue) == list(range(8, 20))
+    assert queue.size == 8  # the 8 first taken are still in flight

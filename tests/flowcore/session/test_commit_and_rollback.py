@@ -50,6 +50,38 @@ def test_write_keeps_the_original_claim_until_commit_then_releases_it(
     assert not runner.node.content.exists(original.flowfile.claim)
 
 
+def test_a_checkpoint_whose_sync_fails_releases_its_claims_at_the_next_one(
+    runner_factory: RunnerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The claims a checkpoint took for release wait while the FlowFile repository cannot
+    sync; they were dropped, and their files kept until the next start-up."""
+
+    def trigger(_: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.get()
+        assert flowfile is not None
+        session.remove(flowfile)
+
+    runner = runner_factory(
+        trigger, content={"max_appendable_size": "1 B", "archive_enabled": False}
+    )
+    original = runner.enqueue("original content")
+    runner.run()
+    assert claim_count(runner, original.flowfile) == 0
+    flowfiles = runner.node.flowfiles
+    real_sync = flowfiles.sync
+
+    def failing_sync() -> None:
+        raise CommitFailedError("cannot sync: Input/output error", repository="FlowFile")
+
+    monkeypatch.setattr(flowfiles, "sync", failing_sync)
+    with pytest.raises(CommitFailedError):
+        runner.node.checkpoint()
+    assert runner.node.content.exists(original.flowfile.claim), "never before a sync"
+    monkeypatch.setattr(flowfiles, "sync", real_sync)
+    assert runner.node.checkpoint() == 1
+    assert not runner.node.content.exists(original.flowfile.claim)
+
+
 def test_clone_then_write_then_rollback_counts_references(runner_factory: RunnerFactory) -> None:
     def trigger(_: ProcessContext, session: ProcessSession) -> None:
         flowfile = session.get()

@@ -10,7 +10,12 @@ from typing import Any
 
 import pytest
 
-from flowcore.errors import RepositoryError, RepositoryFullError
+from flowcore.errors import (
+    ContentNotFoundError,
+    RepositoryError,
+    RepositoryFullError,
+    RepositoryUnavailableError,
+)
 from flowcore.model.flowfile import ResourceClaim
 from flowcore.settings import ContentRepositorySettings, EngineSettings
 from repos.filesystem_content import FileSystemContentRepository
@@ -220,3 +225,32 @@ def test_a_real_full_disk_refuses_the_content_whole(
         assert repo.read(repo.write(b"y" * KB)) == b"y" * KB
     finally:
         repo.close()
+
+
+# -- a read that fails on a file that is there is a fault, not missing content -------------
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_an_io_error_reading_is_unavailable_not_missing(
+    content_repo_factory: Any, monkeypatch: pytest.MonkeyPatch, many: bool
+) -> None:
+    """EIO from ``pread`` on a claim file that exists: ``RepositoryUnavailableError``
+    (the session rolls back and the FlowFile is read again), never ``ContentNotFoundError``
+    (which removes the FlowFile as missing content)."""
+    repo = content_repo_factory()
+    claim = repo.write(b"payload")
+    real_pread = os.pread
+
+    def failing(fd: int, length: int, offset: int) -> bytes:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "pread", failing)
+    with pytest.raises(RepositoryUnavailableError, match="Input/output error") as raised:
+        if many:
+            repo.read_many([(claim, 0, claim.length)])
+        else:
+            repo.read(claim)
+    assert not isinstance(raised.value, ContentNotFoundError)
+    assert raised.value.repository == "content"
+    monkeypatch.setattr(os, "pread", real_pread)
+    assert repo.read(claim) == b"payload"
