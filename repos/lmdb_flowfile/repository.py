@@ -121,6 +121,16 @@ class _Request:
     error: BaseException | None = None
 
 
+def _fail_all(requests: list[_Request], error: BaseException) -> None:
+    """Mark ``requests`` done with a ``CommitFailedError`` naming ``error``."""
+    for request in requests:
+        request.error = CommitFailedError(
+            f"the group commit this session shared failed: {type(error).__name__}: {error}",
+            repository="FlowFile",
+        )
+        request.done = True
+
+
 class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
     """The write-ahead log of FlowFile state, in LMDB."""
 
@@ -232,6 +242,11 @@ class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
         )
 
     def _write_group(self, batch: list[_Request]) -> None:
+        """Write the batch's requests in one transaction; each request ends done, with its
+        receipt or its error. An error that is not the repository's refusal fails every
+        request of the batch not yet written: the leader raises it, the others a
+        ``CommitFailedError`` naming it (else they would find their request neither done
+        nor written)."""
         try:
             self._write(batch)
         except CommitFailedError as exc:
@@ -240,12 +255,18 @@ class LmdbFlowFileRepository(LmdbIdentity, FlowFileRepository):
                 batch[0].done = True
                 return
             # One request may be the cause (too big for the map): give each its own chance.
-            for request in batch:
+            for position, request in enumerate(batch):
                 try:
                     self._write([request])
                 except CommitFailedError as single:
                     request.error = single
                     request.done = True
+                except BaseException as other:
+                    _fail_all(batch[position:], other)
+                    raise
+        except BaseException as other:
+            _fail_all(batch, other)
+            raise
 
     def _write(self, batch: list[_Request]) -> None:
         next_event, next_flowfile, receipts = self._map.write(

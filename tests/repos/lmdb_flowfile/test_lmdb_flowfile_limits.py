@@ -132,3 +132,29 @@ def test_a_full_disk_under_the_repository_is_a_full_error(
     assert raised.value.repository == "FlowFile"
     assert [r.flowfile.id for r in repo.recover().queues["q"]] == [0]  # nothing half-written
     assert repo.journal_size() == 0
+
+
+def test_an_unexpected_error_in_a_group_commit_fails_every_request_it_held(
+    repo_factory: RepoFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A follower's request shares the leader's transaction; an error that is not the
+    repository's refusal must end it too (done, with an error naming the cause), and
+    nothing of either is written. Before, the follower found its request neither done nor
+    written and failed on an assertion."""
+    repo = repo_factory()
+    assert isinstance(repo, LmdbFlowFileRepository)
+    follower = repo._serialise(RepositoryUpdate(puts=[QueuedFlowFile("q", 0, flowfile(1))]))
+    repo._pending.append(follower)  # queued behind the writer lock, as a second thread's
+
+    def broken(batch: list[Any]) -> None:
+        raise RuntimeError("a bug while writing")
+
+    monkeypatch.setattr(repo, "_write", broken)
+    with pytest.raises(RuntimeError, match="a bug while writing"):
+        repo.commit(RepositoryUpdate(puts=[QueuedFlowFile("q", 1, flowfile(2))]))
+
+    assert follower.done
+    assert isinstance(follower.error, CommitFailedError)
+    assert "RuntimeError: a bug while writing" in str(follower.error)
+    monkeypatch.undo()
+    assert repo.recover().queues == {}
