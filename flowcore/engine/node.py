@@ -225,7 +225,11 @@ class Node:
     # -- running --------------------------------------------------------------------------
 
     def trigger(self, name: str, *, raise_errors: bool = False) -> bool:
-        return self.processors[name].trigger(self.services, raise_errors=raise_errors)
+        """Trigger one processor once, running or not (a stopped one as NiFi's Run Once:
+        ``on_scheduled``, the trigger, ``on_stopped``); False if the trigger failed."""
+        return self.processors[name].trigger(
+            self.services, raise_errors=raise_errors, run_once=True
+        )
 
     def session_for(self, binding: ComponentBinding) -> ProcessSession:
         return ProcessSession(binding, self.services)

@@ -293,7 +293,12 @@ class ProcessorNode:
         return any(queue.has_available(now_ms) for queue in binding.incoming)
 
     def trigger(
-        self, services: SessionServices, *, raise_errors: bool = False, schedule: bool = True
+        self,
+        services: SessionServices,
+        *,
+        raise_errors: bool = False,
+        schedule: bool = True,
+        run_once: bool = False,
     ) -> bool:
         """Run ``on_trigger`` once through a session; returns False if it failed.
 
@@ -302,11 +307,13 @@ class ProcessorNode:
         and such a trigger of a stopped processor does nothing: a scheduler that chose
         the processor just before it was stopped must not run it after ``on_stopped``
         (it would schedule it again and lose what ``on_stopped`` had yet to release).
+        ``run_once`` runs a stopped processor all the same, as NiFi's Run Once:
+        ``on_scheduled``, one trigger, then ``on_stopped`` (``Node.trigger``).
         """
         binding = self.binding
         runtime = self._runtime
         with self._lock:
-            if schedule and self.run_state is not RunState.RUNNING:
+            if schedule and not run_once and self.run_state is not RunState.RUNNING:
                 return True
             runtime.active_tasks += 1
             runtime.runs += 1

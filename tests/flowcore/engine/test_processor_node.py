@@ -145,3 +145,57 @@ def test_a_start_as_the_last_task_ends_keeps_the_processor_running(
     assert src.run_state is RunState.RUNNING
     assert StoppedWhileRunning.stopped == 0
     assert src.is_runnable(clock.now_ms())
+
+
+@processor("NodeTestLifecycle")
+class Lifecycle(Processor):
+    """Records its lifecycle calls and the FlowFiles it passes on."""
+
+    relationships: ClassVar[list[Relationship]] = [Relationship("success")]
+    calls: ClassVar[list[str]] = []
+
+    def on_scheduled(self, context: ProcessContext) -> None:
+        type(self).calls.append("scheduled")
+
+    def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
+        flowfile = session.get()
+        if flowfile is not None:
+            type(self).calls.append("trigger")
+            session.transfer(flowfile, Relationship("success"))
+
+    def on_stopped(self, context: ProcessContext) -> None:
+        type(self).calls.append("stopped")
+
+
+def test_node_trigger_runs_a_stopped_processor_once_as_nifi_run_once(
+    settings: EngineSettings, clock: ManualClock, closing: Callable[[Any], Any]
+) -> None:
+    """``Node.trigger`` by name is a user's Run Once: a stopped processor is scheduled,
+    triggered once and stopped again (only a scheduler's trigger is skipped once its
+    processor is stopped)."""
+    flow = {
+        "flow": {
+            "name": "run-once",
+            "input_ports": ["in"],
+            "processors": {
+                "step": {
+                    "type": "NodeTestLifecycle",
+                    "run_state": "STOPPED",
+                    "auto_terminate": ["success"],
+                }
+            },
+            "connections": [{"from": "in", "to": "step", "name": "incoming"}],
+        }
+    }
+    Lifecycle.calls = []
+    node: Node = closing(Node.from_flow(settings, parse_flow(flow), clock))
+    node.enqueue("in", [EnqueueItem(b"a"), EnqueueItem(b"b")])
+    step = node.processors["step"]
+
+    assert step.trigger(node.services)  # a scheduler's trigger: stopped, nothing runs
+    assert Lifecycle.calls == []
+
+    assert node.trigger("step")
+    assert Lifecycle.calls == ["scheduled", "trigger", "stopped"]
+    assert step.run_state is RunState.STOPPED
+    assert node.connections["incoming"].queue.size == 1
