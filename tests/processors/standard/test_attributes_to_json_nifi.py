@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from flowcore.testing import MockFlowFile, TestRunner
-from tests.processors.standard.nifi_resources import resource
 from tests.processors.standard.nifi_import import imported_properties
+from tests.processors.standard.nifi_resources import resource
 
 RunnerFactory = Callable[..., TestRunner]
 TEST_ATTRIBUTE_KEY = "TestAttribute"
@@ -364,4 +364,3 @@ def test_nifi_migrate_properties(make_runner: RunnerFactory) -> None:
     runner = make_runner("AttributesToJSON")
     runner.set_property("Attributes Regular Expression", "a.*")
     runner.assert_valid()
-

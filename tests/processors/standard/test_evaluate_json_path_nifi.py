@@ -190,7 +190,7 @@ def test_nifi_extract_path_destination_content_indefinite_result(
 def test_nifi_extract_path_destination_content_indefinite_result_operators(
     make_runner: RunnerFactory,
 ) -> None:
-    """NiFi: TestEvaluateJsonPath.testExtractPath_destinationContent_indefiniteResult_operators."""  # noqa: E501
+    """NiFi: TestEvaluateJsonPath.testExtractPath_destinationContent_indefiniteResult_operators."""
     runner = make_runner("EvaluateJsonPath")
     runner.set_property("Destination", CONTENT)
     runner.set_property("friends.indefinite.id.list", "$[0].friends[?(@.id < 3)].id")
