@@ -25,6 +25,8 @@ from flowcore.errors import ExpressionError
 
 __all__ = ["JsonDocument", "JsonPath", "PathFailed", "compile_path", "to_json_text"]
 
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+"""A dot-notation name jsonpath-ng reads as it is; any other is given to it in brackets."""
 _INDEFINITE = re.compile(r"\.\.|\*|\?\(|\[[^\]]*[,:][^\]]*\]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
@@ -37,8 +39,10 @@ class JsonPath:
     def __init__(self, text: str) -> None:
         self.text = text
         self.definite = _INDEFINITE.search(text) is None
+        translated = _as_jayway_reads(text)
         # Jayway's length() function is jsonpath-ng's `len` extension.
-        translated = text[: -len(".length()")] + ".`len`" if text.endswith(".length()") else text
+        if translated.endswith(".length()"):
+            translated = translated[: -len(".length()")] + ".`len`"
         try:
             self.expression = parse_path(translated)
         except (JsonPathParserError, JsonPathLexerError, ValueError, TypeError) as exc:
@@ -51,6 +55,88 @@ class JsonPath:
             return list(self.expression.find(document))
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
             raise PathFailed(str(exc)) from None
+
+
+def _bracket_end(text: str, start: int) -> int:
+    """The index after the bracket opened at ``start`` (quotes and nesting respected)."""
+    depth = 0
+    quote = ""
+    index = start
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "[(":
+            depth += 1
+        elif char in "])":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        index += 1
+    raise ExpressionError(f"Invalid JSON Path expression: {text} (a bracket is not closed)")
+
+
+def _as_jayway_reads(text: str) -> str:
+    """``text`` as Jayway JsonPath compiles it, in jsonpath-ng's grammar: a path that does
+    not start at ``$`` or ``@`` starts at ``$.``; a dot-notation name is everything up to
+    the next ``.``, ``[`` or ``(`` (``$.a@#b`` names the field ``a@#b``), and may not hold
+    a space or be missing (``$.a.`` and ``$[0]. _id`` are refused, as Jayway refuses them);
+    brackets and filters are left as they are."""
+    path = text.strip()
+    out: list[str] = []
+    named: str | None = None  # the separator before a name that comes next
+    if path.startswith(("$", "@")):
+        out, index = [path[0]], 1
+    else:
+        out, index, named = ["$"], 0, "."  # as if "$." came first
+    while index < len(path) or named is not None:
+        if named is not None:
+            separator, named = named, None
+            end = index
+            while end < len(path) and path[end] not in ".[(":
+                end += 1
+            name = path[index:end]
+            if end < len(path) and path[end] == "(":  # a function: the rest as it is
+                out.append(separator + path[index:])
+                break
+            if not name or " " in name:
+                where = "ends with a '.'" if not name else "has a name with a space"
+                raise ExpressionError(f"Invalid JSON Path expression: {text} (the path {where})")
+            if name == "*" or _PLAIN_NAME.fullmatch(name):
+                out.append(separator + name)
+            else:
+                out.append("['" + name.replace("\\", "\\\\").replace("'", "\\'") + "']")
+            index = end
+            continue
+        char = path[index]
+        if char == "[":
+            end = _bracket_end(path, index)
+            out.append(path[index:end])
+            index = end
+        elif path.startswith("..", index):
+            out.append("..")
+            index += 2
+            if index < len(path) and path[index] == "*":
+                out.append("*")
+                index += 1
+                continue
+            if index < len(path) and path[index] == "[":
+                continue
+            named = ""
+        elif char == ".":
+            index += 1
+            if index < len(path) and path[index] == "[":
+                out.append(".")
+                continue
+            named = "."
+        else:  # a name straight after a bracket, as Jayway reads it
+            named = "."
+    return "".join(out)
 
 
 class PathFailed(Exception):

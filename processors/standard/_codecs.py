@@ -9,8 +9,18 @@ import zlib
 from collections.abc import Callable
 from typing import Any, Protocol
 
+import brotli
 import lz4.frame
 import zstandard
+
+from processors.standard._snappy import (
+    FramedCompressor,
+    FramedDecompressor,
+    HadoopCompressor,
+    SnappyError,
+    XerialCompressor,
+    XerialDecompressor,
+)
 
 
 class CodecError(Exception):
@@ -21,6 +31,59 @@ class Codec(Protocol):
     def process(self, chunk: bytes) -> bytes: ...
 
     def finish(self) -> bytes: ...
+
+
+class _Checked:
+    """A codec whose own errors are the content's: they become ``CodecError``."""
+
+    def __init__(self, inner: Codec) -> None:
+        self._inner = inner
+
+    def process(self, chunk: bytes) -> bytes:
+        try:
+            return self._inner.process(chunk)
+        except (SnappyError, brotli.error) as exc:
+            raise CodecError(str(exc)) from None
+
+    def finish(self) -> bytes:
+        try:
+            return self._inner.finish()
+        except (SnappyError, brotli.error) as exc:
+            raise CodecError(str(exc)) from None
+
+
+class _BrotliDecompressor:
+    """Brotli (one stream; bytes after its end are an error, as brotli4j's)."""
+
+    def __init__(self) -> None:
+        self._engine = brotli.Decompressor()
+        self._empty = True
+
+    def process(self, chunk: bytes) -> bytes:
+        if not chunk:
+            return b""
+        self._empty = False
+        if self._engine.is_finished():
+            raise CodecError("data after the end of the compressed stream")
+        return bytes(self._engine.process(chunk))
+
+    def finish(self) -> bytes:
+        if self._empty:
+            raise CodecError("the content is empty: there is no compressed data")
+        if not self._engine.is_finished():
+            raise CodecError("the compressed data ends before its end")
+        return b""
+
+
+class _BrotliCompressor:
+    def __init__(self, quality: int) -> None:
+        self._engine = brotli.Compressor(quality=quality)
+
+    def process(self, chunk: bytes) -> bytes:
+        return bytes(self._engine.process(chunk))
+
+    def finish(self) -> bytes:
+        return bytes(self._engine.finish())
 
 
 class _Compressor:
@@ -156,6 +219,14 @@ def compressor(format_name: str, level: int) -> Codec:
         )
     if format_name == "lz4-framed":
         return _lz4_compressor()
+    if format_name == "snappy":
+        return XerialCompressor()
+    if format_name == "snappy framed":
+        return FramedCompressor()
+    if format_name == "snappy-hadoop":
+        return HadoopCompressor()
+    if format_name == "brotli":
+        return _BrotliCompressor(level)
     raise CodecError(f"the {format_name} format is not supported")
 
 
@@ -174,4 +245,10 @@ def decompressor(format_name: str) -> Codec:
         return _Decompressor(lambda: zstandard.ZstdDecompressor().decompressobj(), allow_empty=True)
     if format_name == "lz4-framed":
         return _Decompressor(_Lz4)
+    if format_name == "snappy":
+        return _Checked(XerialDecompressor())
+    if format_name == "snappy framed":
+        return _Checked(FramedDecompressor())
+    if format_name == "brotli":
+        return _Checked(_BrotliDecompressor())
     raise CodecError(f"the {format_name} format is not supported")

@@ -209,7 +209,9 @@ class AttributesToJSON(Processor):
                 selected = {k: _nested(v) for k, v in selected.items()}
             except ValueError as exc:
                 self.logger.error(
-                    "Could not read an attribute of %s as JSON: %s", flowfile.uuid, exc
+                    "Could not read an attribute of %s as JSON, expecting an object or array: %s",
+                    flowfile.uuid,
+                    exc,
                 )
                 session.transfer(flowfile, FAILURE)
                 return

@@ -6,10 +6,12 @@ compressing sets ``mime.type`` to the format's type and decompressing removes it
 Filename adds or (when it is there) removes the format's extension. Success reports
 CONTENT_MODIFIED. Choices made here:
 
-* Supported: gzip, deflate (zlib), bzip2, xz-lzma2, lzma, zstd (``zstandard``;
-  level x 2, as NiFi) and lz4-framed (``lz4``). Snappy, snappy-hadoop, snappy framed and
-  brotli are listed (so NiFi flows load) but not supported: choosing one makes the
-  processor invalid, and a ``mime.type`` naming one sends the FlowFile to failure.
+* Every NiFi format: gzip, deflate (zlib), bzip2, xz-lzma2, lzma, zstd (``zstandard``;
+  level x 2, as NiFi), lz4-framed (``lz4``), brotli (``brotli``; the level is its quality,
+  as NiFi), snappy, snappy framed and snappy-hadoop (snappy-java's streams, see
+  ``_snappy``). Snappy-hadoop is written only: decompressing it is invalid, as in NiFi, and
+  a ``mime.type`` naming it sends the FlowFile to failure. Snappy's streams have no end
+  mark: cut between two blocks they read as a shorter stream, as snappy-java reads them.
 * Concatenated gzip, bzip2, xz, zstd and lz4 members are decompressed as one, as NiFi's
   decompressing streams do. Content that is not valid data of the format, or is cut
   short, goes to failure unchanged.
@@ -36,7 +38,6 @@ from processors.standard._support import Writer
 FORMAT_ATTRIBUTE = "use mime.type attribute"
 MODE_COMPRESS = "compress"
 MODE_DECOMPRESS = "decompress"
-UNSUPPORTED = frozenset({"snappy", "snappy-hadoop", "snappy framed", "brotli"})
 FORMATS = (
     FORMAT_ATTRIBUTE,
     "gzip",
@@ -75,6 +76,10 @@ FORMAT_TO_MIME = {
     "lzma": "application/x-lzma",
     "lz4-framed": "application/x-lz4-framed",
     "zstd": "application/zstd",
+    "snappy": "application/x-snappy",
+    "snappy-hadoop": "application/x-snappy-hadoop",
+    "snappy framed": "application/x-snappy-framed",
+    "brotli": "application/x-brotli",
 }
 EXTENSIONS = {
     "gzip": ".gz",
@@ -147,7 +152,22 @@ class CompressContent(Processor):
         "Compresses or decompresses the contents of FlowFiles using a user-specified "
         "compression algorithm and updates the mime.type attribute as appropriate."
     )
-    tags = ("content", "compress", "decompress", "gzip", "bzip2", "lzma", "xz-lzma2", "zstd")
+    tags = (
+        "content",
+        "compress",
+        "decompress",
+        "gzip",
+        "bzip2",
+        "lzma",
+        "xz-lzma2",
+        "snappy",
+        "snappy-hadoop",
+        "snappy framed",
+        "lz4-framed",
+        "deflate",
+        "zstd",
+        "brotli",
+    )
     property_descriptors = (MODE, COMPRESSION_FORMAT, COMPRESSION_LEVEL, UPDATE_FILENAME)
     relationships = (SUCCESS, FAILURE)
 
@@ -163,16 +183,6 @@ class CompressContent(Processor):
                     "<Compression Format> set to <snappy-hadoop> and <MODE> set to "
                     "<decompress> is not permitted. Data that is compressed with Snappy "
                     "Hadoop can not be decompressed using this processor.",
-                )
-            ]
-        if chosen in UNSUPPORTED:
-            return [
-                ValidationResult(
-                    COMPRESSION_FORMAT.label,
-                    False,
-                    chosen,
-                    f"the {chosen} format is not supported by flowcore (supported: gzip, "
-                    "deflate, bzip2, xz-lzma2, lzma, lz4-framed, zstd)",
                 )
             ]
         return []

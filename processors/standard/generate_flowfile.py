@@ -7,7 +7,8 @@ Follows NiFi's GenerateFlowFile. Choices made here:
   once per schedule; per trigger keeps memory bounded by one batch and still gives the
   throughput the option is for.
 * Unique FlowFiles true: each FlowFile's random content is generated in 1 MB chunks while
-  it is written, so large File Sizes never sit in memory.
+  it is written, so large File Sizes never sit in memory; File Size is evaluated for each
+  FlowFile (``${nextInt()}B`` gives each its own size), as NiFi's does.
 * Text data is random printable ASCII (letters, digits, punctuation, space, tab and
   newline), as NiFi's.
 * Custom Text and dynamic properties are evaluated once per trigger, without a FlowFile
@@ -180,10 +181,9 @@ class GenerateFlowFile(Processor):
         batch = context.get_property(BATCH_SIZE).as_int() or 1
         text = context.get_property(DATA_FORMAT).value == TEXT
         unique = context.get_property(UNIQUE_FLOWFILES).as_bool()
-        size = context.get_property(FILE_SIZE).evaluate().as_data_size() or 0
-
         data: bytes = b""
         if not unique:
+            size = _file_size(context)
             custom = context.get_property(CUSTOM_TEXT)
             if custom.is_set:
                 charset = context.get_property(CHARSET).as_str().strip()
@@ -201,6 +201,7 @@ class GenerateFlowFile(Processor):
         for _ in range(batch):
             flowfile = session.create()
             if unique:
+                size = _file_size(context)  # evaluated for each FlowFile, as NiFi does
                 if size > 0:
                     flowfile = session.write(flowfile, _random_writer(size, text))
             elif data:
@@ -208,6 +209,10 @@ class GenerateFlowFile(Processor):
             if attributes:
                 flowfile = session.put_all_attributes(flowfile, attributes)
             session.transfer(flowfile, SUCCESS)
+
+
+def _file_size(context: ProcessContext) -> int:
+    return context.get_property(FILE_SIZE).evaluate().as_data_size() or 0
 
 
 def _random_writer(size: int, text: bool) -> Callable[[Writer], None]:

@@ -8,6 +8,7 @@ import socket
 import pytest
 
 from flowcore.el import evaluate
+from flowcore.errors import ExpressionError
 
 ATTRS = {
     "filename": "hello.txt",
@@ -261,3 +262,16 @@ def test_json_path_lone_surrogate_escape_is_a_question_mark() -> None:
     assert evaluate("${j:jsonPath('$.a')}", {"j": document}) == "x?"
     assert evaluate("${j:jsonPath('$.b')}", {"j": document}) == "\U0001f600"
     assert evaluate("${j:jsonPathDelete('$.a')}", {"j": document}) == '{"b":"\U0001f600","c?":1}'
+
+
+def test_json_path_is_read_as_jayway_compiles_it() -> None:
+    """A dot-notation name runs to the next '.', '[' or '(' whatever its characters, and a
+    path not at '$' starts at '$.', as in Jayway; a name with a space is refused."""
+    document = '{"a@#b": {"c": 1}, "x": [{"#y": 2}], "p": {"q": 3}}'
+    assert evaluate("${j:jsonPath('$.a@#b.c')}", {"j": document}) == "1"
+    assert evaluate('${j:jsonPath("$.x[0]#y")}', {"j": document}) == "2"
+    assert evaluate("${j:jsonPath('p.q')}", {"j": document}) == "3"
+    assert evaluate("${j:jsonPath('$..q')}", {"j": document}) == "3"
+    for invalid in ("$.p. q", "$.p."):
+        with pytest.raises(ExpressionError):
+            evaluate(f"${{j:jsonPath('{invalid}')}}", {"j": document})

@@ -133,10 +133,20 @@ def test_decompress_failure_keeps_content(make_runner: RunnerFactory) -> None:
     first.assert_attribute_equals("filename", "x.gz")
 
 
-def test_unsupported_formats_are_invalid(make_runner: RunnerFactory) -> None:
+def test_snappy_hadoop_is_written_only(make_runner: RunnerFactory) -> None:
     for name in ("snappy", "snappy framed", "brotli", "snappy-hadoop"):
-        runner = make_runner("CompressContent", properties={"Compression Format": name})
-        assert any("not supported" in e for e in runner.validation_errors()), name
+        make_runner("CompressContent", properties={"Compression Format": name}).assert_valid()
+    runner = make_runner("CompressContent", properties={"Compression Format": "snappy-hadoop"})
+    runner.enqueue(b"abc" * 6000)
+    runner.run()
+    out = runner.get_flowfiles_for_relationship("success")[0].content
+    # Hadoop's block stream: uncompressed length, compressed length, raw snappy
+    assert out[:4] == (18000).to_bytes(4, "big")
+    assert int.from_bytes(out[4:8], "big") == len(out) - 8
+    by_type = make_runner("CompressContent", properties={"Mode": "decompress"})
+    by_type.enqueue(out, {"mime.type": "application/x-snappy-hadoop"})
+    by_type.run()
+    by_type.assert_all_flowfiles_transferred("failure", 1)
     runner = make_runner(
         "CompressContent", properties={"Compression Format": "snappy-hadoop", "Mode": "decompress"}
     )

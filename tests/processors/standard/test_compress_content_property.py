@@ -24,7 +24,12 @@ FORMATS = {  # format -> (mime.type NiFi sets when compressing, extension)
     "lzma": ("application/x-lzma", ".lzma"),
     "zstd": ("application/zstd", ".zst"),
     "lz4-framed": ("application/x-lz4-framed", ".lz4"),
+    "snappy": ("application/x-snappy", ".snappy"),
+    "snappy framed": ("application/x-snappy-framed", ".sz"),
+    "brotli": ("application/x-brotli", ".br"),
 }
+
+NO_END_MARK = {"snappy", "snappy framed"}
 
 contents = st.one_of(
     st.binary(max_size=600),
@@ -130,10 +135,15 @@ def test_empty_content_is_no_compressed_data(format_name: str) -> None:
 def test_damaged_data_goes_to_failure_unchanged(
     format_name: str, data: bytes, draw: st.DataObject
 ) -> None:
-    """Compressed data cut short goes to failure with its content as it was."""
+    """Compressed data cut short goes to failure with its content as it was (snappy's
+    streams have no end mark: cut between two blocks they are a shorter stream, whose
+    content is the data's beginning, as snappy-java reads them)."""
     _, packed, attributes = _run(data, {}, Mode="compress", Compression_Format=format_name)
     cut = draw.draw(st.integers(1, len(packed) - 1))
     relationship, content, _ = _run(
         packed[:cut], attributes, Mode="decompress", Compression_Format=format_name
     )
+    if format_name in NO_END_MARK and relationship == "success":
+        assert data.startswith(content)
+        return
     assert (relationship, content) == ("failure", packed[:cut])
