@@ -46,14 +46,12 @@ def _signal(cache: LmdbMapCacheService, identifier: str) -> _signals.Signal:
 
 
 def _three_signals(runner: TestRunner, counts: tuple[str, str, str] | None = None) -> None:
-    for key, status, count in (
-        ("data1", "success", "1024"),
-        ("data2", "success", "2048"),
-        ("data3", "failure", "512"),
+    for index, (key, status) in enumerate(
+        (("data1", "success"), ("data2", "success"), ("data3", "failure"))
     ):
         props = {"releaseSignalAttribute": "someDataProcessing", "key": key, "status": status}
         if counts is not None:
-            props["record.count"] = counts[int(key[-1]) - 1]
+            props["record.count"] = counts[index]
         runner.enqueue(b"", props)
 
 
