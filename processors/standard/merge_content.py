@@ -9,13 +9,15 @@ Follows NiFi's MergeContent (on its BinFiles). Choices made here:
 * A bin completes when it is full (Maximum Number of Entries or Maximum Group Size
   reached: ``merge.reason`` ``MAX_ENTRIES_THRESHOLD_REACHED`` / ``MAX_BYTES_THRESHOLD_REACHED``),
   when it is older than Max Bin Age on the injected clock (``TIMEOUT``), when a new bin is
-  needed and Maximum number of Bins are held (the oldest: ``BIN_MANAGER_FULL``), or, once
+  needed and Maximum Number of Bins are held (the oldest: ``BIN_MANAGER_FULL``), or, once
   the queue is empty, when it meets both minimums (``MIN_THRESHOLDS_REACHED``). A
   FlowFile that would take a bin over Maximum Group Size starts a new bin (a lone
   FlowFile larger than the maximum is a bin of its own). ``next_wake_ms`` tells the
   scheduler when the oldest bin reaches its Max Bin Age.
 * Defragment bins by ``fragment.identifier`` (or the Correlation Attribute), complete when
-  ``fragment.count`` FlowFiles are present and write them in ``fragment.index`` order. A
+  ``fragment.count`` FlowFiles are present (the count may come on any fragment; an index
+  already in the bin starts another bin; a FlowFile without one fails alone, as NiFi's
+  Bin) and write them in ``fragment.index`` order. A
   bin with a missing or inconsistent index or count, or one that times out before it is
   complete, goes to failure whole, as in NiFi.
 * Formats: Binary Concatenation (Header, Footer, Demarcator as text or read from files),
@@ -178,7 +180,7 @@ MAX_BIN_AGE = PropertyDescriptor(
 )
 MAX_BIN_COUNT = PropertyDescriptor(
     name="Maximum number of Bins",
-    display_name="Maximum number of Bins",
+    display_name="Maximum Number of Bins",
     description="Specifies the maximum number of bins that can be held in memory at any one time",
     required=True,
     default="5",
@@ -276,6 +278,20 @@ class ContentBin:
     created_ms: int
     flowfiles: list[FlowFile] = field(default_factory=list)
     size: int = 0
+    indexes: set[str] = field(default_factory=set)
+    """Defragment: the ``fragment.index`` values in the bin (each once, as NiFi's Bin)."""
+    expected: int | None = None
+    """Defragment: the ``fragment.count`` of the last FlowFile that carried a number."""
+
+    def add(self, flowfile: FlowFile) -> None:
+        self.flowfiles.append(flowfile)
+        self.size += flowfile.size
+        index = flowfile.attributes.get(FRAGMENT_INDEX)
+        if index:
+            self.indexes.add(index)
+        count = flowfile.attributes.get(FRAGMENT_COUNT, "")
+        if count.isascii() and count.isdigit():
+            self.expected = java_int(count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +304,14 @@ class _Limits:
     max_age_ms: int | None
 
     def accepts(self, target: ContentBin, flowfile: FlowFile) -> bool:
-        if self.defragment or not target.flowfiles:
+        if self.defragment:
+            # NiFi's Bin: a bin holding its fragment count takes no more; an index that is
+            # missing or already in the bin starts another bin
+            if target.expected is not None and len(target.flowfiles) >= target.expected:
+                return False
+            index = flowfile.attributes.get(FRAGMENT_INDEX)
+            return bool(index) and index not in target.indexes
+        if not target.flowfiles:
             return True
         if self.max_entries is not None and len(target.flowfiles) >= self.max_entries:
             return False
@@ -296,8 +319,7 @@ class _Limits:
 
     def full_reason(self, target: ContentBin) -> str | None:
         if self.defragment:
-            count = java_int(target.flowfiles[0].attributes.get(FRAGMENT_COUNT, ""))
-            if count is not None and len(target.flowfiles) >= count:
+            if target.expected is not None and len(target.flowfiles) >= target.expected:
                 return REASON_MAX_ENTRIES
             return None
         if self.max_bytes is not None and target.size >= self.max_bytes:
@@ -483,6 +505,15 @@ class MergeContent(SessionFactoryProcessor):
         target = next(
             (b for b in self._bins if b.group == group and limits.accepts(b, flowfile)), None
         )
+        if target is None and limits.defragment and not flowfile.attributes.get(FRAGMENT_INDEX):
+            # no bin of its group can take it: a bin of its own, merged (so failed) at
+            # once, outside the bins counted against the maximum, as NiFi's BinFiles does
+            alone = ContentBin(group, factory.create_session(), context.now_ms())
+            session.migrate(alone.session, [flowfile])
+            alone.add(flowfile)
+            self._bins.append(alone)
+            self._complete(context, alone, REASON_MAX_ENTRIES, limits)
+            return
         if target is None:
             max_bins = context.get_property(MAX_BIN_COUNT).as_int() or 5
             if len(self._bins) >= max_bins:
@@ -491,8 +522,7 @@ class MergeContent(SessionFactoryProcessor):
             target = ContentBin(group, factory.create_session(), context.now_ms())
             self._bins.append(target)
         session.migrate(target.session, [flowfile])
-        target.flowfiles.append(flowfile)
-        target.size += flowfile.size
+        target.add(flowfile)
 
     # -- merging --------------------------------------------------------------------------
 
