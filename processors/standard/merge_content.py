@@ -14,6 +14,8 @@ Follows NiFi's MergeContent (on its BinFiles). Choices made here:
   FlowFile that would take a bin over Maximum Group Size starts a new bin (a lone
   FlowFile larger than the maximum is a bin of its own). ``next_wake_ms`` tells the
   scheduler when the oldest bin reaches its Max Bin Age.
+* Bin Termination Check ends a FlowFile's bin at once (``BIN_TERMINATION_SIGNAL``), the
+  FlowFile placed by FlowFile Insertion Strategy, as NiFi's BinManager.
 * Defragment bins by ``fragment.identifier`` (or the Correlation Attribute), complete when
   ``fragment.count`` FlowFiles are present (the count may come on any fragment; an index
   already in the bin starts another bin; a FlowFile without one fails alone, as NiFi's
@@ -86,6 +88,10 @@ REASON_MAX_ENTRIES = "MAX_ENTRIES_THRESHOLD_REACHED"
 REASON_MIN_THRESHOLDS = "MIN_THRESHOLDS_REACHED"
 REASON_TIMEOUT = "TIMEOUT"
 REASON_BIN_MANAGER_FULL = "BIN_MANAGER_FULL"
+REASON_TERMINATION = "BIN_TERMINATION_SIGNAL"
+LAST_IN_BIN = "Last in Bin"
+FIRST_IN_NEW_BIN = "First in New Bin"
+ISOLATED = "Isolated"
 
 FRAGMENT_ID = "fragment.identifier"
 FRAGMENT_INDEX = "fragment.index"
@@ -253,6 +259,45 @@ TAR_MODIFIED_TIME = PropertyDescriptor(
     validators=[validators.non_empty],
 )
 
+BIN_TERMINATION_CHECK = PropertyDescriptor(
+    name="Bin Termination Check",
+    display_name="Bin Termination Check",
+    description="Specifies an Expression Language Expression that is to be evaluated against "
+    "each FlowFile. If the result of the expression is 'true', the bin that the FlowFile "
+    "corresponds to will be terminated, even if the bin has not met the minimum number of "
+    "entries or minimum size. Note that if the FlowFile that triggers the termination of the "
+    "bin is itself larger than the Maximum Bin Size, it will be placed into its own bin "
+    "without triggering the termination of any other bin. When using this property, it is "
+    "recommended to use Prioritizers in the flow's connections to ensure that the ordering "
+    "is as desired. Applies to the Bin-Packing Algorithm.",
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.boolean_expression],
+)
+FLOWFILE_INSERTION_STRATEGY = PropertyDescriptor(
+    name="FlowFile Insertion Strategy",
+    display_name="FlowFile Insertion Strategy",
+    description="If a given FlowFile terminates the bin based on the <Bin Termination Check> "
+    "property, specifies where the FlowFile should be included in the bin.",
+    required=True,
+    default=LAST_IN_BIN,
+    allowable_values=(
+        AllowableValue(
+            LAST_IN_BIN, LAST_IN_BIN, "Insert the FlowFile at the end of the Bin that is terminated"
+        ),
+        AllowableValue(
+            FIRST_IN_NEW_BIN,
+            FIRST_IN_NEW_BIN,
+            "Insert the FlowFile at the beginning of a newly created Bin",
+        ),
+        AllowableValue(
+            ISOLATED,
+            ISOLATED,
+            "Insert the FlowFile into a new Bin and terminate the Bin immediately with the "
+            "FlowFile as the only content",
+        ),
+    ),
+)
+
 REL_MERGED = Relationship("merged", "The FlowFile containing the merged content")
 REL_ORIGINAL = Relationship(
     "original",
@@ -375,6 +420,8 @@ class MergeContent(SessionFactoryProcessor):
         COMPRESSION_LEVEL,
         KEEP_PATH,
         TAR_MODIFIED_TIME,
+        BIN_TERMINATION_CHECK,
+        FLOWFILE_INSERTION_STRATEGY,
     )
     relationships: ClassVar[Sequence[Relationship]] = (REL_ORIGINAL, REL_FAILURE, REL_MERGED)
     scheduling: ClassVar[Scheduling] = Scheduling(trigger_when_empty=True, input_required=True)
@@ -502,6 +549,10 @@ class MergeContent(SessionFactoryProcessor):
         flowfile: FlowFile,
     ) -> None:
         group = self._group(context, flowfile, limits.defragment)
+        insertion = self._terminates(context, flowfile, limits)
+        if insertion is not None:
+            self._bin_terminating(context, factory, session, limits, flowfile, group, insertion)
+            return
         target = next(
             (b for b in self._bins if b.group == group and limits.accepts(b, flowfile)), None
         )
@@ -521,6 +572,63 @@ class MergeContent(SessionFactoryProcessor):
                 self._complete(context, oldest, REASON_BIN_MANAGER_FULL, limits)
             target = ContentBin(group, factory.create_session(), context.now_ms())
             self._bins.append(target)
+        session.migrate(target.session, [flowfile])
+        target.add(flowfile)
+
+    @staticmethod
+    def _terminates(context: ProcessContext, flowfile: FlowFile, limits: _Limits) -> str | None:
+        """The FlowFile Insertion Strategy if the FlowFile ends its bin (Bin Termination
+        Check true; bin packing only; never a FlowFile too large for any bin, as NiFi)."""
+        check = context.get_property(BIN_TERMINATION_CHECK)
+        if limits.defragment or not check.is_set:
+            return None
+        if limits.max_bytes is not None and flowfile.size > limits.max_bytes:
+            return None
+        if not check.evaluate(flowfile).as_bool():
+            return None
+        return context.get_property(FLOWFILE_INSERTION_STRATEGY).as_str()
+
+    def _bin_terminating(
+        self,
+        context: ProcessContext,
+        factory: SessionFactory,
+        session: ProcessSession,
+        limits: _Limits,
+        flowfile: FlowFile,
+        group: str | None,
+        insertion: str,
+    ) -> None:
+        """NiFi's BinManager with a termination signal: Last in Bin ends the first bin of
+        the group that takes the FlowFile (or a new one with it); First in New Bin ends the
+        group's first bin and starts a new one with it; Isolated ends the group's first bin
+        and merges the FlowFile alone. An ended bin is merged at once."""
+        if insertion == LAST_IN_BIN:
+            target = next(
+                (b for b in self._bins if b.group == group and limits.accepts(b, flowfile)), None
+            )
+            if target is None:
+                target = ContentBin(group, factory.create_session(), context.now_ms())
+                self._bins.append(target)
+            session.migrate(target.session, [flowfile])
+            target.add(flowfile)
+            self._complete(context, target, REASON_TERMINATION, limits)
+            return
+        ended = next((b for b in self._bins if b.group == group), None)
+        if ended is not None:
+            self._complete(context, ended, REASON_TERMINATION, limits)
+        if insertion == ISOLATED:
+            alone = ContentBin(group, factory.create_session(), context.now_ms())
+            self._bins.append(alone)
+            session.migrate(alone.session, [flowfile])
+            alone.add(flowfile)
+            self._complete(context, alone, REASON_TERMINATION, limits)
+            return
+        max_bins = context.get_property(MAX_BIN_COUNT).as_int() or 5
+        if len(self._bins) >= max_bins:
+            oldest = min(self._bins, key=lambda b: b.created_ms)
+            self._complete(context, oldest, REASON_BIN_MANAGER_FULL, limits)
+        target = ContentBin(group, factory.create_session(), context.now_ms())
+        self._bins.append(target)
         session.migrate(target.session, [flowfile])
         target.add(flowfile)
 

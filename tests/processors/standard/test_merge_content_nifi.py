@@ -642,3 +642,93 @@ def test_nifi_migrate_properties() -> None:
         "Maximum number of Bins": "Maximum Number of Bins",
     }
     assert {old: migrated("MergeContent", old) for old in expected} == expected
+
+
+def _termination(make_runner: RunnerFactory, insertion: str) -> TestRunner:
+    runner = make_runner("MergeContent")
+    runner.set_property("Minimum Number of Entries", "10")
+    runner.set_property("Maximum Number of Entries", "25")
+    runner.set_property("Maximum Number of Bins", "3")
+    runner.set_property("Bin Termination Check", "${termination:equals('true')}")
+    runner.set_property("FlowFile Insertion Strategy", insertion)
+    return runner
+
+
+def _three_terminated_runs(runner: TestRunner) -> None:
+    """5 FlowFiles, then one with ``termination`` true; three times."""
+    index = 0
+    for _ in range(3):
+        for i in range(6):
+            runner.enqueue(f"{index}\n", {"termination": "true"} if i == 5 else {})
+            index += 1
+
+
+def test_nifi_bin_termination_trigger_start_of_bin(make_runner: RunnerFactory) -> None:
+    """NiFi: TestMergeContent.testBinTerminationTriggerStartOfBin."""
+    runner = _termination(make_runner, "First in New Bin")
+    _three_terminated_runs(runner)
+    runner.run(2)
+    runner.assert_transfer_count("merged", 3)
+    # 17: the last FlowFile starts a new bin, not merged yet
+    runner.assert_transfer_count("original", 17)
+    merged = runner.get_flowfiles_for_relationship("merged")
+    merged[0].assert_content_equals("0\n1\n2\n3\n4\n")
+    merged[1].assert_content_equals("5\n6\n7\n8\n9\n10\n")
+    merged[2].assert_content_equals("11\n12\n13\n14\n15\n16\n")
+    merged[0].assert_attribute_equals("merge.reason", "BIN_TERMINATION_SIGNAL")
+
+
+def test_nifi_bin_termination_trigger_end_of_bin(make_runner: RunnerFactory) -> None:
+    """NiFi: TestMergeContent.testBinTerminationTriggerEndOfBin."""
+    runner = _termination(make_runner, "Last in Bin")
+    _three_terminated_runs(runner)
+    runner.run(2)
+    runner.assert_transfer_count("merged", 3)
+    runner.assert_transfer_count("original", 18)  # the last FlowFile ended its bin
+    merged = runner.get_flowfiles_for_relationship("merged")
+    merged[0].assert_content_equals("0\n1\n2\n3\n4\n5\n")
+    merged[1].assert_content_equals("6\n7\n8\n9\n10\n11\n")
+    merged[2].assert_content_equals("12\n13\n14\n15\n16\n17\n")
+
+
+def test_nifi_bin_termination_trigger_isolated(make_runner: RunnerFactory) -> None:
+    """NiFi: TestMergeContent.testBinTerminationTriggerIsolated."""
+    runner = _termination(make_runner, "Isolated")
+    _three_terminated_runs(runner)
+    runner.run(2)
+    runner.assert_transfer_count("merged", 6)
+    runner.assert_transfer_count("original", 18)
+    merged = runner.get_flowfiles_for_relationship("merged")
+    expected = [
+        "0\n1\n2\n3\n4\n",
+        "5\n",
+        "6\n7\n8\n9\n10\n",
+        "11\n",
+        "12\n13\n14\n15\n16\n",
+        "17\n",
+    ]
+    for flowfile, content in zip(merged, expected, strict=True):
+        flowfile.assert_content_equals(content)
+
+
+def test_nifi_termination_trigger_with_correlation_attribute(make_runner: RunnerFactory) -> None:
+    """NiFi: TestMergeContent.testTerminationTriggerWithCorrelationAttribute."""
+    runner = _termination(make_runner, "First in New Bin")
+    runner.set_property("Correlation Attribute Name", "correlation")
+    # '1' gets 0 and 1, '2' gets 2; '3' starts a new bin of '1', '4' another; ten more
+    # fill the bin of '2' without a termination, leaving '4' in its bin
+    terminating = {"termination": "true", "correlation": "1"}
+    runner.enqueue("0\n", {"correlation": "1"})
+    runner.enqueue("1\n", {"correlation": "1"})
+    runner.enqueue("2\n", {"correlation": "2"})
+    runner.enqueue("3\n", terminating)
+    runner.enqueue("4\n", terminating)
+    for i in range(10):
+        runner.enqueue(f"{i}\n", {"correlation": "2"})
+    runner.run(2)
+    runner.assert_transfer_count("merged", 3)
+    runner.assert_transfer_count("original", 14)
+    merged = runner.get_flowfiles_for_relationship("merged")
+    merged[0].assert_content_equals("0\n1\n")
+    merged[1].assert_content_equals("3\n")
+    merged[2].assert_content_equals("2\n0\n1\n2\n3\n4\n5\n6\n7\n8\n9\n")
