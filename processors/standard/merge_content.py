@@ -25,7 +25,8 @@ Follows NiFi's MergeContent (on its BinFiles). Choices made here:
 * Formats: Binary Concatenation (Header, Footer, Demarcator as text or read from files),
   FlowFile Stream, v3 (NiFi's FlowFilePackagerV3 bytes, ``application/flowfile-v3``,
   ``.pkg``), TAR (``.tar``, ``tar.permissions`` honoured) and ZIP (``.zip``, Compression
-  Level). FlowFile Stream v2, FlowFile Tar v1 and Avro are not offered.
+  Level) and Avro (NiFi's AvroMerge, by Metadata Strategy). FlowFile Stream v2 and FlowFile
+  Tar v1 are not offered.
 * The merged FlowFile is created from its parents (a JOIN without details, as NiFi's
   reporter call); the originals go to ``original`` with ``merge.uuid``. A file that a
   delimiter names and that cannot be read fails the bin to failure instead of losing it.
@@ -34,6 +35,7 @@ Follows NiFi's MergeContent (on its BinFiles). Choices made here:
 from __future__ import annotations
 
 import io
+import json
 import os
 import struct
 import tarfile
@@ -45,6 +47,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
 from typing import ClassVar
+
+import fastavro
+import fastavro.write
 
 from flowcore.model import FlowFile
 from flowcore.processor import (
@@ -76,6 +81,12 @@ FORMAT_CONCAT = "Binary Concatenation"
 FORMAT_FLOWFILE_V3 = "FlowFile Stream, v3"
 FORMAT_TAR = "TAR"
 FORMAT_ZIP = "ZIP"
+FORMAT_AVRO = "Avro"
+AVRO_MIME = "application/avro-binary"
+METADATA_USE_FIRST = "Use First Metadata"
+METADATA_ALL_COMMON = "Keep Only Common Metadata"
+METADATA_IGNORE = "Ignore Metadata"
+METADATA_DO_NOT_MERGE = "Do Not Merge Uncommon Metadata"
 DELIMITER_NONE = "Do Not Use Delimiters"
 DELIMITER_FILENAME = "Filename"
 DELIMITER_TEXT = "Text"
@@ -124,7 +135,28 @@ MERGE_FORMAT = PropertyDescriptor(
     description="Determines the format that will be used to merge the content.",
     required=True,
     default=FORMAT_CONCAT,
-    allowable_values=(FORMAT_TAR, FORMAT_ZIP, FORMAT_FLOWFILE_V3, FORMAT_CONCAT),
+    allowable_values=(FORMAT_TAR, FORMAT_ZIP, FORMAT_FLOWFILE_V3, FORMAT_CONCAT, FORMAT_AVRO),
+)
+METADATA_STRATEGY = PropertyDescriptor(
+    name="mergecontent-metadata-strategy",
+    display_name="Metadata Strategy",
+    description="For FlowFiles whose input format supports metadata (Avro, e.g.), this "
+    "property determines which metadata should be added to the bundle. If 'Use First "
+    "Metadata' is selected, the metadata keys/values from the first FlowFile to be bundled "
+    "will be used. If 'Keep Only Common Metadata' is selected, only the metadata that exists "
+    "on all FlowFiles in the bundle, with the same value, will be preserved. If 'Ignore "
+    "Metadata' is selected, no metadata is transferred to the outgoing bundled FlowFile. If "
+    "'Do Not Merge Uncommon Metadata' is selected, any FlowFile whose metadata values do not "
+    "match those of the first bundled FlowFile will not be merged. Applies to the Avro "
+    "Merge Format.",
+    required=True,
+    default=METADATA_DO_NOT_MERGE,
+    allowable_values=(
+        METADATA_USE_FIRST,
+        METADATA_ALL_COMMON,
+        METADATA_IGNORE,
+        METADATA_DO_NOT_MERGE,
+    ),
 )
 ATTRIBUTE_STRATEGY = PropertyDescriptor(
     name="Attribute Strategy",
@@ -407,6 +439,7 @@ class MergeContent(SessionFactoryProcessor):
         MERGE_FORMAT,
         ATTRIBUTE_STRATEGY,
         CORRELATION_ATTRIBUTE,
+        METADATA_STRATEGY,
         MIN_ENTRIES,
         MAX_ENTRIES,
         MIN_SIZE,
@@ -718,6 +751,12 @@ class MergeContent(SessionFactoryProcessor):
                     bundle, lambda out: _tar(context, session, contents, keep, out)
                 )
                 filename, mime = filename + ".tar", "application/tar"
+            elif merge_format == FORMAT_AVRO:
+                strategy = context.get_property(METADATA_STRATEGY).as_str()
+                bundle = session.write(
+                    bundle, lambda out: _avro(session, contents, strategy, out, unmerged)
+                )
+                mime = AVRO_MIME
             else:
                 keep = context.get_property(KEEP_PATH).as_bool()
                 level = context.get_property(COMPRESSION_LEVEL).as_int() or 0
@@ -986,6 +1025,58 @@ def _zip(
             with archive.open(name, "w") as entry:
                 for chunk in session.stream(flowfile):
                     entry.write(chunk)
+
+
+def _avro(
+    session: ProcessSession,
+    contents: list[FlowFile],
+    strategy: str,
+    out: Writer,
+    unmerged: list[FlowFile],
+) -> None:
+    """NiFi's AvroMerge: the records of Avro data files in one data file with the first
+    file's schema, codec and (by the Metadata Strategy) metadata. A file whose schema or
+    codec differs, or whose metadata differs under Do Not Merge Uncommon Metadata (or under
+    Keep Only Common Metadata, for a key the first file has), is left out (``unmerged``);
+    a FlowFile that is not an Avro data file fails the bin."""
+    writer: fastavro.write.Writer | None = None
+    schema: object = None
+    codec = ""
+    metadata: dict[str, str] = {}
+    for flowfile in contents:
+        try:
+            reader = fastavro.reader(io.BytesIO(session.read(flowfile)))
+        except (ValueError, EOFError, TypeError) as exc:
+            msg = f"{flowfile.attributes.get('uuid')} is not an Avro data file: {exc}"
+            raise MergeFailed(msg) from exc
+        header = reader.metadata
+        this_schema = json.loads(header.get("avro.schema", "null"))
+        this_codec = header.get("avro.codec") or "null"
+        own = {k: v for k, v in header.items() if not k.startswith("avro.")}
+        if writer is None:
+            schema, codec = this_schema, this_codec
+            metadata = {} if strategy == METADATA_IGNORE else own
+            writer = fastavro.write.Writer(
+                _Sink(out), fastavro.parse_schema(schema), codec=codec, metadata=metadata
+            )
+        else:
+            differs = this_schema != schema or this_codec != codec
+            if strategy in (METADATA_DO_NOT_MERGE, METADATA_ALL_COMMON):
+                for key, value in own.items():
+                    first = metadata.get(key)
+                    if value != first and (strategy != METADATA_ALL_COMMON or first is not None):
+                        differs = True
+            if differs:
+                unmerged.append(flowfile)
+                continue
+        try:
+            for record in reader:
+                writer.write(record)
+        except (ValueError, EOFError, TypeError) as exc:
+            msg = f"{flowfile.attributes.get('uuid')} is not an Avro data file: {exc}"
+            raise MergeFailed(msg) from exc
+    if writer is not None:
+        writer.flush()
 
 
 __all__ = ["MergeContent", "package_v3_header", "unpackage_v3"]

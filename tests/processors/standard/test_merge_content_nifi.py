@@ -4,9 +4,13 @@ clock; its resource files: ``nifi_data/``)."""
 from __future__ import annotations
 
 import io
+import json
 import tarfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import fastavro
 
 from flowcore.testing import TestRunner
 from tests.processors.record_processors.nifi_ports import migrated
@@ -59,6 +63,140 @@ def test_nifi_flow_file_larger_than_bin(make_runner: RunnerFactory) -> None:
     assert merged.size == 1024 * 6
     # the first FlowFile's bin goes back to the queue when the processor stops
     runner.assert_queue_not_empty()
+
+
+def _avro_schema(name: str) -> Any:
+    return fastavro.parse_schema(json.loads(resource(f"TestMergeContent/{name}")))
+
+
+def _serialize_avro_record(
+    schema: Any, record: dict[str, Any], metadata: Mapping[str, str] | None = None
+) -> bytes:
+    """NiFi's serializeAvroRecord: a data file of one record, with the metadata given."""
+    out = io.BytesIO()
+    fastavro.writer(out, schema, [record], metadata=dict(metadata or {}))
+    return out.getvalue()
+
+
+def _generic_record_map(data: bytes, key: str) -> dict[str, dict[str, Any]]:
+    """NiFi's getGenericRecordMap: the merged data file's records by ``key``."""
+    return {str(record[key]): record for record in fastavro.reader(io.BytesIO(data))}  # type: ignore[index]
+
+
+def _avro_runner(make_runner: RunnerFactory, metadata_strategy: str | None = None) -> TestRunner:
+    runner = make_runner("MergeContent")
+    runner.set_property("Maximum Number of Entries", "3")
+    runner.set_property("Minimum Number of Entries", "3")
+    runner.set_property("Merge Format", "Avro")
+    if metadata_strategy is not None:
+        runner.set_property("Metadata Strategy", metadata_strategy)
+    return runner
+
+
+USERS = [
+    {"name": "Alyssa", "favorite_number": 256, "favorite_color": None},
+    {"name": "Ben", "favorite_number": 7, "favorite_color": "red"},
+    {"name": "John", "favorite_number": 5, "favorite_color": "blue"},
+]
+USER_METADATA = [
+    {"test_metadata1": "Test 1"},
+    {"test_metadata1": "Test 2"},  # a value that does not match
+    {"test_metadata1": "Test 1", "test_metadata2": "Test"},  # a key of its own
+]
+
+
+def _merge_users_with_metadata(make_runner: RunnerFactory, strategy: str) -> TestRunner:
+    runner = _avro_runner(make_runner, strategy)
+    schema = _avro_schema("user.avsc")
+    for user, metadata in zip(USERS, USER_METADATA, strict=True):
+        runner.enqueue(_serialize_avro_record(schema, user, metadata))
+    runner.run()
+    runner.assert_queue_empty()
+    return runner
+
+
+def test_nifi_simple_avro_concat(make_runner: RunnerFactory) -> None:
+    """NiFi: TestMergeContent.testSimpleAvroConcat."""
+    runner = _avro_runner(make_runner)
+    schema = _avro_schema("user.avsc")
+    for user in USERS:
+        runner.enqueue(_serialize_avro_record(schema, user))
+    runner.run()
+    runner.assert_queue_empty()
+    runner.assert_transfer_count("merged", 1)
+    runner.assert_transfer_count("failure", 0)
+    runner.assert_transfer_count("original", 3)
+    bundle = runner.get_flowfiles_for_relationship("merged")[0]
+    bundle.assert_attribute_equals(MIME_TYPE, "application/avro-binary")
+    users = _generic_record_map(bundle.content, "name")
+    assert set(users) == {"Alyssa", "Ben", "John"}
+
+
+def test_nifi_avro_concat_with_different_schemas(make_runner: RunnerFactory) -> None:
+    """NiFi: TestMergeContent.testAvroConcatWithDifferentSchemas."""
+    runner = _avro_runner(make_runner)
+    user, place = _avro_schema("user.avsc"), _avro_schema("place.avsc")
+    runner.enqueue(_serialize_avro_record(user, USERS[0]))
+    runner.enqueue(_serialize_avro_record(place, {"name": "Some Place"}))
+    runner.enqueue(_serialize_avro_record(user, USERS[2]))
+    runner.run()
+    runner.assert_queue_empty()
+    runner.assert_transfer_count("merged", 1)
+    runner.assert_transfer_count("failure", 1)
+    runner.assert_transfer_count("original", 3)
+    bundle = runner.get_flowfiles_for_relationship("merged")[0]
+    bundle.assert_attribute_equals(MIME_TYPE, "application/avro-binary")
+    assert set(_generic_record_map(bundle.content, "name")) == {"Alyssa", "John"}
+    failure = runner.get_flowfiles_for_relationship("failure")[0]
+    assert set(_generic_record_map(failure.content, "name")) == {"Some Place"}
+
+
+def test_nifi_avro_concat_with_different_metadata_do_not_merge(
+    make_runner: RunnerFactory,
+) -> None:
+    """NiFi: TestMergeContent.testAvroConcatWithDifferentMetadataDoNotMerge."""
+    runner = _merge_users_with_metadata(make_runner, "Do Not Merge Uncommon Metadata")
+    runner.assert_transfer_count("merged", 1)
+    runner.assert_transfer_count("failure", 2)
+    runner.assert_transfer_count("original", 3)
+    bundle = runner.get_flowfiles_for_relationship("merged")[0]
+    bundle.assert_attribute_equals(MIME_TYPE, "application/avro-binary")
+    assert set(_generic_record_map(bundle.content, "name")) == {"Alyssa"}
+
+
+def test_nifi_avro_concat_with_different_metadata_ignore(make_runner: RunnerFactory) -> None:
+    """NiFi: TestMergeContent.testAvroConcatWithDifferentMetadataIgnore."""
+    runner = _merge_users_with_metadata(make_runner, "Ignore Metadata")
+    runner.assert_transfer_count("merged", 1)
+    runner.assert_transfer_count("failure", 0)
+    runner.assert_transfer_count("original", 3)
+    bundle = runner.get_flowfiles_for_relationship("merged")[0]
+    bundle.assert_attribute_equals(MIME_TYPE, "application/avro-binary")
+    assert set(_generic_record_map(bundle.content, "name")) == {"Alyssa", "Ben", "John"}
+
+
+def test_nifi_avro_concat_with_different_metadata_use_first(make_runner: RunnerFactory) -> None:
+    """NiFi: TestMergeContent.testAvroConcatWithDifferentMetadataUseFirst."""
+    runner = _merge_users_with_metadata(make_runner, "Use First Metadata")
+    runner.assert_transfer_count("merged", 1)
+    runner.assert_transfer_count("failure", 0)
+    runner.assert_transfer_count("original", 3)
+    bundle = runner.get_flowfiles_for_relationship("merged")[0]
+    bundle.assert_attribute_equals(MIME_TYPE, "application/avro-binary")
+    assert set(_generic_record_map(bundle.content, "name")) == {"Alyssa", "Ben", "John"}
+
+
+def test_nifi_avro_concat_with_different_metadata_keep_common(
+    make_runner: RunnerFactory,
+) -> None:
+    """NiFi: TestMergeContent.testAvroConcatWithDifferentMetadataKeepCommon."""
+    runner = _merge_users_with_metadata(make_runner, "Keep Only Common Metadata")
+    runner.assert_transfer_count("merged", 1)
+    runner.assert_transfer_count("failure", 1)
+    runner.assert_transfer_count("original", 3)
+    bundle = runner.get_flowfiles_for_relationship("merged")[0]
+    bundle.assert_attribute_equals(MIME_TYPE, "application/avro-binary")
+    assert set(_generic_record_map(bundle.content, "name")) == {"Alyssa", "John"}
 
 
 def test_nifi_simple_binary_concat(make_runner: RunnerFactory) -> None:
@@ -633,9 +771,9 @@ def test_nifi_leaves_small_bin_unmerged(make_runner: RunnerFactory) -> None:
 
 
 def test_nifi_migrate_properties() -> None:
-    """NiFi: TestMergeContent.testMigrateProperties (the NiFi flow import's renaming;
-    the Metadata Strategy, for Avro, is not offered and is dropped on import)."""
+    """NiFi: TestMergeContent.testMigrateProperties (the NiFi flow import's renaming)."""
     expected = {
+        "mergecontent-metadata-strategy": "Metadata Strategy",
         "Header File": "Header",
         "Footer File": "Footer",
         "Demarcator File": "Demarcator",
