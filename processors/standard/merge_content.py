@@ -46,7 +46,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import ClassVar
+from typing import IO, Any, ClassVar, cast
 
 import fastavro
 import fastavro.write
@@ -1040,7 +1040,8 @@ def _avro(
     Keep Only Common Metadata, for a key the first file has), is left out (``unmerged``);
     a FlowFile that is not an Avro data file fails the bin."""
     writer: fastavro.write.Writer | None = None
-    schema: object = None
+    sink = cast("IO[bytes]", _Sink(out))  # fastavro writes whole blocks: no buffer needed
+    schema: Any = None
     codec = ""
     metadata: dict[str, str] = {}
     for flowfile in contents:
@@ -1057,7 +1058,7 @@ def _avro(
             schema, codec = this_schema, this_codec
             metadata = {} if strategy == METADATA_IGNORE else own
             writer = fastavro.write.Writer(
-                _Sink(out), fastavro.parse_schema(schema), codec=codec, metadata=metadata
+                sink, fastavro.parse_schema(schema), codec=codec, metadata=metadata
             )
         else:
             differs = this_schema != schema or this_codec != codec
