@@ -12,7 +12,8 @@ missing or not a positive integer goes to failure. Time is the engine's clock.
 
 Choices made here: the window slides by the millisecond (NiFi's TimedBuffer counts in
 bins of a second); throttles live in memory and are forgotten after two idle Time
-Durations, as in NiFi. Without a Grouping Attribute a closed throttle leaves the queue
+Durations, as in NiFi, and kept across a stop and start unless what they count changes.
+Without a Grouping Attribute a closed throttle leaves the queue
 untouched; with one, the FlowFiles of a closed group are taken and returned to the back
 of the queue (their order within the group is kept; NiFi leaves them in place).
 """
@@ -251,6 +252,7 @@ class ControlRate(Processor):
         self._data: dict[str, Throttle] = {}
         self._count: dict[str, Throttle] = {}
         self._last_clear = 0
+        self._counted: tuple[str | None, ...] | None = None
 
     def get_relationships(self, properties: dict[str, str]) -> list[Relationship]:
         strategy = RATE_EXCEEDED_STRATEGY.canonical(
@@ -295,9 +297,32 @@ class ControlRate(Processor):
         return [result for result in results if not result.valid]
 
     def on_scheduled(self, context: ProcessContext) -> None:
-        self._data.clear()
-        self._count.clear()
-        self._last_clear = context.now_ms()
+        """Keep the throttles across a stop and start, as NiFi does: they are cleared only
+        when what they count changes (criteria, attribute, grouping, Time Duration); a
+        changed maximum applies to the throttles already there."""
+        counted = tuple(
+            context.get_property(descriptor).value
+            for descriptor in (
+                RATE_CONTROL_CRITERIA,
+                RATE_CONTROL_ATTRIBUTE_NAME,
+                GROUPING_ATTRIBUTE_NAME,
+                TIME_PERIOD,
+            )
+        )
+        if counted != self._counted:
+            self._counted = counted
+            self._data.clear()
+            self._count.clear()
+            self._last_clear = context.now_ms()
+            return
+        criteria = context.get_property(RATE_CONTROL_CRITERIA).as_str()
+        data_key = MAX_DATA_RATE if criteria == DATA_OR_FLOWFILE_RATE else MAX_RATE
+        count_key = MAX_COUNT_RATE if criteria == DATA_OR_FLOWFILE_RATE else MAX_RATE
+        for throttles, key in ((self._data, data_key), (self._count, count_key)):
+            if throttles:
+                limit = _parse_rate(context.get_property(key).as_str())
+                for throttle in throttles.values():
+                    throttle.max_rate = limit
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
         now = context.now_ms()

@@ -9,19 +9,24 @@ Follows NiFi's MergeContent (on its BinFiles). Choices made here:
 * A bin completes when it is full (Maximum Number of Entries or Maximum Group Size
   reached: ``merge.reason`` ``MAX_ENTRIES_THRESHOLD_REACHED`` / ``MAX_BYTES_THRESHOLD_REACHED``),
   when it is older than Max Bin Age on the injected clock (``TIMEOUT``), when a new bin is
-  needed and Maximum number of Bins are held (the oldest: ``BIN_MANAGER_FULL``), or, once
+  needed and Maximum Number of Bins are held (the oldest: ``BIN_MANAGER_FULL``), or, once
   the queue is empty, when it meets both minimums (``MIN_THRESHOLDS_REACHED``). A
   FlowFile that would take a bin over Maximum Group Size starts a new bin (a lone
   FlowFile larger than the maximum is a bin of its own). ``next_wake_ms`` tells the
   scheduler when the oldest bin reaches its Max Bin Age.
+* Bin Termination Check ends a FlowFile's bin at once (``BIN_TERMINATION_SIGNAL``), the
+  FlowFile placed by FlowFile Insertion Strategy, as NiFi's BinManager.
 * Defragment bins by ``fragment.identifier`` (or the Correlation Attribute), complete when
-  ``fragment.count`` FlowFiles are present and write them in ``fragment.index`` order. A
+  ``fragment.count`` FlowFiles are present (the count may come on any fragment; an index
+  already in the bin starts another bin; a FlowFile without one fails alone, as NiFi's
+  Bin) and write them in ``fragment.index`` order. A
   bin with a missing or inconsistent index or count, or one that times out before it is
   complete, goes to failure whole, as in NiFi.
 * Formats: Binary Concatenation (Header, Footer, Demarcator as text or read from files),
   FlowFile Stream, v3 (NiFi's FlowFilePackagerV3 bytes, ``application/flowfile-v3``,
   ``.pkg``), TAR (``.tar``, ``tar.permissions`` honoured) and ZIP (``.zip``, Compression
-  Level). FlowFile Stream v2, FlowFile Tar v1 and Avro are not offered.
+  Level) and Avro (NiFi's AvroMerge, by Metadata Strategy). FlowFile Stream v2 and FlowFile
+  Tar v1 are not offered.
 * The merged FlowFile is created from its parents (a JOIN without details, as NiFi's
   reporter call); the originals go to ``original`` with ``merge.uuid``. A file that a
   delimiter names and that cannot be read fails the bin to failure instead of losing it.
@@ -30,6 +35,7 @@ Follows NiFi's MergeContent (on its BinFiles). Choices made here:
 from __future__ import annotations
 
 import io
+import json
 import os
 import struct
 import tarfile
@@ -40,7 +46,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import ClassVar
+from typing import IO, Any, ClassVar, cast
+
+import fastavro
+import fastavro.write
 
 from flowcore.model import FlowFile
 from flowcore.processor import (
@@ -72,6 +81,12 @@ FORMAT_CONCAT = "Binary Concatenation"
 FORMAT_FLOWFILE_V3 = "FlowFile Stream, v3"
 FORMAT_TAR = "TAR"
 FORMAT_ZIP = "ZIP"
+FORMAT_AVRO = "Avro"
+AVRO_MIME = "application/avro-binary"
+METADATA_USE_FIRST = "Use First Metadata"
+METADATA_ALL_COMMON = "Keep Only Common Metadata"
+METADATA_IGNORE = "Ignore Metadata"
+METADATA_DO_NOT_MERGE = "Do Not Merge Uncommon Metadata"
 DELIMITER_NONE = "Do Not Use Delimiters"
 DELIMITER_FILENAME = "Filename"
 DELIMITER_TEXT = "Text"
@@ -84,6 +99,10 @@ REASON_MAX_ENTRIES = "MAX_ENTRIES_THRESHOLD_REACHED"
 REASON_MIN_THRESHOLDS = "MIN_THRESHOLDS_REACHED"
 REASON_TIMEOUT = "TIMEOUT"
 REASON_BIN_MANAGER_FULL = "BIN_MANAGER_FULL"
+REASON_TERMINATION = "BIN_TERMINATION_SIGNAL"
+LAST_IN_BIN = "Last in Bin"
+FIRST_IN_NEW_BIN = "First in New Bin"
+ISOLATED = "Isolated"
 
 FRAGMENT_ID = "fragment.identifier"
 FRAGMENT_INDEX = "fragment.index"
@@ -116,7 +135,28 @@ MERGE_FORMAT = PropertyDescriptor(
     description="Determines the format that will be used to merge the content.",
     required=True,
     default=FORMAT_CONCAT,
-    allowable_values=(FORMAT_TAR, FORMAT_ZIP, FORMAT_FLOWFILE_V3, FORMAT_CONCAT),
+    allowable_values=(FORMAT_TAR, FORMAT_ZIP, FORMAT_FLOWFILE_V3, FORMAT_CONCAT, FORMAT_AVRO),
+)
+METADATA_STRATEGY = PropertyDescriptor(
+    name="mergecontent-metadata-strategy",
+    display_name="Metadata Strategy",
+    description="For FlowFiles whose input format supports metadata (Avro, e.g.), this "
+    "property determines which metadata should be added to the bundle. If 'Use First "
+    "Metadata' is selected, the metadata keys/values from the first FlowFile to be bundled "
+    "will be used. If 'Keep Only Common Metadata' is selected, only the metadata that exists "
+    "on all FlowFiles in the bundle, with the same value, will be preserved. If 'Ignore "
+    "Metadata' is selected, no metadata is transferred to the outgoing bundled FlowFile. If "
+    "'Do Not Merge Uncommon Metadata' is selected, any FlowFile whose metadata values do not "
+    "match those of the first bundled FlowFile will not be merged. Applies to the Avro "
+    "Merge Format.",
+    required=True,
+    default=METADATA_DO_NOT_MERGE,
+    allowable_values=(
+        METADATA_USE_FIRST,
+        METADATA_ALL_COMMON,
+        METADATA_IGNORE,
+        METADATA_DO_NOT_MERGE,
+    ),
 )
 ATTRIBUTE_STRATEGY = PropertyDescriptor(
     name="Attribute Strategy",
@@ -178,7 +218,7 @@ MAX_BIN_AGE = PropertyDescriptor(
 )
 MAX_BIN_COUNT = PropertyDescriptor(
     name="Maximum number of Bins",
-    display_name="Maximum number of Bins",
+    display_name="Maximum Number of Bins",
     description="Specifies the maximum number of bins that can be held in memory at any one time",
     required=True,
     default="5",
@@ -251,6 +291,45 @@ TAR_MODIFIED_TIME = PropertyDescriptor(
     validators=[validators.non_empty],
 )
 
+BIN_TERMINATION_CHECK = PropertyDescriptor(
+    name="Bin Termination Check",
+    display_name="Bin Termination Check",
+    description="Specifies an Expression Language Expression that is to be evaluated against "
+    "each FlowFile. If the result of the expression is 'true', the bin that the FlowFile "
+    "corresponds to will be terminated, even if the bin has not met the minimum number of "
+    "entries or minimum size. Note that if the FlowFile that triggers the termination of the "
+    "bin is itself larger than the Maximum Bin Size, it will be placed into its own bin "
+    "without triggering the termination of any other bin. When using this property, it is "
+    "recommended to use Prioritizers in the flow's connections to ensure that the ordering "
+    "is as desired. Applies to the Bin-Packing Algorithm.",
+    expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,
+    validators=[validators.boolean_expression],
+)
+FLOWFILE_INSERTION_STRATEGY = PropertyDescriptor(
+    name="FlowFile Insertion Strategy",
+    display_name="FlowFile Insertion Strategy",
+    description="If a given FlowFile terminates the bin based on the <Bin Termination Check> "
+    "property, specifies where the FlowFile should be included in the bin.",
+    required=True,
+    default=LAST_IN_BIN,
+    allowable_values=(
+        AllowableValue(
+            LAST_IN_BIN, LAST_IN_BIN, "Insert the FlowFile at the end of the Bin that is terminated"
+        ),
+        AllowableValue(
+            FIRST_IN_NEW_BIN,
+            FIRST_IN_NEW_BIN,
+            "Insert the FlowFile at the beginning of a newly created Bin",
+        ),
+        AllowableValue(
+            ISOLATED,
+            ISOLATED,
+            "Insert the FlowFile into a new Bin and terminate the Bin immediately with the "
+            "FlowFile as the only content",
+        ),
+    ),
+)
+
 REL_MERGED = Relationship("merged", "The FlowFile containing the merged content")
 REL_ORIGINAL = Relationship(
     "original",
@@ -276,6 +355,20 @@ class ContentBin:
     created_ms: int
     flowfiles: list[FlowFile] = field(default_factory=list)
     size: int = 0
+    indexes: set[str] = field(default_factory=set)
+    """Defragment: the ``fragment.index`` values in the bin (each once, as NiFi's Bin)."""
+    expected: int | None = None
+    """Defragment: the ``fragment.count`` of the last FlowFile that carried a number."""
+
+    def add(self, flowfile: FlowFile) -> None:
+        self.flowfiles.append(flowfile)
+        self.size += flowfile.size
+        index = flowfile.attributes.get(FRAGMENT_INDEX)
+        if index:
+            self.indexes.add(index)
+        count = flowfile.attributes.get(FRAGMENT_COUNT, "")
+        if count.isascii() and count.isdigit():
+            self.expected = java_int(count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +381,14 @@ class _Limits:
     max_age_ms: int | None
 
     def accepts(self, target: ContentBin, flowfile: FlowFile) -> bool:
-        if self.defragment or not target.flowfiles:
+        if self.defragment:
+            # NiFi's Bin: a bin holding its fragment count takes no more; an index that is
+            # missing or already in the bin starts another bin
+            if target.expected is not None and len(target.flowfiles) >= target.expected:
+                return False
+            index = flowfile.attributes.get(FRAGMENT_INDEX)
+            return bool(index) and index not in target.indexes
+        if not target.flowfiles:
             return True
         if self.max_entries is not None and len(target.flowfiles) >= self.max_entries:
             return False
@@ -296,8 +396,7 @@ class _Limits:
 
     def full_reason(self, target: ContentBin) -> str | None:
         if self.defragment:
-            count = java_int(target.flowfiles[0].attributes.get(FRAGMENT_COUNT, ""))
-            if count is not None and len(target.flowfiles) >= count:
+            if target.expected is not None and len(target.flowfiles) >= target.expected:
                 return REASON_MAX_ENTRIES
             return None
         if self.max_bytes is not None and target.size >= self.max_bytes:
@@ -340,6 +439,7 @@ class MergeContent(SessionFactoryProcessor):
         MERGE_FORMAT,
         ATTRIBUTE_STRATEGY,
         CORRELATION_ATTRIBUTE,
+        METADATA_STRATEGY,
         MIN_ENTRIES,
         MAX_ENTRIES,
         MIN_SIZE,
@@ -353,6 +453,8 @@ class MergeContent(SessionFactoryProcessor):
         COMPRESSION_LEVEL,
         KEEP_PATH,
         TAR_MODIFIED_TIME,
+        BIN_TERMINATION_CHECK,
+        FLOWFILE_INSERTION_STRATEGY,
     )
     relationships: ClassVar[Sequence[Relationship]] = (REL_ORIGINAL, REL_FAILURE, REL_MERGED)
     scheduling: ClassVar[Scheduling] = Scheduling(trigger_when_empty=True, input_required=True)
@@ -480,9 +582,22 @@ class MergeContent(SessionFactoryProcessor):
         flowfile: FlowFile,
     ) -> None:
         group = self._group(context, flowfile, limits.defragment)
+        insertion = self._terminates(context, flowfile, limits)
+        if insertion is not None:
+            self._bin_terminating(context, factory, session, limits, flowfile, group, insertion)
+            return
         target = next(
             (b for b in self._bins if b.group == group and limits.accepts(b, flowfile)), None
         )
+        if target is None and limits.defragment and not flowfile.attributes.get(FRAGMENT_INDEX):
+            # no bin of its group can take it: a bin of its own, merged (so failed) at
+            # once, outside the bins counted against the maximum, as NiFi's BinFiles does
+            alone = ContentBin(group, factory.create_session(), context.now_ms())
+            session.migrate(alone.session, [flowfile])
+            alone.add(flowfile)
+            self._bins.append(alone)
+            self._complete(context, alone, REASON_MAX_ENTRIES, limits)
+            return
         if target is None:
             max_bins = context.get_property(MAX_BIN_COUNT).as_int() or 5
             if len(self._bins) >= max_bins:
@@ -491,8 +606,64 @@ class MergeContent(SessionFactoryProcessor):
             target = ContentBin(group, factory.create_session(), context.now_ms())
             self._bins.append(target)
         session.migrate(target.session, [flowfile])
-        target.flowfiles.append(flowfile)
-        target.size += flowfile.size
+        target.add(flowfile)
+
+    @staticmethod
+    def _terminates(context: ProcessContext, flowfile: FlowFile, limits: _Limits) -> str | None:
+        """The FlowFile Insertion Strategy if the FlowFile ends its bin (Bin Termination
+        Check true; bin packing only; never a FlowFile too large for any bin, as NiFi)."""
+        check = context.get_property(BIN_TERMINATION_CHECK)
+        if limits.defragment or not check.is_set:
+            return None
+        if limits.max_bytes is not None and flowfile.size > limits.max_bytes:
+            return None
+        if not check.evaluate(flowfile).as_bool():
+            return None
+        return context.get_property(FLOWFILE_INSERTION_STRATEGY).as_str()
+
+    def _bin_terminating(
+        self,
+        context: ProcessContext,
+        factory: SessionFactory,
+        session: ProcessSession,
+        limits: _Limits,
+        flowfile: FlowFile,
+        group: str | None,
+        insertion: str,
+    ) -> None:
+        """NiFi's BinManager with a termination signal: Last in Bin ends the first bin of
+        the group that takes the FlowFile (or a new one with it); First in New Bin ends the
+        group's first bin and starts a new one with it; Isolated ends the group's first bin
+        and merges the FlowFile alone. An ended bin is merged at once."""
+        if insertion == LAST_IN_BIN:
+            target = next(
+                (b for b in self._bins if b.group == group and limits.accepts(b, flowfile)), None
+            )
+            if target is None:
+                target = ContentBin(group, factory.create_session(), context.now_ms())
+                self._bins.append(target)
+            session.migrate(target.session, [flowfile])
+            target.add(flowfile)
+            self._complete(context, target, REASON_TERMINATION, limits)
+            return
+        ended = next((b for b in self._bins if b.group == group), None)
+        if ended is not None:
+            self._complete(context, ended, REASON_TERMINATION, limits)
+        if insertion == ISOLATED:
+            alone = ContentBin(group, factory.create_session(), context.now_ms())
+            self._bins.append(alone)
+            session.migrate(alone.session, [flowfile])
+            alone.add(flowfile)
+            self._complete(context, alone, REASON_TERMINATION, limits)
+            return
+        max_bins = context.get_property(MAX_BIN_COUNT).as_int() or 5
+        if len(self._bins) >= max_bins:
+            oldest = min(self._bins, key=lambda b: b.created_ms)
+            self._complete(context, oldest, REASON_BIN_MANAGER_FULL, limits)
+        target = ContentBin(group, factory.create_session(), context.now_ms())
+        self._bins.append(target)
+        session.migrate(target.session, [flowfile])
+        target.add(flowfile)
 
     # -- merging --------------------------------------------------------------------------
 
@@ -580,6 +751,12 @@ class MergeContent(SessionFactoryProcessor):
                     bundle, lambda out: _tar(context, session, contents, keep, out)
                 )
                 filename, mime = filename + ".tar", "application/tar"
+            elif merge_format == FORMAT_AVRO:
+                strategy = context.get_property(METADATA_STRATEGY).as_str()
+                bundle = session.write(
+                    bundle, lambda out: _avro(session, contents, strategy, out, unmerged)
+                )
+                mime = AVRO_MIME
             else:
                 keep = context.get_property(KEEP_PATH).as_bool()
                 level = context.get_property(COMPRESSION_LEVEL).as_int() or 0
@@ -848,6 +1025,59 @@ def _zip(
             with archive.open(name, "w") as entry:
                 for chunk in session.stream(flowfile):
                     entry.write(chunk)
+
+
+def _avro(
+    session: ProcessSession,
+    contents: list[FlowFile],
+    strategy: str,
+    out: Writer,
+    unmerged: list[FlowFile],
+) -> None:
+    """NiFi's AvroMerge: the records of Avro data files in one data file with the first
+    file's schema, codec and (by the Metadata Strategy) metadata. A file whose schema or
+    codec differs, or whose metadata differs under Do Not Merge Uncommon Metadata (or under
+    Keep Only Common Metadata, for a key the first file has), is left out (``unmerged``);
+    a FlowFile that is not an Avro data file fails the bin."""
+    writer: fastavro.write.Writer | None = None
+    sink = cast("IO[bytes]", _Sink(out))  # fastavro writes whole blocks: no buffer needed
+    schema: Any = None
+    codec = ""
+    metadata: dict[str, str] = {}
+    for flowfile in contents:
+        try:
+            reader = fastavro.reader(io.BytesIO(session.read(flowfile)))
+        except (ValueError, EOFError, TypeError) as exc:
+            msg = f"{flowfile.attributes.get('uuid')} is not an Avro data file: {exc}"
+            raise MergeFailed(msg) from exc
+        header = reader.metadata
+        this_schema = json.loads(header.get("avro.schema", "null"))
+        this_codec = header.get("avro.codec") or "null"
+        own = {k: v for k, v in header.items() if not k.startswith("avro.")}
+        if writer is None:
+            schema, codec = this_schema, this_codec
+            metadata = {} if strategy == METADATA_IGNORE else own
+            writer = fastavro.write.Writer(
+                sink, fastavro.parse_schema(schema), codec=codec, metadata=metadata
+            )
+        else:
+            differs = this_schema != schema or this_codec != codec
+            if strategy in (METADATA_DO_NOT_MERGE, METADATA_ALL_COMMON):
+                for key, value in own.items():
+                    first = metadata.get(key)
+                    if value != first and (strategy != METADATA_ALL_COMMON or first is not None):
+                        differs = True
+            if differs:
+                unmerged.append(flowfile)
+                continue
+        try:
+            for record in reader:
+                writer.write(record)
+        except (ValueError, EOFError, TypeError) as exc:
+            msg = f"{flowfile.attributes.get('uuid')} is not an Avro data file: {exc}"
+            raise MergeFailed(msg) from exc
+    if writer is not None:
+        writer.flush()
 
 
 __all__ = ["MergeContent", "package_v3_header", "unpackage_v3"]

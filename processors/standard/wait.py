@@ -5,7 +5,8 @@ Follows NiFi's Wait. Choices made here:
 * Each trigger takes up to Wait Buffer Count FlowFiles of one Release Signal Identifier
   (the first FlowFile's); FlowFiles of other identifiers taken with them go back to the
   queue untouched. ``wait.start.timestamp`` (injected clock) is set on first sight and
-  Expiration Duration is measured from it; expired FlowFiles go to ``expired``.
+  Expiration Duration is measured from it; expired FlowFiles go to ``expired``. It is
+  removed from every FlowFile that leaves the wait (success, expired, failure), as NiFi does.
 * Releasable FlowFile Count > 0: signals are turned into passes (Target Signal Count
   signals per pass, each pass releasing that many FlowFiles), NiFi's releaseCandidates; the
   signal is removed once nothing is left in it, otherwise updated. 0: every FlowFile is
@@ -237,6 +238,7 @@ class Wait(Processor):
                     "FlowFile %s has no attribute for given Release Signal Identifier",
                     flowfile.attributes.get("uuid"),
                 )
+                flowfile = session.remove_attribute(flowfile, WAIT_START_TIMESTAMP)
                 session.transfer(session.penalize(flowfile), REL_FAILURE)
             elif (
                 len(chosen) < buffer and signal_id not in penalized and target in (None, signal_id)
@@ -313,7 +315,8 @@ class Wait(Processor):
                     if penalty:
                         flowfile = session.penalize(flowfile)
                     session.transfer(flowfile, None if keep_upstream else relationship)
-                else:
+                else:  # leaving the wait (NiFi's clearWaitState)
+                    flowfile = session.remove_attribute(flowfile, WAIT_START_TIMESTAMP)
                     session.transfer(flowfile, relationship)
         if routed.get(REL_WAIT.name) and penalty:
             with self._penalized_lock:

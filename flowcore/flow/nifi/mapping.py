@@ -223,10 +223,7 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         _LOOKUP,
         ignored={"Character Set": "UTF-8"},
     ),
-    _processor(
-        "MergeContent",
-        ignored={"mergecontent-metadata-strategy": ANY},
-    ),
+    _processor("MergeContent"),
     _processor(
         "ListFile",
         ignored={

@@ -417,3 +417,18 @@ def test_a_line_break_or_blank_is_a_delimiter(make_runner: RunnerFactory) -> Non
     runner.enqueue("b")
     runner.run(2)
     runner.get_flowfiles_for_relationship("merged")[0].assert_content_equals(" a\nb\r\n")
+
+
+def test_avro_bin_with_a_file_that_is_not_avro_goes_to_failure(make_runner: RunnerFactory) -> None:
+    """A FlowFile that is not an Avro data file fails its bin whole; nothing is lost."""
+    runner = make_runner(
+        "MergeContent",
+        properties={"Merge Format": "Avro", "Minimum Number of Entries": "2"},
+    )
+    runner.enqueue(b"not avro at all")
+    runner.enqueue(b"nor this")
+    runner.run(2)
+    runner.assert_transfer_count("merged", 0)
+    runner.assert_transfer_count("failure", 2)
+    for failed in runner.get_flowfiles_for_relationship("failure"):
+        assert "is not an Avro data file" in (failed.get_attribute("merge.failure.reason") or "")
