@@ -710,10 +710,16 @@ class MergeContent(SessionFactoryProcessor):
         attributes["merge.bin.age"] = str(context.now_ms() - target.created_ms)
         attributes["merge.reason"] = reason
         merged = session.put_all_attributes(merged, attributes)
+        if unmerged and context.get_property(MERGE_FORMAT).as_str() == FORMAT_AVRO:
+            # NiFi's AvroMerge joins only the files it merged (a ZIP all of the bin's).
+            left_out = {flowfile.id for flowfile in unmerged}
+            session.provenance.join([f for f in contents if f.id not in left_out], merged)
         session.transfer(merged, REL_MERGED)
         merge_uuid = merged.attributes["uuid"]
-        for flowfile in unmerged:  # left out of a ZIP: a copy goes to failure (NiFi)
-            self.logger.error("Duplicate ZIP entry name; routing a copy to failure")
+        for flowfile in unmerged:  # left out of the bundle: a copy goes to failure (NiFi)
+            self.logger.error(
+                "%s was left out of the merged FlowFile; routing a copy to failure", flowfile
+            )
             session.transfer(session.clone(flowfile), REL_FAILURE)
         for flowfile in target.flowfiles:
             session.transfer(

@@ -9,7 +9,9 @@ import zipfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import fastavro
 import pytest
 
 from flowcore.errors import ContentCorruptedError
@@ -204,6 +206,41 @@ def test_join_provenance(make_runner: RunnerFactory) -> None:
     assert len(joins) == 1
     assert joins[0].flowfile_uuid == merged.uuid
     assert set(joins[0].parent_uuids) == {p.uuid for p in parents}
+
+
+def test_avro_join_names_only_the_files_merged(make_runner: RunnerFactory) -> None:
+    """NiFi's AvroMerge reports its JOIN with the merged files only: one left out for
+    another schema is not a parent of the bundle (its copy goes to failure)."""
+    runner = make_runner(
+        "MergeContent",
+        properties={
+            "Merge Format": "Avro",
+            "Minimum Number of Entries": "3",
+            "Maximum Number of Entries": "3",
+        },
+    )
+    user = fastavro.parse_schema(
+        {"type": "record", "name": "User", "fields": [{"name": "name", "type": "string"}]}
+    )
+    place = fastavro.parse_schema(
+        {"type": "record", "name": "Place", "fields": [{"name": "city", "type": "string"}]}
+    )
+
+    def data_file(schema: Any, record: dict[str, str]) -> bytes:
+        out = io.BytesIO()
+        fastavro.writer(out, schema, [record])
+        return out.getvalue()
+
+    kept = [runner.enqueue(data_file(user, {"name": n})) for n in ("Ann", "Bo")]
+    other = runner.enqueue(data_file(place, {"city": "Oslo"}))
+    runner.run()
+    runner.assert_transfer_count("failure", 1)
+    merged = runner.get_flowfiles_for_relationship("merged")[0]
+    joins = [e for e in runner.get_provenance_events() if e.event_type == ProvenanceEventType.JOIN]
+    assert [e.flowfile_uuid for e in joins] == [merged.uuid]
+    assert set(joins[0].parent_uuids) == {f.uuid for f in kept}
+    assert other.uuid not in joins[0].parent_uuids
+    assert joins[0].attributes["merge.count"] == "3"
 
 
 def test_flowfile_stream_v3(make_runner: RunnerFactory) -> None:
