@@ -15,8 +15,8 @@ Follows NiFi's GetFile. Choices made here:
 * The source file is deleted (Keep Source File false) only after the session has
   committed, so a failed commit never loses data; a crash between the commit and the
   delete can pick the file up twice, as in NiFi.
-* Attributes: ``filename``, ``path`` (relative to the Input Directory, "./" for files
-  directly in it, otherwise ending in "/"), ``absolute.path`` (the file's directory,
+* Attributes: ``filename``, ``path`` (relative to the Input Directory, ending in "/":
+  "/" for files directly in it, as NiFi's), ``absolute.path`` (the file's directory,
   ending in "/"), ``file.size``, ``file.creationTime`` (birth time where the platform
   has it, else the last-modified time, as Java reports it on Linux),
   ``file.lastModifiedTime``, ``file.lastAccessTime`` (``yyyy-MM-dd'T'HH:mm:ssZ`` in UTC),
@@ -367,7 +367,7 @@ class GetFile(Processor):
         relative = os.path.relpath(path.parent, spec.root)
         attributes = {
             "filename": file_name_text(path.name),
-            "path": "./" if relative == "." else file_name_text(relative) + "/",
+            "path": "/" if relative == "." else file_name_text(relative) + "/",
             "absolute.path": file_name_text(str(path.parent)) + "/",
             "file.size": str(flowfile.size),
             **_file_attributes(st),
