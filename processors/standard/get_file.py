@@ -177,6 +177,9 @@ class _Filter:
     max_age_ms: int | None
     min_size: int
     max_size: int | None
+    path_filters_top: bool = False
+    """ListFile's Path Filter also judges the files directly in the directory (their
+    relative path is empty); GetFile's leaves them alone."""
 
     def accepts(self, path: Path, st: os.stat_result, now_ms: int) -> bool:
         """NiFi's file filter, on a file's current status."""
@@ -190,7 +193,10 @@ class _Filter:
             return False
         if self.path_pattern is not None:
             relative = os.path.relpath(path.parent, self.root)
-            if relative != "." and not self.path_pattern.fullmatch(relative):
+            if relative == ".":
+                if self.path_filters_top and not self.path_pattern.fullmatch(""):
+                    return False
+            elif not self.path_pattern.fullmatch(relative):
                 return False
         if not os.access(path, os.R_OK):
             return False
