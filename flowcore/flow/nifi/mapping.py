@@ -301,16 +301,21 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
     ),
     _processor(
         "ListenHTTP",
+        aliases={
+            "multipart-request-max-size": "Multipart Request Max Size",
+            "multipart-read-buffer-size": "Multipart Read Buffer Size",
+            "max-thread-pool-size": "Maximum Thread Pool Size",
+        },
         ignored={
             "Authorized DN Pattern": ANY,
+            "Authorized Subject DN Pattern": ANY,
             "Authorized Issuer DN Pattern": ANY,
+            "authorized-issuer-dn-pattern": ANY,
             "Max Unconfirmed Flowfile Time": ANY,
-            "multipart-request-max-size": ANY,
-            "multipart-read-buffer-size": ANY,
             "client-authentication": ANY,
-            "max-thread-pool-size": ANY,
+            "Client Authentication": ANY,
             "health-check-port": ANY,
-            "Request Header Maximum Size": ANY,
+            "Listening Port for Health Check Requests": ANY,
         },
     ),
     TypeMapping(
