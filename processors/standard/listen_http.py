@@ -18,7 +18,8 @@ Follows NiFi's ListenHTTP. Choices made here:
   with their attributes (NiFi's FlowFile Stream v3); a ``multipart/form-data`` body
   becomes a FlowFile per part with NiFi's ``http.multipart.*`` attributes (read in
   memory, refused with 413 over Multipart Request Max Size); otherwise a FlowFile with
-  ``mime.type`` (Content-Type). Each gets ``filename`` (from a ``filename`` header
+  ``mime.type`` (Content-Type), whose records are rewritten with the Record Writer when
+  a Record Reader is set (a body it cannot read gets 400). Each gets ``filename`` (from a ``filename`` header
   when it has none), ``restlistener.remote.source.host``, ``restlistener.request.uri``
   and the headers matching HTTP Headers for Attributes. A RECEIVE event with the
   request URL is reported for each FlowFile, its source system FlowFile identifier
@@ -31,6 +32,7 @@ Follows NiFi's ListenHTTP. Choices made here:
 from __future__ import annotations
 
 import gzip
+import io
 import re
 import threading
 import zlib
@@ -41,6 +43,8 @@ from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 
+import pyarrow as pa
+
 from flowcore.processor import (
     ExpressionLanguageScope,
     ProcessContext,
@@ -49,8 +53,18 @@ from flowcore.processor import (
     Scheduling,
     SessionFactory,
     SessionFactoryProcessor,
+    ValidationResult,
     processor,
     validators,
+)
+from flowcore.errors import ProcessException
+from processors.record.api import (
+    RecordReaderFactory,
+    RecordSetWriterFactory,
+    SchemaError,
+    as_reader_factory,
+    as_writer_factory,
+    copy_records,
 )
 from processors.standard._support import integer_range
 from processors.standard.merge_content import FLOWFILE_V3_MIME, unpackage_v3
@@ -146,6 +160,20 @@ MAX_THREAD_POOL_SIZE = PropertyDescriptor(
     validators=[integer_range(8, 1000)],
 )
 
+RECORD_READER = PropertyDescriptor(
+    name="record-reader",
+    display_name="Record Reader",
+    description="The Record Reader to use parsing the incoming FlowFile into Records",
+    controller_service=RecordReaderFactory,
+)
+RECORD_WRITER = PropertyDescriptor(
+    name="record-writer",
+    display_name="Record Writer",
+    description="The Record Writer to use for serializing Records after they have been "
+    "transformed (required with a Record Reader)",
+    controller_service=RecordSetWriterFactory,
+)
+
 REL_SUCCESS = Relationship("success", "Relationship for successfully received FlowFiles")
 
 
@@ -167,6 +195,8 @@ class ListenHTTP(SessionFactoryProcessor):
         MULTIPART_REQUEST_MAX_SIZE,
         MULTIPART_READ_BUFFER_SIZE,
         MAX_THREAD_POOL_SIZE,
+        RECORD_READER,
+        RECORD_WRITER,
     )
     relationships: ClassVar[tuple[Relationship, ...]] = (REL_SUCCESS,)
     scheduling: ClassVar[Scheduling] = Scheduling(input_required=False)
@@ -177,11 +207,24 @@ class ListenHTTP(SessionFactoryProcessor):
         self._thread: threading.Thread | None = None
         self._factory: SessionFactory | None = None
         self._lock = threading.Lock()
+        self._records: tuple[RecordReaderFactory, RecordSetWriterFactory] | None = None
 
     @property
     def port(self) -> int | None:
         """The port the listener is bound to (the free one chosen for Listening Port 0)."""
         return None if self._server is None else int(self._server.server_address[1])
+
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        """A Record Reader needs a Record Writer (NiFi's Record Writer depends on it)."""
+        if context.get_property(RECORD_READER).value and not context.get_property(
+            RECORD_WRITER
+        ).value:
+            return [
+                ValidationResult(
+                    RECORD_WRITER.label, False, None, "Record Writer is required with a Record Reader"
+                )
+            ]
+        return []
 
     @property
     def max_threads(self) -> int | None:
@@ -196,6 +239,13 @@ class ListenHTTP(SessionFactoryProcessor):
         return_code = context.get_property(RETURN_CODE).as_int() or 200
         max_header = context.get_property(REQUEST_HEADER_MAX_SIZE).as_data_size() or 0
         max_multipart = context.get_property(MULTIPART_REQUEST_MAX_SIZE).as_data_size() or 0
+        if context.get_property(RECORD_READER).value:
+            self._records = (
+                as_reader_factory(context.get_property(RECORD_READER).as_controller_service()),
+                as_writer_factory(context.get_property(RECORD_WRITER).as_controller_service()),
+            )
+        else:
+            self._records = None
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -256,6 +306,10 @@ class ListenHTTP(SessionFactoryProcessor):
                     received = owner._receive(self, data, header_pattern)
                 except _BadRequest as exc:
                     self._answer(400, f"Bad Request: {exc}")
+                    return
+                except SchemaError as exc:
+                    owner.logger.error("Could not find schema: %s", exc)
+                    self._answer(500, f"Could not find schema: {exc}")
                     return
                 except Exception as exc:
                     owner.logger.error(
@@ -332,6 +386,8 @@ class ListenHTTP(SessionFactoryProcessor):
             attributes: dict[str, str] = {}
             if content_type:
                 attributes["mime.type"] = content_type
+            if self._records is not None:
+                data = _rewritten(self._records, data, attributes, url)
             items = [(attributes, data)]
         session = factory.create_session()
         try:
@@ -379,6 +435,36 @@ class _PooledHTTPServer(ThreadingHTTPServer):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         self.pool.submit(self.process_request_thread, request, client_address)
+
+
+def _rewritten(
+    records: tuple[RecordReaderFactory, RecordSetWriterFactory],
+    data: bytes,
+    attributes: dict[str, str],
+    source: str,
+) -> bytes:
+    """The body's records read with the Record Reader, written with the Record Writer;
+    a body that cannot be read is a bad request (400), as NiFi's."""
+    readers, writers = records
+    sink = io.BytesIO()
+    try:
+        reader = readers.create_reader(data, attributes, source)
+        try:
+            schema = writers.writer_schema(reader.schema, attributes)
+            writer = writers.create_writer(schema, sink, attributes)
+            try:
+                copy_records(reader, writer)
+                writer.finish()
+            except BaseException:
+                writer.abort()
+                raise
+        finally:
+            reader.close()
+    except SchemaError:
+        raise
+    except (ProcessException, pa.ArrowException, ValueError, OSError) as exc:
+        raise _BadRequest(f"Could not process record: {exc}") from exc
+    return sink.getvalue()
 
 
 def _decoded(headers: Message, data: bytes) -> bytes:

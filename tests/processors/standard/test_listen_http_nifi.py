@@ -1,6 +1,9 @@
 """NiFi's own ListenHTTP tests (TestListenHTTP.java), ported to the TestRunner.
 
-Each test starts the real listener on a free port of 127.0.0.1 (Listening Port 0) and
+NiFi's MockRecordParser becomes the real JsonTreeReader with its schema as Schema Text, the
+records posted as JSON (its ``failAfter(2)``: malformed JSON at the third record); its
+MockRecordWriter (no header, every value quoted) becomes the real CSVRecordSetWriter
+without a header line, quoting all values. Each test starts the real listener on a free port of 127.0.0.1 (Listening Port 0) and
 stops it; requests are sent with httpx, as NiFi's tests send them with OkHttp.
 """
 
@@ -20,6 +23,7 @@ from flowcore.testing import TestRunner
 from flowcore.testing.mock_flowfile import MockFlowFile
 from processors.standard.listen_http import ListenHTTP
 from processors.standard.merge_content import package_v3_header
+from tests.processors.record_processors.nifi_ports import avro_schema, json_reader, json_records
 
 RunnerFactory = Callable[..., TestRunner]
 HTTP_BASE_PATH = "basePath"
@@ -234,9 +238,6 @@ def test_nifi_migrate_properties() -> None:
         "HTTP Headers to receive as Attributes (Regex)": "HTTP Headers for Attributes",
     }
     for old_name, new_name in expected_renamed.items():
-        if old_name.startswith("record-"):  # records: flowcore's ListenHTTP has none
-            assert _imported(old_name)[0] == _imported(new_name)[0] == "unsupported"
-            continue
         assert _imported(old_name) == _imported(new_name)
         assert _imported(old_name)[0] != "unsupported"
     for name in (
@@ -244,6 +245,8 @@ def test_nifi_migrate_properties() -> None:
         "Multipart Read Buffer Size",
         "Maximum Thread Pool Size",
         "HTTP Headers for Attributes",
+        "Record Reader",
+        "Record Writer",
     ):
         assert _imported(name) == ("property", name)
 
@@ -355,3 +358,45 @@ def test_nifi_flow_file_package_restores_filenames(runner: TestRunner) -> None:
     for provenance_event in provenance_events:
         assert provenance_event.event_type == ProvenanceEventType.RECEIVE
         assert provenance_event.source_system_flowfile_id == "urn:nifi:dummy-uuid"
+
+
+def setup_record_reader_test(runner: TestRunner) -> None:
+    """NiFi's ``setupRecordReaderTest``: a reader of id, name and code, and a writer."""
+    schema = avro_schema([("id", "int"), ("name", "string"), ("code", "long")])
+    runner.add_controller_service("mockRecordParser", "JsonTreeReader", json_reader(schema))
+    runner.set_property("Record Reader", "mockRecordParser")
+    runner.set_property("Base Path", HTTP_BASE_PATH)
+    runner.add_controller_service(
+        "mockRecordWriter",
+        "CSVRecordSetWriter",
+        {"Include Header Line": "false", "Quote Mode": "ALL"},
+    )
+    runner.set_property("Record Writer", "mockRecordWriter")
+
+
+RECORDS = json_records(
+    ["id", "name", "code"],
+    (1, "rec1", 101),
+    (2, "rec2", 102),
+    (3, "rec3", 103),
+    (4, "rec4", 104),
+)
+
+
+def test_nifi_post_requests_received_with_record_reader(runner: TestRunner) -> None:
+    """NiFi: TestListenHTTP.testPOSTRequestsReceivedWithRecordReader."""
+    setup_record_reader_test(runner)
+    expected_message = '"1","rec1","101"\n"2","rec2","102"\n"3","rec3","103"\n"4","rec4","104"\n'
+    start_web_server_and_send_messages(runner, [RECORDS], 200, "POST")
+    runner.assert_transfer_count("success", 1)
+    runner.get_flowfiles_for_relationship("success")[0].assert_content_equals(expected_message)
+
+
+def test_nifi_return400_when_invalid_post_request_sent_with_record_reader(
+    runner: TestRunner,
+) -> None:
+    """NiFi: TestListenHTTP.testReturn400WhenInvalidPOSTRequestSentWithRecordReader."""
+    setup_record_reader_test(runner)
+    fail_after_two = RECORDS[: RECORDS.index('{"id": 3')] + "{not json"
+    start_web_server_and_send_messages(runner, [fail_after_two], 400, "POST")
+    runner.assert_transfer_count("success", 0)
