@@ -7,8 +7,8 @@ import codecs
 import os
 import re
 import stat
-from datetime import UTC, datetime
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Protocol
 
 from flowcore.processor import ValidationResult

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import ClassVar
 
+from flowcore.model import FlowFile
 from flowcore.processor import (
     ExpressionLanguageScope,
     ProcessContext,
@@ -35,7 +36,6 @@ from flowcore.processor import (
     processor,
     validators,
 )
-from flowcore.model import FlowFile
 from flowcore.session import ProcessSession
 
 COMPLETION_NONE = "None"
@@ -165,9 +165,10 @@ class FetchFile(Processor):
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
         """Move File needs a Move Destination Directory, as NiFi's."""
         strategy = context.get_property(COMPLETION_STRATEGY).value or ""
-        if strategy.lower() != COMPLETION_MOVE.lower() or context.get_property(
-            MOVE_DESTINATION
-        ).value:
+        if (
+            strategy.lower() != COMPLETION_MOVE.lower()
+            or context.get_property(MOVE_DESTINATION).value
+        ):
             return []
         return [
             ValidationResult(

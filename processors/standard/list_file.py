@@ -13,7 +13,8 @@ Follows NiFi's ListFile. Choices made here:
 * Filters (File Filter on the name, Path Filter on the relative directory, hidden files,
   age on the injected clock, size) are GetFile's, except that the Path Filter (used only
   when recursing, as NiFi's) also judges the files directly in the Input Directory, whose
-  relative directory is empty: ``.+`` leaves them out, as NiFi's ListFile does. Files are listed oldest first.
+  relative directory is empty: ``.+`` leaves them out, as NiFi's ListFile does. Files
+  are listed oldest first.
 * Attributes: ``filename``, ``path`` (relative, "./" or ending in "/"), ``absolute.path``
   (ending in "/"), ``file.size``, ``file.lastModifiedTime``; with Include File Attributes
   also ``file.creationTime``, ``file.lastAccessTime``, ``file.owner``, ``file.group``,

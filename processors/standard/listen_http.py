@@ -19,11 +19,11 @@ Follows NiFi's ListenHTTP. Choices made here:
   becomes a FlowFile per part with NiFi's ``http.multipart.*`` attributes (read in
   memory, refused with 413 over Multipart Request Max Size); otherwise a FlowFile with
   ``mime.type`` (Content-Type), whose records are rewritten with the Record Writer when
-  a Record Reader is set (a body it cannot read gets 400). Each gets ``filename`` (from a ``filename`` header
-  when it has none), ``restlistener.remote.source.host``, ``restlistener.request.uri``
-  and the headers matching HTTP Headers for Attributes. A RECEIVE event with the
-  request URL is reported for each FlowFile, its source system FlowFile identifier
-  ``urn:nifi:<uuid>`` from a ``uuid`` header (or the packaged FlowFile's uuid).
+  a Record Reader is set (a body it cannot read gets 400). Each gets ``filename``
+  (from a ``filename`` header when it has none), ``restlistener.remote.source.host``,
+  ``restlistener.request.uri`` and the headers matching HTTP Headers for Attributes. A
+  RECEIVE event with the request URL is reported for each FlowFile, its source system
+  FlowFile identifier ``urn:nifi:<uuid>`` from a ``uuid`` header (or the packaged FlowFile's uuid).
 * Headers larger than Request Header Maximum Size get 431. Requests are served by a
   pool of at most Maximum Thread Pool Size threads.
 * Max Data to Receive per Second is accepted for NiFi flows but not enforced.
@@ -45,6 +45,7 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
+from flowcore.errors import ProcessException
 from flowcore.processor import (
     ExpressionLanguageScope,
     ProcessContext,
@@ -57,7 +58,6 @@ from flowcore.processor import (
     processor,
     validators,
 )
-from flowcore.errors import ProcessException
 from processors.record.api import (
     RecordReaderFactory,
     RecordSetWriterFactory,
@@ -216,12 +216,16 @@ class ListenHTTP(SessionFactoryProcessor):
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
         """A Record Reader needs a Record Writer (NiFi's Record Writer depends on it)."""
-        if context.get_property(RECORD_READER).value and not context.get_property(
-            RECORD_WRITER
-        ).value:
+        if (
+            context.get_property(RECORD_READER).value
+            and not context.get_property(RECORD_WRITER).value
+        ):
             return [
                 ValidationResult(
-                    RECORD_WRITER.label, False, None, "Record Writer is required with a Record Reader"
+                    RECORD_WRITER.label,
+                    False,
+                    None,
+                    "Record Writer is required with a Record Reader",
                 )
             ]
         return []

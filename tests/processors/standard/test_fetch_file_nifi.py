@@ -85,7 +85,9 @@ def test_nifi_delete_on_complete(make_runner: RunnerFactory) -> None:
     assert not source_file.exists()
 
 
-def _move(make_runner: RunnerFactory, source_file: Path, target: str = "target/move-target") -> TestRunner:
+def _move(
+    make_runner: RunnerFactory, source_file: Path, target: str = "target/move-target"
+) -> TestRunner:
     runner = _fetch(make_runner, source_file, "Move File")
     runner.assert_not_valid()
     runner.set_property("Move Destination Directory", target)

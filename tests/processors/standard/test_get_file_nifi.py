@@ -27,8 +27,8 @@ def _copy_hello(directory: Path, runner: TestRunner, mtime_ms: int | None = None
 
 def _today(runner: TestRunner, pattern: str) -> str:
     """NiFi's ``DateTimeFormatter.ofPattern(...).format(OffsetDateTime.now())``."""
-    return datetime.fromtimestamp(runner.clock.now_ms() / 1000, tz=UTC).astimezone().strftime(
-        pattern
+    return (
+        datetime.fromtimestamp(runner.clock.now_ms() / 1000, tz=UTC).astimezone().strftime(pattern)
     )
 
 

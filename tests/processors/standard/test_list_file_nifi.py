@@ -81,7 +81,9 @@ def run_next(runner: TestRunner) -> None:
 
 
 def _names(runner: TestRunner) -> list[str]:
-    return [str(f.get_attribute("filename")) for f in runner.get_flowfiles_for_relationship("success")]
+    return [
+        str(f.get_attribute("filename")) for f in runner.get_flowfiles_for_relationship("success")
+    ]
 
 
 def test_nifi_get_path(runner: TestRunner, tmp_path: Path) -> None:
@@ -95,7 +97,7 @@ def test_nifi_get_path(runner: TestRunner, tmp_path: Path) -> None:
         "absolute.path", f"{tmp_path}/dir/test1/"
     )
     upper = str(tmp_path).upper()
-    runner.set_property("Input Directory", f"${{literal(\"{upper}/DIR/TEST2\"):toLower()}}")
+    runner.set_property("Input Directory", f'${{literal("{upper}/DIR/TEST2"):toLower()}}')
     run_next(runner)
     runner.get_flowfiles_for_relationship("success")[0].assert_attribute_equals(
         "absolute.path", f"{str(tmp_path).lower()}/dir/test2/"

@@ -3,8 +3,9 @@
 NiFi's MockRecordParser becomes the real JsonTreeReader with its schema as Schema Text, the
 records posted as JSON (its ``failAfter(2)``: malformed JSON at the third record); its
 MockRecordWriter (no header, every value quoted) becomes the real CSVRecordSetWriter
-without a header line, quoting all values. Each test starts the real listener on a free port of 127.0.0.1 (Listening Port 0) and
-stops it; requests are sent with httpx, as NiFi's tests send them with OkHttp.
+without a header line, quoting all values. Each test starts the real listener on a free
+port of 127.0.0.1 (Listening Port 0) and stops it; requests are sent with httpx, as
+NiFi's tests send them with OkHttp.
 """
 
 from __future__ import annotations
