@@ -97,6 +97,10 @@ class ProcessorNode:
         self.settings: EngineSettings | None = None
         self.compute: ComputeServices | None = None
         self._properties: dict[str, str] = {}
+        self._configured = False
+        """True once the processor has been scheduled: a property change after that is a
+        change to a configured processor (before, it is being configured, as a flow loaded
+        or a TestRunner set up after a restart)."""
         self._runtime = _Runtime()
         self._lock = threading.Lock()
         self._scheduling = threading.Lock()
@@ -145,11 +149,15 @@ class ProcessorNode:
         return key
 
     def set_property(self, key: str, value: str | None) -> None:
+        """Set (None: remove) a property; a change to a configured processor is told to it."""
         name = self.property_name(key)
+        old = self._properties.get(name)
         if value is None:
             self._properties.pop(name, None)
         else:
             self._properties[name] = value
+        if self._configured and old != value:
+            self.processor.on_property_modified(name, old, value)
 
     @property
     def properties(self) -> dict[str, str]:
@@ -211,6 +219,7 @@ class ProcessorNode:
             if not self._runtime.scheduled:
                 self.processor.on_scheduled(self.context())
                 self._runtime.scheduled = True
+                self._configured = True
 
     def stop(self) -> None:
         """Mark STOPPED and call ``on_stopped`` once running tasks have finished."""

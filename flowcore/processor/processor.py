@@ -64,6 +64,12 @@ class Processor:
         """Checks across properties; return only the invalid results."""
         return []
 
+    def on_property_modified(self, name: str, old: str | None, new: str | None) -> None:
+        """Called when a property of the configured processor changes value (set, changed or
+        removed: None) once it has been scheduled, as NiFi's ``onPropertyModified`` once its
+        configuration is restored; not while it is first configured. ``name`` is the
+        property's name."""
+
     # -- lifecycle ------------------------------------------------------------------------
 
     def on_scheduled(self, context: ProcessContext) -> None:

@@ -7,6 +7,7 @@ import codecs
 import os
 import re
 import stat
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -74,6 +75,22 @@ def parse_permissions(text: str) -> int | None:
         if char != "-":
             mode |= 1 << (8 - index)
     return mode
+
+
+def integer_range(low: int, high: int) -> Callable[[str, str], ValidationResult]:
+    """A validator of a whole number from ``low`` to ``high`` inclusive (NiFi's
+    ``createLongValidator``)."""
+
+    def validate(subject: str, value: str) -> ValidationResult:
+        try:
+            number = int(value.strip())
+        except ValueError:
+            return _result(subject, value, "Value is not a valid integer")
+        if low <= number <= high:
+            return _result(subject, value, None)
+        return _result(subject, value, f"Value must be between {low} and {high}")
+
+    return validate
 
 
 def permissions_string(mode: int) -> str:

@@ -6,9 +6,12 @@ Follows NiFi's FetchFile. Choices made here:
   committed, so a failed commit never loses the file; a crash between the commit and the
   move can fetch the file again, as in NiFi. A failed move or delete is logged, and the
   FlowFile stays in success (NiFi does the same).
-* With Move File and Move Conflict Strategy ``Fail``, a FlowFile whose destination already
-  holds a file of that name goes to failure before anything is read, as in NiFi. A missing
-  Move Destination Directory is created.
+* Move File needs a Move Destination Directory (the processor is invalid without one).
+  Before the file is read, as in NiFi, a FlowFile goes to failure (not penalized) when the
+  destination exists but is not a writable directory, cannot be created, or (Move
+  Conflict Strategy ``Fail``) holds a file of that name already. A file that does not
+  exist or cannot be read is checked first (not.found, permission.denied, with a ROUTE
+  event).
 * A FETCH event with the file's ``file://`` URI is reported.
 """
 
@@ -22,12 +25,14 @@ import time
 from pathlib import Path
 from typing import ClassVar
 
+from flowcore.model import FlowFile
 from flowcore.processor import (
     ExpressionLanguageScope,
     ProcessContext,
     Processor,
     PropertyDescriptor,
     Relationship,
+    ValidationResult,
     processor,
     validators,
 )
@@ -157,30 +162,29 @@ class FetchFile(Processor):
         if level is not None:
             self.logger.log(level, message)
 
+    def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
+        """Move File needs a Move Destination Directory, as NiFi's."""
+        strategy = context.get_property(COMPLETION_STRATEGY).value or ""
+        if (
+            strategy.lower() != COMPLETION_MOVE.lower()
+            or context.get_property(MOVE_DESTINATION).value
+        ):
+            return []
+        return [
+            ValidationResult(
+                MOVE_DESTINATION.label,
+                False,
+                None,
+                f"{MOVE_DESTINATION.name} must be specified if {COMPLETION_STRATEGY.name} "
+                f"is set to {COMPLETION_MOVE}",
+            )
+        ]
+
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
         flowfile = session.get()
         if flowfile is None:
             return
         path = Path(context.get_property(FILENAME).evaluate(flowfile).as_str())
-        strategy = context.get_property(COMPLETION_STRATEGY).as_str()
-        destination: Path | None = None
-        if strategy == COMPLETION_MOVE:
-            target = context.get_property(MOVE_DESTINATION).evaluate(flowfile).as_str()
-            if not target:
-                self.logger.error("Move Destination Directory is not set; routing to failure")
-                session.transfer(session.penalize(flowfile), REL_FAILURE)
-                return
-            destination = Path(target)
-            conflict = context.get_property(CONFLICT_STRATEGY).as_str()
-            if conflict == CONFLICT_FAIL and (destination / path.name).exists():
-                self.logger.error(
-                    "Could not fetch file %s because a file of that name already exists in "
-                    "the destination directory %s and Move Conflict Strategy is Fail",
-                    path,
-                    destination,
-                )
-                session.transfer(session.penalize(flowfile), REL_FAILURE)
-                return
         if not path.exists():
             self._log(
                 context,
@@ -188,6 +192,7 @@ class FetchFile(Processor):
                 f"Could not fetch file {path} from file system because the file does not "
                 "exist; routing to not.found",
             )
+            session.provenance.route(flowfile, REL_NOT_FOUND.name)
             session.transfer(session.penalize(flowfile), REL_NOT_FOUND)
             return
         if not os.access(path, os.R_OK):
@@ -197,8 +202,16 @@ class FetchFile(Processor):
                 f"Could not fetch file {path} from file system due to user not having "
                 "sufficient permissions to read the file; routing to permission.denied",
             )
+            session.provenance.route(flowfile, REL_PERMISSION_DENIED.name)
             session.transfer(session.penalize(flowfile), REL_PERMISSION_DENIED)
             return
+        strategy = context.get_property(COMPLETION_STRATEGY).as_str()
+        destination: Path | None = None
+        if strategy == COMPLETION_MOVE:
+            destination = self._prepare_move(context, flowfile, path)
+            if destination is None:
+                session.transfer(flowfile, REL_FAILURE)
+                return
         started = time.monotonic()
         try:
             flowfile = session.import_from(path, flowfile)
@@ -219,6 +232,46 @@ class FetchFile(Processor):
                 self.logger.warning("Fetched %s but failed to delete it: %s", path, exc)
         elif destination is not None:
             self._move(context, path, destination)
+
+    def _prepare_move(self, context: ProcessContext, flowfile: FlowFile, path: Path) -> Path | None:
+        """The Move Destination Directory, created if missing; None (logged) when it is not
+        a writable directory, cannot be created, or holds the file already under the Fail
+        conflict strategy. Checked before the file is read, as NiFi does."""
+        target = context.get_property(MOVE_DESTINATION).evaluate(flowfile).as_str()
+        destination = Path(target)
+        if destination.exists():
+            if not destination.is_dir() or not os.access(destination, os.W_OK):
+                self.logger.error(
+                    "Could not fetch file %s because Completion Strategy is configured to "
+                    "move the original file to %s, but that is not a directory or the user "
+                    "does not have permissions to write to that directory",
+                    path,
+                    destination,
+                )
+                return None
+        else:
+            try:
+                destination.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                self.logger.error(
+                    "Could not fetch file %s because Completion Strategy is configured to "
+                    "move the original file to %s, but that directory does not exist and "
+                    "could not be created due to: %s",
+                    path,
+                    destination,
+                    exc,
+                )
+                return None
+        conflict = context.get_property(CONFLICT_STRATEGY).as_str()
+        if conflict == CONFLICT_FAIL and (destination / path.name).exists():
+            self.logger.error(
+                "Could not fetch file %s because a file of that name already exists in "
+                "the destination directory %s and Move Conflict Strategy is Fail",
+                path,
+                destination,
+            )
+            return None
+        return destination
 
     def _move(self, context: ProcessContext, path: Path, destination: Path) -> None:
         conflict = context.get_property(CONFLICT_STRATEGY).as_str()

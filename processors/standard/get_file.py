@@ -15,8 +15,8 @@ Follows NiFi's GetFile. Choices made here:
 * The source file is deleted (Keep Source File false) only after the session has
   committed, so a failed commit never loses data; a crash between the commit and the
   delete can pick the file up twice, as in NiFi.
-* Attributes: ``filename``, ``path`` (relative to the Input Directory, "./" for files
-  directly in it, otherwise ending in "/"), ``absolute.path`` (the file's directory,
+* Attributes: ``filename``, ``path`` (relative to the Input Directory, ending in "/":
+  "/" for files directly in it, as NiFi's), ``absolute.path`` (the file's directory,
   ending in "/"), ``file.size``, ``file.creationTime`` (birth time where the platform
   has it, else the last-modified time, as Java reports it on Linux),
   ``file.lastModifiedTime``, ``file.lastAccessTime`` (``yyyy-MM-dd'T'HH:mm:ssZ`` in UTC),
@@ -177,6 +177,9 @@ class _Filter:
     max_age_ms: int | None
     min_size: int
     max_size: int | None
+    path_filters_top: bool = False
+    """ListFile's Path Filter also judges the files directly in the directory (their
+    relative path is empty); GetFile's leaves them alone."""
 
     def accepts(self, path: Path, st: os.stat_result, now_ms: int) -> bool:
         """NiFi's file filter, on a file's current status."""
@@ -190,7 +193,10 @@ class _Filter:
             return False
         if self.path_pattern is not None:
             relative = os.path.relpath(path.parent, self.root)
-            if relative != "." and not self.path_pattern.fullmatch(relative):
+            if relative == ".":
+                if self.path_filters_top and not self.path_pattern.fullmatch(""):
+                    return False
+            elif not self.path_pattern.fullmatch(relative):
                 return False
         if not os.access(path, os.R_OK):
             return False
@@ -367,7 +373,7 @@ class GetFile(Processor):
         relative = os.path.relpath(path.parent, spec.root)
         attributes = {
             "filename": file_name_text(path.name),
-            "path": "./" if relative == "." else file_name_text(relative) + "/",
+            "path": "/" if relative == "." else file_name_text(relative) + "/",
             "absolute.path": file_name_text(str(path.parent)) + "/",
             "file.size": str(flowfile.size),
             **_file_attributes(st),

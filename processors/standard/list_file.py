@@ -11,11 +11,18 @@ Follows NiFi's ListFile. Choices made here:
   caught by the ``id.<n>`` paths instead. ``No Tracking`` lists every matching file each
   time; ``Tracking Entities`` is not offered.
 * Filters (File Filter on the name, Path Filter on the relative directory, hidden files,
-  age on the injected clock, size) are GetFile's. Files are listed oldest first.
+  age on the injected clock, size) are GetFile's, except that the Path Filter (used only
+  when recursing, as NiFi's) also judges the files directly in the Input Directory, whose
+  relative directory is empty: ``.+`` leaves them out, as NiFi's ListFile does. Files
+  are listed oldest first.
 * Attributes: ``filename``, ``path`` (relative, "./" or ending in "/"), ``absolute.path``
   (ending in "/"), ``file.size``, ``file.lastModifiedTime``; with Include File Attributes
   also ``file.creationTime``, ``file.lastAccessTime``, ``file.owner``, ``file.group``,
   ``file.permissions``. Each FlowFile gets a CREATE event.
+* Changing what is listed (Input Directory, Recurse Subdirectories, the filters, ages,
+  sizes, Ignore Hidden Files) on the configured processor clears its state, as NiFi's
+  does: the next listing lists every matching file again. A Directory whose Expression
+  Language gives a blank value lists nothing and logs an error.
 """
 
 from __future__ import annotations
@@ -142,6 +149,22 @@ IGNORE_HIDDEN_FILES = PropertyDescriptor(
 
 SUCCESS = Relationship("success", "All FlowFiles that are received are routed to success")
 
+_LISTING_RESET = frozenset(
+    d.name
+    for d in (
+        INPUT_DIRECTORY,
+        RECURSE,
+        FILE_FILTER,
+        PATH_FILTER,
+        MIN_AGE,
+        MAX_AGE,
+        MIN_SIZE,
+        MAX_SIZE,
+        IGNORE_HIDDEN_FILES,
+    )
+)
+"""The properties whose change makes the next listing start afresh (NiFi's)."""
+
 
 @processor("ListFile")
 class ListFile(Processor):
@@ -167,19 +190,30 @@ class ListFile(Processor):
     relationships: ClassVar[tuple[Relationship, ...]] = (SUCCESS,)
     scheduling: ClassVar[Scheduling] = Scheduling(input_required=False, trigger_serially=True)
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._reset_listing = False
+
+    def on_property_modified(self, name: str, old: str | None, new: str | None) -> None:
+        """A change to what is listed forgets what was listed: every file is listed again."""
+        if name in _LISTING_RESET:
+            self._reset_listing = True
+
     def _filter(self, context: ProcessContext, directory: str) -> get_file._Filter:
         path_filter = context.get_property(PATH_FILTER).value
+        recurse = context.get_property(RECURSE).as_bool()
         return get_file._Filter(
             root=Path(directory).absolute(),
             file_pattern=re.compile(context.get_property(FILE_FILTER).as_str()),
-            path_pattern=re.compile(path_filter) if path_filter else None,
-            recurse=context.get_property(RECURSE).as_bool(),
+            path_pattern=re.compile(path_filter) if path_filter and recurse else None,
+            recurse=recurse,
             keep_source=True,
             ignore_hidden=context.get_property(IGNORE_HIDDEN_FILES).as_bool(),
             min_age_ms=context.get_property(MIN_AGE).as_time_period_ms() or 0,
             max_age_ms=context.get_property(MAX_AGE).as_time_period_ms(),
             min_size=context.get_property(MIN_SIZE).as_data_size() or 0,
             max_size=context.get_property(MAX_SIZE).as_data_size(),
+            path_filters_top=True,
         )
 
     def _list(self, spec: get_file._Filter, now_ms: int) -> list[tuple[int, Path, os.stat_result]]:
@@ -191,6 +225,13 @@ class ListFile(Processor):
 
     def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
         directory = context.get_property(INPUT_DIRECTORY).evaluate().as_str()
+        if not directory.strip():
+            self.logger.error(
+                "Blank Directory is not valid: review configured expression for Directory "
+                "property; yielding"
+            )
+            context.yield_processor()
+            return
         spec = self._filter(context, directory)
         if not spec.root.is_dir():
             self.logger.error("Input Directory %s is not a directory; yielding", spec.root)
@@ -198,6 +239,10 @@ class ListFile(Processor):
             return
         tracking = context.get_property(LISTING_STRATEGY).as_str() == TRACK_TIMESTAMPS
         state = session.get_state()
+        if self._reset_listing:
+            state = {}
+            session.set_state(state)
+            self._reset_listing = False
         last = int(state.get(LISTING_TIMESTAMP, "-1"))
         seen = {v for k, v in state.items() if k.startswith("id.")}
         listed = [

@@ -5,7 +5,10 @@ Follows NiFi's LogAttribute. Choices made here:
 * Messages go to the processor's logger (``context.logger``, a Python logger named
   ``flowcore.processor.<component>``). Python has no TRACE level: trace logs at level 5,
   below DEBUG.
-* Attributes to Log / Attributes to Ignore are comma-separated names; the "by Regular
+* Property names: NiFi's current display names ("Attributes to Log Regular Expression",
+  "Log Prefix"), keyed by the API names of NiFi 2.0 ("attributes-to-log-regex",
+  "Log prefix", "character-set"), so a NiFi flow with either imports.
+* Attributes to Log / Attributes to Ignore are comma-separated names; the "Regular
   Expression" variants are regular expressions matched against whole names. As in NiFi,
   logging is limited to the listed names and/or the names matching the regex, then the
   ignored ones are removed; names are logged in sorted order.
@@ -80,7 +83,7 @@ ATTRIBUTES_TO_LOG = PropertyDescriptor(
 )
 ATTRIBUTES_TO_LOG_REGEX = PropertyDescriptor(
     name="attributes-to-log-regex",
-    display_name="Attributes to Log by Regular Expression",
+    display_name="Attributes to Log Regular Expression",
     description="A regular expression indicating the Attributes to Log. If not specified, "
     "all attributes will be logged unless `Attributes to Log` is modified. There's an AND "
     "relationship between the two properties.",
@@ -97,7 +100,7 @@ ATTRIBUTES_TO_IGNORE = PropertyDescriptor(
 )
 ATTRIBUTES_TO_IGNORE_REGEX = PropertyDescriptor(
     name="attributes-to-ignore-regex",
-    display_name="Attributes to Ignore by Regular Expression",
+    display_name="Attributes to Ignore Regular Expression",
     description="A regular expression indicating the Attributes to Ignore. If not "
     "specified, no attributes will be ignored unless `Attributes to Ignore` is modified. "
     "There's an OR relationship between the two properties.",
@@ -139,7 +142,7 @@ OUTPUT_FORMAT = PropertyDescriptor(
 )
 LOG_PREFIX = PropertyDescriptor(
     name="Log prefix",
-    display_name="Log prefix",
+    display_name="Log Prefix",
     description="Log prefix appended to the log lines. It helps to distinguish the output "
     "of multiple LogAttribute processors.",
     expression_language_scope=ExpressionLanguageScope.FLOWFILE_ATTRIBUTES,

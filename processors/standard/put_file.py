@@ -32,7 +32,9 @@ Follows NiFi's PutFile. Choices made here:
   own name (as NiFi does, so a replace is not refused for the file it replaces).
 * Last Modified Time uses NiFi's ``yyyy-MM-dd'T'HH:mm:ssZ`` format; Permissions accept
   ``rw-r--r--`` or ``644``; Owner and Group change ownership. Any of them that cannot be
-  applied is logged as a warning and the file is still delivered, as in NiFi.
+  applied is logged as a warning and the file is still delivered, as in NiFi. The
+  directories it creates get the Permissions (a class that may read or write may also
+  search them), Owner and Group too, as NiFi's.
 * Each file put in place is noted in the delivery ledger (``flowcore.delivery``, active
   only in simulations) before the session commits, so a simulation tells a file written
   again after a crash from one that was lost.
@@ -324,7 +326,7 @@ class PutFile(Processor):
                 options, session, flowfile, known, filename, target, now_ms, (existing,)
             )
         relative = _check_filename(filename)
-        resolved = self._prepare_target(directory, relative, filename, options)
+        resolved = self._prepare_target(directory, relative, filename, options, flowfile)
         target = str(resolved)
         parent, name = os.path.split(target)
         if len(relative.parts) == 1:
@@ -332,7 +334,12 @@ class PutFile(Processor):
         return self._write_target(options, session, flowfile, parent, name, target, now_ms)
 
     def _prepare_target(
-        self, directory: str, relative: PurePosixPath, filename: str, options: _Options
+        self,
+        directory: str,
+        relative: PurePosixPath,
+        filename: str,
+        options: _Options,
+        flowfile: FlowFile,
     ) -> Path:
         """Resolve, confine and create the target's directory; the target path."""
         root = Path(directory).absolute()
@@ -358,7 +365,7 @@ class PutFile(Processor):
                     f"the directory '{parent}' does not exist and Create Missing "
                     "Directories is false"
                 )
-            parent.mkdir(parents=True, exist_ok=True)
+            self._create_directories(options, flowfile, parent)
             # nothing was swapped in meanwhile
             if base is not None:
                 _check_under_base(base, root, directory)
@@ -481,6 +488,40 @@ class PutFile(Processor):
             "Resolution Strategy is fail)"
         )
 
+    def _create_directories(self, options: _Options, flowfile: FlowFile, path: Path) -> None:
+        """Create ``path`` and its missing parents with the Permissions (read or write on
+        a class adds its execute, which a directory needs), then give the ones created the
+        Owner and Group, as NiFi does; an owner or group that cannot be set is a warning."""
+        missing: list[Path] = []
+        current = path
+        while not os.path.lexists(current):
+            missing.append(current)
+            current = current.parent
+        mode_text = options.evaluate(options.permissions, flowfile).strip()
+        mode = _directory_mode(mode_text) if mode_text else None
+        for created in reversed(missing):
+            try:
+                if mode is None:
+                    created.mkdir()
+                else:
+                    created.mkdir(mode)
+            except FileExistsError:
+                if not created.is_dir():
+                    raise
+        owner = options.evaluate(options.owner, flowfile).strip()
+        group = options.evaluate(options.group, flowfile).strip()
+        for created in missing if owner or group else ():
+            if owner:
+                try:
+                    shutil.chown(created, user=owner)
+                except (LookupError, OSError) as exc:
+                    self.logger.warning("Could not set directory owner to %s: %s", owner, exc)
+            if group:
+                try:
+                    shutil.chown(created, group=group)
+                except (LookupError, OSError) as exc:
+                    self.logger.warning("Could not set directory group to %s: %s", group, exc)
+
     def _apply_file_attributes(self, options: _Options, flowfile: FlowFile, path: str) -> None:
         modified = options.evaluate(options.last_modified, flowfile).strip()
         if modified:
@@ -566,6 +607,21 @@ class _Options:
     @staticmethod
     def evaluate(value: PropertyValue | str, flowfile: FlowFile) -> str:
         return value if isinstance(value, str) else value.evaluate(flowfile).as_str()
+
+
+def _directory_mode(text: str) -> int | None:
+    """The mode of a directory created under the Permissions ``text`` (NiFi's): each
+    class that may read or write may also search; the octal form always lets the owner
+    search. None when ``text`` is not a permission."""
+    mode = parse_permissions(text)
+    if mode is None:
+        return None
+    for shift in (6, 3, 0):
+        if mode & (0o6 << shift):
+            mode |= 0o1 << shift
+    if text.strip().isdigit():
+        mode |= stat.S_IXUSR
+    return mode
 
 
 def _write_all(descriptor: int, data: bytes) -> None:

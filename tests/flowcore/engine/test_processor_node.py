@@ -15,6 +15,7 @@ import pytest
 
 from flowcore.clock import ManualClock
 from flowcore.engine import EnqueueItem, Node, RunState
+from flowcore.engine.processor_node import ProcessorNode, ScheduleConfig
 from flowcore.flow import parse_flow
 from flowcore.processor import ProcessContext, Processor, Relationship, Scheduling, processor
 from flowcore.session import ProcessSession
@@ -199,3 +200,32 @@ def test_node_trigger_runs_a_stopped_processor_once_as_nifi_run_once(
     assert Lifecycle.calls == ["scheduled", "trigger", "stopped"]
     assert step.run_state is RunState.STOPPED
     assert node.connections["incoming"].queue.size == 1
+
+
+def test_property_changes_are_told_to_the_processor_once_it_was_scheduled() -> None:
+    """NiFi's onPropertyModified: a change to the configured processor (set, changed or
+    removed) is told; the properties it is built or first configured with are not."""
+
+    class _Watcher(Processor):
+        property_descriptors = ()
+        supports_dynamic_properties = True
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.changes: list[tuple[str, str | None, str | None]] = []
+
+        def on_property_modified(self, name: str, old: str | None, new: str | None) -> None:
+            self.changes.append((name, old, new))
+
+        def on_trigger(self, context: ProcessContext, session: ProcessSession) -> None:
+            return
+
+    watcher = _Watcher()
+    node = ProcessorNode("w", watcher, {"a": "1"}, ScheduleConfig(), ManualClock())
+    node.set_property("b", "2")  # still being configured
+    assert watcher.changes == []
+    node.ensure_scheduled()
+    node.set_property("a", "1")  # the same value: no change
+    node.set_property("a", "3")
+    node.set_property("b", None)
+    assert watcher.changes == [("a", "1", "3"), ("b", "2", None)]

@@ -114,7 +114,7 @@ def test_picks_up_files_with_attributes_and_receive(
     [flowfile] = runner.get_flowfiles_for_relationship("success")
     flowfile.assert_content_equals("hello world")
     flowfile.assert_attribute_equals("filename", "hello.txt")
-    flowfile.assert_attribute_equals("path", "./")
+    flowfile.assert_attribute_equals("path", "/")
     flowfile.assert_attribute_equals("absolute.path", f"{inbox}/")
     flowfile.assert_attribute_equals("file.size", "11")
     flowfile.assert_attribute_equals("file.lastModifiedTime", "2020-09-13T12:26:40+0000")
@@ -221,7 +221,7 @@ def test_recursion_and_path_attribute(make_runner: RunnerFactory, inbox: Path) -
         for m in runner.get_flowfiles_for_relationship("success")
     }
     assert paths == {
-        "top.txt": ("./", f"{inbox}/"),
+        "top.txt": ("/", f"{inbox}/"),
         "low.txt": ("sub/deeper/", f"{inbox}/sub/deeper/"),
         "x.txt": ("other/", f"{inbox}/other/"),
     }

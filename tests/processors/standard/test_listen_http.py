@@ -79,3 +79,20 @@ def test_flowfile_v3_is_unpacked(make_runner: RunnerFactory) -> None:
     flowfiles[0].assert_attribute_equals("k", "v")
     flowfiles[1].assert_attribute_equals("filename", "two")
     runner.stop()
+
+
+def test_headers_over_the_maximum_size_are_refused(make_runner: RunnerFactory) -> None:
+    runner, base = _listen(make_runner, **{"Request Header Maximum Size": "1 KB"})
+    response = httpx.post(base + "/contentListener", content=b"x", headers={"Big": "A" * 2048})
+    assert response.status_code == 431
+    assert httpx.post(base + "/contentListener", content=b"x").status_code == 200
+    runner.assert_transfer_count("success", 1)
+    runner.stop()
+
+
+def test_put_is_not_allowed(make_runner: RunnerFactory) -> None:
+    """As NiFi's: only POST delivers data."""
+    runner, base = _listen(make_runner)
+    assert httpx.put(base + "/contentListener", content=b"x").status_code == 405
+    runner.assert_transfer_count("success", 0)
+    runner.stop()

@@ -66,10 +66,10 @@ def test_attribute_selection_and_prefix(
     runner = make_runner(
         "LogAttribute",
         properties={
-            "Attributes to Log by Regular Expression": "a.*",
+            "Attributes to Log Regular Expression": "a.*",
             "Attributes to Ignore": "a2",
             "Log FlowFile Properties": "false",
-            "Log prefix": "${tag}",
+            "Log Prefix": "${tag}",
         },
     )
     runner.enqueue("", {"a1": "1", "a2": "2", "b1": "3", "tag": "MINE"})
@@ -105,7 +105,7 @@ def test_validation(make_runner: RunnerFactory) -> None:
         "LogAttribute",
         properties={
             "Log Level": "verbose",
-            "Attributes to Ignore by Regular Expression": "[",
+            "Attributes to Ignore Regular Expression": "[",
             "Character Set": "klingon",
         },
     )
@@ -116,7 +116,7 @@ def test_validation(make_runner: RunnerFactory) -> None:
     )
     assert any(
         e.startswith(
-            "'Attributes to Ignore by Regular Expression' validated against "
+            "'Attributes to Ignore Regular Expression' validated against "
             "'[' is invalid because Specified expression is not valid"
         )
         for e in errors
