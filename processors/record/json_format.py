@@ -292,18 +292,11 @@ class JsonTreeReader(ControllerService):
         timestamps (top-level fields), with the Date/Time/Timestamp Formats, and a value
         of another kind coerced into a text, number or Boolean field as NiFi coerces it
         (``temporal.coercer``)."""
+        formats = (self.formats["date"], self.formats["time"], self.formats["timestamp"])
         converters = {
             f.name: c
             for f in schema
-            if (
-                c := converter(
-                    f.type,
-                    self.formats["date"],
-                    self.formats["time"],
-                    self.formats["timestamp"],
-                )
-                or coercer(f.type)
-            )
+            if (c := converter(f.type, *formats) or coercer(f.type) or _nested(f.type, formats))
             is not None
         }
         for index, row in enumerate(rows):
@@ -617,6 +610,47 @@ def _mixed_schema(rows: list[dict[str, Any]]) -> tuple[pa.Schema, list[dict[str,
                 if value is not None and not isinstance(value, str):
                     row[name] = encode(value).decode()
     return pa.schema(fields), rows
+
+
+def _nested(
+    data_type: pa.DataType, formats: tuple[str | None, str | None, str | None]
+) -> Callable[[Any], Any] | None:
+    """How to convert the decimals, dates, times and timestamps inside a record, array or
+    map value (NiFi's reader converts them at any depth), or None when it holds none."""
+    t = pa.types
+    if t.is_struct(data_type):
+        fields = {}
+        for i in range(data_type.num_fields):
+            field = data_type.field(i)
+            convert = converter(field.type, *formats) or _nested(field.type, formats)
+            if convert is not None:
+                fields[field.name] = convert
+        if not fields:
+            return None
+
+        def record(value: Any) -> Any:
+            if not isinstance(value, dict):
+                return value
+            return {
+                k: (fields[k](v) if k in fields and v is not None else v) for k, v in value.items()
+            }
+
+        return record
+    if t.is_list(data_type) or t.is_large_list(data_type) or t.is_map(data_type):
+        inner = data_type.item_type if t.is_map(data_type) else data_type.value_type
+        item = converter(inner, *formats) or _nested(inner, formats)
+        if item is None:
+            return None
+        if t.is_map(data_type):
+            return lambda value: (
+                {k: None if v is None else item(v) for k, v in value.items()}
+                if isinstance(value, dict)
+                else value
+            )
+        return lambda value: (
+            [None if v is None else item(v) for v in value] if isinstance(value, list) else value
+        )
+    return None
 
 
 def _decoded_lines(data: bytes, source: str) -> list[dict[str, Any]]:
