@@ -182,8 +182,20 @@ QUOTE_MODE = PropertyDescriptor(
     ],
 )
 
+HEADER_DERIVED = AllowableValue(
+    "csv-header-derived",
+    "Use String Fields From Header",
+    "The first non-comment line of the CSV file is a header line that contains the names of "
+    "the columns. The schema will be derived by using the column names in the header and "
+    "assuming that all columns are of type String.",
+)
 READER_STRATEGY = common.schema_access_strategy(
-    [common.INFER_SCHEMA, common.SCHEMA_NAME_PROPERTY, common.SCHEMA_TEXT_PROPERTY],
+    [
+        common.INFER_SCHEMA,
+        common.SCHEMA_NAME_PROPERTY,
+        common.SCHEMA_TEXT_PROPERTY,
+        HEADER_DERIVED,
+    ],
     common.INFER_SCHEMA.value,
 )
 WRITER_STRATEGY = common.schema_access_strategy(
@@ -233,6 +245,8 @@ class CSVReader(ControllerService):
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
         self.schema_source = common.schema_source(context, READER_STRATEGY)
+        self.header_derived = common.choice(context, READER_STRATEGY) == HEADER_DERIVED.value
+        """Every column text, named by the header line (Use String Fields From Header)."""
         self.text_columns: dict[str, pa.DataType] = {}
         """Columns whose text looked like dates or times in an earlier bulk parse: given
         as strings from the first parse of the next (``read_inferred``)."""
@@ -464,14 +478,59 @@ class CSVReader(ControllerService):
                 ChunkInput(_uncommented(content, marker)), given, source, parse_options
             )
         rereadable = RereadableContent(content)
+        if self.header_derived:
+            return self._header_strings(
+                lambda: ChunkInput(_uncommented(rereadable.read(), marker)), source, parse_options
+            )
         return self._inferred(
             lambda: ChunkInput(_uncommented(rereadable.read(), marker)), source, parse_options
         )
 
+    def _header_strings(
+        self,
+        read_from_start: Callable[[], ChunkInput],
+        source: str,
+        parse_options: pacsv.ParseOptions,
+    ) -> RecordReader:
+        """The records with every column text, named by the header line (NiFi's Use String
+        Fields From Header; the names trimmed when Trim Fields is true)."""
+        stream = read_from_start()
+        if _blank(stream):
+            return _CSVRecordReader(None, pa.schema([]), None, source, stream, 0)
+        opened = self._open(
+            stream,
+            self._read_options(None, 0),
+            self._convert_options(None, None),
+            source,
+            parse_options,
+        )
+        names = opened.schema.names
+        opened.close()
+        schema = self._named(pa.schema([(name, pa.string()) for name in names]))
+        return self._given(read_from_start(), (schema, None), source, parse_options)
+
+    def create_text_reader(
+        self, content: Content, attributes: Mapping[str, str], source: str
+    ) -> tuple[pa.Schema, RecordReader] | None:
+        """The records as written: every column of the given schema read as text (trimmed
+        as Trim Fields says), with that schema; None without a given schema. NiFi's
+        ValidateRecord reads records without converting a value that does not fit its
+        field, which then makes its record invalid instead of failing the FlowFile."""
+        given = self.schema_source.resolve(attributes)
+        if given is None:
+            return None
+        schema, text = given
+        as_text = pa.schema([f.with_type(pa.string()) for f in schema], metadata=schema.metadata)
+        parse_options, marker = self.parse_options, self.comment_marker
+        if self.separator_expression:
+            parse_options, marker = self._format(attributes)
+        stream = ChunkInput(_uncommented(content, marker))
+        return schema, self._given(stream, (as_text, text), source, parse_options)
+
     def _given(
         self,
         stream: ChunkInput,
-        given: tuple[pa.Schema, str],
+        given: tuple[pa.Schema, str | None],
         source: str,
         parse_options: pacsv.ParseOptions,
     ) -> RecordReader:
