@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Callable, Mapping
+from datetime import datetime
 
 import fastavro
 
@@ -260,6 +261,50 @@ def test_nifi_validate_missing_required_array_with_default(make_runner: RunnerFa
     runner.assert_transfer_count("valid", 1)
     runner.assert_transfer_count("invalid", 0)
     runner.assert_transfer_count("failure", 0)
+
+
+def test_nifi_validate_csv_timestamp_zone_offset(make_runner: RunnerFactory) -> None:
+    """NiFi TestValidateRecord.testValidateCsvTimestampZoneOffset."""
+    schema = json.dumps(
+        {
+            "name": "ts",
+            "namespace": "nifi",
+            "type": "record",
+            "fields": [
+                {"name": "created", "type": {"type": "long", "logicalType": "timestamp-millis"}}
+            ],
+        }
+    )
+    local = datetime(2020, 1, 1, 12, 0, 0).astimezone()
+    offset = local.strftime("%z")
+    zone = "Z" if offset == "+0000" else f"{offset[:3]}:{offset[3:]}"
+    serialized = "2020-01-01 12:00:00" + zone
+    timestamp_format = {"Timestamp Format": "yyyy-MM-dd HH:mm:ssZZZZZ"}
+    runner = validate(
+        make_runner,
+        {
+            "Schema Access Strategy": SCHEMA_TEXT,
+            "Schema Text": schema,
+            "Strict Type Checking": "true",
+        },
+        reader={
+            "Schema Access Strategy": SCHEMA_TEXT,
+            "Schema Text": schema,
+            "Treat First Line as Header": "false",
+            **timestamp_format,
+        },
+        writer={
+            "Schema Write Strategy": "full-schema-attribute",
+            "Include Header Line": "false",
+            **timestamp_format,
+        },
+        invalid_writer=None,
+    )
+    runner.set_property("Record Writer for Invalid Records", "writer")
+    runner.enqueue(serialized)
+    runner.run()
+    valid = only(runner, "valid")
+    assert valid.text().strip() == serialized  # type: ignore[attr-defined]
 
 
 def test_nifi_validate_maps(make_runner: RunnerFactory) -> None:
