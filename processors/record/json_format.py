@@ -330,12 +330,93 @@ class JsonTreeReader(ControllerService):
             schema = given[0] if given else pa.schema([])
             return _ListReader([], schema, given[1] if given else None, self.batch_rows)
         if head.startswith(b"["):
-            return self._array(stream, given, source)
-        if given is not None and not arrow_reads_json(given[0], self.formats["timestamp"]):
+            reader = self._array(stream, given, source)
+        elif given is not None and not arrow_reads_json(given[0], self.formats["timestamp"]):
             return self._decoded_lines(stream, given, source)
-        if rereadable is not None:
-            return self._inferred_lines(stream, lambda: ChunkInput(rereadable.read()), source)
-        return self._lines(stream, given, source)
+        elif rereadable is not None:
+            reader = self._inferred_lines(stream, lambda: ChunkInput(rereadable.read()), source)
+        else:
+            return self._lines(stream, given, source)
+        if given is None and any(self.formats.values()):
+            return self._temporal_inferred(reader, source)
+        return reader
+
+    def create_text_reader(
+        self, content: Content, attributes: Mapping[str, str], source: str
+    ) -> tuple[pa.Schema, RecordReader] | None:
+        """The records as written for the given schema: each top-level field that is not
+        a record, array or map read as text (a number or Boolean as its JSON text), with
+        that schema; None without a given schema. NiFi's ValidateRecord reads records
+        without converting a value that does not fit its field, which then makes its
+        record invalid instead of failing the FlowFile."""
+        given = self.schema_source.resolve(attributes)
+        if given is None:
+            return None
+        schema, text = given
+        data = ChunkInput(content).readall()
+        if data.lstrip().startswith(b"["):
+            try:
+                rows = msgspec.json.decode(data)
+            except msgspec.DecodeError as exc:
+                raise MalformedRecordError(source, "unknown position", str(exc)) from None
+            if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+                raise MalformedRecordError(source, "unknown position", "not an array of objects")
+        else:
+            rows = _decoded_lines(data, source) if data.strip() else []
+        nested = (pa.types.is_struct, pa.types.is_list, pa.types.is_large_list, pa.types.is_map)
+        texts = [f.name for f in schema if not any(kind(f.type) for kind in nested)]
+        for row in rows:
+            for name in texts:
+                value = row.get(name)
+                if value is not None and not isinstance(value, str):
+                    row[name] = _ENCODER.encode(value).decode()
+        as_text = pa.schema(
+            [f.with_type(pa.string()) if f.name in texts else f for f in schema],
+            metadata=schema.metadata,
+        )
+        return schema, _ListReader(rows, as_text, text, self.batch_rows, source)
+
+    def _temporal_inferred(self, reader: RecordReader, source: str) -> RecordReader:
+        """The inferred records with each top-level text field whose every value matches
+        the Date, Time or Timestamp Format (tried in that order, those set) made a date, a
+        time or a timestamp, as NiFi's inference does with a format set; the records are
+        read into memory to look at every value, as NiFi reads the content twice."""
+        try:
+            rows = [row for batch in reader.batches() for row in batch.to_pylist()]
+        finally:
+            reader.close()
+        schema = reader.schema
+        kinds = (
+            (self.formats["date"], pa.date32()),
+            (self.formats["time"], pa.time32("ms")),
+            (self.formats["timestamp"], pa.timestamp("ms", tz="UTC")),
+        )
+        fields = list(schema)
+        changed = False
+        for index, field in enumerate(schema):
+            if not (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)):
+                continue
+            values = [row.get(field.name) for row in rows]
+            present = [value for value in values if value is not None]
+            if not present:
+                continue
+            for pattern, kind in kinds:
+                if pattern is None:
+                    continue
+                convert = converter(kind, *self.formats.values())
+                assert convert is not None
+                try:
+                    converted = [None if v is None else convert(v) for v in values]
+                except (ValueError, TypeError, ArithmeticError):
+                    continue
+                for row, value in zip(rows, converted, strict=True):
+                    row[field.name] = value
+                fields[index] = field.with_type(kind)
+                changed = True
+                break
+        if changed:
+            schema = pa.schema(fields, metadata=schema.metadata)
+        return _ListReader(rows, schema, None, self.batch_rows, source)
 
     def _inferred_lines(
         self, stream: ChunkInput, read_from_start: Callable[[], ChunkInput], source: str

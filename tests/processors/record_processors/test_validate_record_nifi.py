@@ -263,6 +263,39 @@ def test_nifi_validate_missing_required_array_with_default(make_runner: RunnerFa
     runner.assert_transfer_count("failure", 0)
 
 
+def test_nifi_validate_json_timestamp(make_runner: RunnerFactory) -> None:
+    """NiFi TestValidateRecord.testValidateJsonTimestamp."""
+    schema = resource("TestValidateRecord/timestamp.avsc")
+    content = resource("TestValidateRecord/timestamp.json")
+    slashes = {"Timestamp Format": "yyyy/MM/dd HH:mm:ss"}
+    properties = {"Allow Extra Fields": "false", "Strict Type Checking": "true"}
+    # 1) valid with the schema and the slash format
+    runner = json_validate(make_runner, schema, properties, slashes, slashes, invalid_writer=None)
+    runner.set_property("Record Writer for Invalid Records", "writer")
+    runner.enqueue(content)
+    runner.run()
+    only(runner, "valid").assert_content_equals(content)  # type: ignore[attr-defined]
+    # 2) the schema inferred
+    inferred = json_validate(make_runner, schema, properties, slashes, slashes, invalid_writer=None)
+    inferred.set_property("Record Writer for Invalid Records", "writer")
+    inferred.add_controller_service(
+        "inferring-reader",
+        "JsonTreeReader",
+        {"Schema Access Strategy": "infer-schema", **slashes},
+    )
+    inferred.set_property("Record Reader", "inferring-reader")
+    inferred.enqueue(content)
+    inferred.run()
+    only(inferred, "valid").assert_content_equals(content)  # type: ignore[attr-defined]
+    # 3) a timestamp format the content does not have
+    dashes = {"Timestamp Format": "yyyy-MM-dd HH:mm:ss"}
+    wrong = json_validate(make_runner, schema, properties, dashes, slashes, invalid_writer=None)
+    wrong.set_property("Record Writer for Invalid Records", "writer")
+    wrong.enqueue(content)
+    wrong.run()
+    only(wrong, "invalid").assert_content_equals(content)  # type: ignore[attr-defined]
+
+
 def test_nifi_validate_csv_timestamp_zone_offset(make_runner: RunnerFactory) -> None:
     """NiFi TestValidateRecord.testValidateCsvTimestampZoneOffset."""
     schema = json.dumps(
