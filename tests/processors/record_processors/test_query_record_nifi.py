@@ -13,9 +13,12 @@ written with DuckDB's access to nested values (``person.name``, ``list_filter``,
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
+
+import fastavro
 
 from flowcore.testing import MockFlowFile, TestRunner
 from tests.processors.record_processors.nifi_ports import (
@@ -667,3 +670,38 @@ def test_nifi_migrate_properties() -> None:
     }
     for old, new in renamed.items():
         assert migrated("QueryRecord", old) == new
+
+
+def test_nifi_avro_union_fixed_sizes_uses_matching_fixed_size(make_runner: RunnerFactory) -> None:
+    """NiFi TestQueryRecord.testAvroUnionFixedSizesUsesMatchingFixedSize."""
+    schema = {
+        "type": "record",
+        "name": "Foo",
+        "fields": [
+            {
+                "name": "bar",
+                "type": [
+                    {"type": "fixed", "name": "Bytes4", "size": 4},
+                    {"type": "fixed", "name": "Bytes8", "size": 8},
+                ],
+            }
+        ],
+    }
+    content = io.BytesIO()
+    fastavro.writer(content, fastavro.parse_schema(schema), [{"bar": ("Bytes8", bytes(range(8)))}])
+    text = json.dumps(schema)
+    runner = make_runner(
+        "QueryRecord",
+        reader_type="AvroReader",
+        reader={"Schema Access Strategy": "schema-text-property", "Schema Text": text},
+        writer_type="AvroRecordSetWriter",
+        writer={"Schema Access Strategy": "schema-text-property", "Schema Text": text},
+    )
+    runner.set_property(REL_NAME, "SELECT * FROM FLOWFILE")
+    runner.enqueue(content.getvalue())
+    runner.run()
+    runner.assert_transfer_count("failure", 0)
+    out = runner.get_flowfiles_for_relationship(REL_NAME)
+    assert len(out) == 1
+    (record,) = list(fastavro.reader(io.BytesIO(out[0].content)))
+    assert record["bar"] == bytes(range(8))
