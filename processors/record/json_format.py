@@ -31,6 +31,7 @@ from flowcore.processor import (
 from processors.record import _common as common
 from processors.record import compression, json_bulk
 from processors.record.api import (
+    RETYPED_METADATA,
     BinarySink,
     ChunkInput,
     Content,
@@ -365,16 +366,32 @@ class JsonTreeReader(ControllerService):
             rows = _decoded_lines(data, source) if data.strip() else []
         nested = (pa.types.is_struct, pa.types.is_list, pa.types.is_large_list, pa.types.is_map)
         texts = [f.name for f in schema if not any(kind(f.type) for kind in nested)]
+        coercers = {f.name: _deep_coercer(f.type) for f in schema if f.name not in texts}
+        retyped: list[list[str]] = []
         for row in rows:
-            for name in texts:
-                value = row.get(name)
-                if value is not None and not isinstance(value, str):
-                    row[name] = _ENCODER.encode(value).decode()
+            found = []
+            for field in schema:
+                value = row.get(field.name)
+                if value is None:
+                    continue
+                if field.name in coercers:
+                    try:
+                        row[field.name], changed = coercers[field.name](value)
+                    except (ValueError, TypeError, ArithmeticError) as exc:
+                        detail = f"field '{field.name}': {exc}"
+                        raise MalformedRecordError(source, "unknown position", detail) from None
+                else:
+                    changed = not _same_kind(value, field.type)
+                    if not isinstance(value, str):
+                        row[field.name] = _ENCODER.encode(value).decode()
+                if changed:
+                    found.append(field.name)
+            retyped.append(found)
         as_text = pa.schema(
             [f.with_type(pa.string()) if f.name in texts else f for f in schema],
             metadata=schema.metadata,
         )
-        return schema, _ListReader(rows, as_text, text, self.batch_rows, source)
+        return schema, _TextReader(rows, as_text, text, self.batch_rows, source, retyped)
 
     def _temporal_inferred(self, reader: RecordReader, source: str) -> RecordReader:
         """The inferred records with each top-level text field whose every value matches
@@ -843,6 +860,109 @@ class _ListReader:
     def close(self) -> None:
         self._rows = []
         self._forms = None
+
+
+class _TextReader(_ListReader):
+    """``_ListReader`` whose batches name, in their metadata, the values written as
+    another kind than their field's (``RETYPED_METADATA``)."""
+
+    def __init__(
+        self,
+        rows: list[dict[str, Any]],
+        schema: pa.Schema,
+        text: str | None,
+        batch_rows: int,
+        source: str,
+        retyped: list[list[str]],
+    ) -> None:
+        super().__init__(rows, schema, text, batch_rows, source)
+        self._retyped = retyped
+
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        start = 0
+        for batch in super().batches():
+            fields: dict[str, list[int]] = {}
+            for row, names in enumerate(self._retyped[start : start + batch.num_rows]):
+                for name in names:
+                    fields.setdefault(name, []).append(row)
+            start += batch.num_rows
+            metadata = dict(batch.schema.metadata or {})
+            metadata[RETYPED_METADATA] = msgspec.json.encode(fields)
+            yield batch.replace_schema_metadata(metadata)
+
+
+def _same_kind(value: Any, data_type: pa.DataType) -> bool:
+    """Whether a decoded JSON value is of the kind of ``data_type`` (NiFi's strict type
+    check): text for text, an integer for an integer, a number for a float, a Boolean
+    for a Boolean; other types are not checked here."""
+    t = pa.types
+    if t.is_string(data_type) or t.is_large_string(data_type):
+        return isinstance(value, str)
+    if t.is_boolean(data_type):
+        return isinstance(value, bool)
+    if t.is_integer(data_type):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if t.is_floating(data_type):
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return True
+
+
+def _deep_coercer(data_type: pa.DataType) -> Callable[[Any], tuple[Any, bool]]:
+    """How a decoded value becomes ``data_type`` at any depth, as NiFi's reader coerces
+    it, and whether a value in it was of another kind than its type."""
+    t = pa.types
+    if t.is_struct(data_type):
+        fields = {
+            data_type.field(i).name: _deep_coercer(data_type.field(i).type)
+            for i in range(data_type.num_fields)
+        }
+
+        def record(value: Any) -> tuple[Any, bool]:
+            if not isinstance(value, dict):
+                return value, True
+            changed = False
+            out = {}
+            for key, item in value.items():
+                if key in fields and item is not None:
+                    item, differs = fields[key](item)
+                    changed = changed or differs
+                out[key] = item
+            return out, changed
+
+        return record
+    if t.is_list(data_type) or t.is_large_list(data_type) or t.is_map(data_type):
+        is_map = t.is_map(data_type)
+        inner = _deep_coercer(data_type.item_type if is_map else data_type.value_type)
+
+        def items(value: Any) -> tuple[Any, bool]:
+            changed = False
+            if is_map and isinstance(value, dict):
+                out_map = {}
+                for key, item in value.items():
+                    if item is not None:
+                        item, differs = inner(item)
+                        changed = changed or differs
+                    out_map[key] = item
+                return out_map, changed
+            if not is_map and isinstance(value, list):
+                out_list = []
+                for item in value:
+                    if item is not None:
+                        item, differs = inner(item)
+                        changed = changed or differs
+                    out_list.append(item)
+                return out_list, changed
+            return value, True
+
+        return items
+    coerce = coercer(data_type)
+
+    def scalar(value: Any) -> tuple[Any, bool]:
+        if _same_kind(value, data_type) or coerce is None:
+            return value, False
+        return coerce(value), True
+
+    return scalar
 
 
 class _LinesReader:

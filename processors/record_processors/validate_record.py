@@ -51,6 +51,7 @@ from flowcore.session import ProcessSession
 from flowcore.session.session import OpenContent
 from processors.record import _common as common
 from processors.record.api import (
+    RETYPED_METADATA,
     FlowFileContent,
     MalformedRecordError,
     RecordReader,
@@ -285,12 +286,23 @@ def _convertible(values: pa.Array, target: pa.DataType) -> pa.Array:
 
 
 def _converted(
-    batch: pa.RecordBatch, typed: pa.Schema, problems: _Problems
+    batch: pa.RecordBatch, typed: pa.Schema, problems: _Problems, strict: bool
 ) -> tuple[pa.RecordBatch, pa.Array]:
     """``batch`` (read as text) with each column of ``typed`` converted to its type, a
     value that does not convert made null; and per record, whether one did not (the
     field is then named among those whose values did not match the schema)."""
     unconverted = pa.array([False] * batch.num_rows, pa.bool_())
+    if strict:
+        # values written as another kind (a number in a text map), converted by the
+        # reader: not of their field's type
+        metadata = batch.schema.metadata or {}
+        retyped = json.loads(metadata.get(RETYPED_METADATA, b"{}"))
+        for name, rows in retyped.items():
+            problems.invalid[name] = None
+            flags = [False] * batch.num_rows
+            for row in rows:
+                flags[row] = True
+            unconverted = pc.or_(unconverted, pa.array(flags, pa.bool_()))
     columns = []
     fields = []
     for name, column in zip(batch.schema.names, batch.columns, strict=True):
@@ -507,7 +519,7 @@ class ValidateRecord(Processor):
                 written = batch
                 unconverted = None
                 if typed is not None:
-                    batch, unconverted = _converted(batch, typed, problems)
+                    batch, unconverted = _converted(batch, typed, problems, strict)
                 if unconverted is None:
                     mask = validate_batch(batch, schema, allow_extra, strict, problems)
                 else:

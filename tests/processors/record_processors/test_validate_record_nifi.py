@@ -237,6 +237,27 @@ def json_validate(
     )
 
 
+def test_nifi_validate_nested_map(make_runner: RunnerFactory) -> None:
+    """NiFi TestValidateRecord.testValidateNestedMap."""
+    schema = resource("TestValidateRecord/nested-map-schema.avsc")
+    content = resource("TestValidateRecord/nested-map-input.json")
+    runner = json_validate(
+        make_runner, schema, {"Allow Extra Fields": "false", "Strict Type Checking": "false"}
+    )
+    runner.enqueue(content)
+    runner.run()
+    runner.assert_transfer_count("valid", 1)
+    runner.assert_transfer_count("invalid", 0)
+    runner.assert_transfer_count("failure", 0)
+    runner.clear_transfer_state()
+    runner.set_property("Strict Type Checking", "true")
+    runner.enqueue(content)
+    runner.run()
+    runner.assert_transfer_count("valid", 1)
+    runner.assert_transfer_count("invalid", 1)
+    runner.assert_transfer_count("failure", 0)
+
+
 def test_nifi_validate_missing_required_array(make_runner: RunnerFactory) -> None:
     """NiFi TestValidateRecord.testValidateMissingRequiredArray."""
     schema = resource("TestValidateRecord/missing-array.avsc")
