@@ -44,6 +44,12 @@ Content = Iterable[bytes] | bytes | bytearray | memoryview
 # -- errors -------------------------------------------------------------------------------
 
 
+RETYPED_METADATA = b"flowcore.retyped"
+"""Metadata of the batches a reader's ``create_text_reader`` gives (records as written,
+for ValidateRecord): JSON, per field, the rows of the batch whose value is written as
+another kind than the field's type (a number for a text), converted in the batch."""
+
+
 class MalformedRecordError(ProcessException):
     """A record that cannot be read: names the FlowFile and where in it the problem is."""
 

@@ -173,6 +173,14 @@ def choice_of(
         if symbols is None or symbols[i] is None or value in symbols[i]  # type: ignore[operator]
     ]
     candidates = [kinds[i] for i in allowed]
+    if isinstance(value, bytes | bytearray):
+        sized = [
+            i
+            for i in allowed
+            if pa.types.is_fixed_size_binary(kinds[i]) and kinds[i].byte_width == len(value)
+        ]
+        if sized:
+            return sized[0]  # the fixed of the value's size, as NiFi chooses
     if isinstance(value, str):
         places = [
             ENUM if symbols is not None and symbols[i] is not None else nifi_type(kinds[i])
@@ -243,8 +251,9 @@ def python_kind(kind: pa.DataType) -> str:
 def union_type(branches: Sequence[tuple[str, pa.DataType]], avro: Any) -> pa.DataType:
     """The Arrow type of a union's non-null branches (each its Avro name and Arrow type):
     one type when they share one (``enum | string``; integers widen to the widest), else
-    a dense union with one child per type. SchemaError when two branches decode to values
-    that cannot be told apart (``float | double``, ``long | timestamp``, two arrays)."""
+    a dense union with one child per type; ``fixed`` types all of different sizes are one
+    binary type. SchemaError when two branches decode to values that cannot be told apart
+    (``float | double``, ``long | timestamp``, two arrays)."""
     children: list[tuple[str, pa.DataType]] = []
     for name, kind in branches:
         same = next((i for i, (_, c) in enumerate(children) if c.equals(kind)), None)
@@ -265,6 +274,11 @@ def union_type(branches: Sequence[tuple[str, pa.DataType]], avro: Any) -> pa.Dat
         children.append((name, kind))
     if len(children) == 1:
         return children[0][1]
+    sizes = [kind.byte_width for _, kind in children if pa.types.is_fixed_size_binary(kind)]
+    if len(sizes) == len(children) and len(set(sizes)) == len(sizes):
+        # fixed types of different sizes: a value's length tells its branch (NiFi picks
+        # the fixed of the value's size), so they are one binary field
+        return pa.binary()
     seen: dict[str, str] = {}
     records = [name for name, kind in children if python_kind(kind) == "record"]
     for name, kind in children:

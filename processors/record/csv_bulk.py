@@ -189,6 +189,8 @@ def _eligible(service: CSVReader, attributes: Sequence[Mapping[str, str]]) -> bo
     """Settings under which one parse gives what per-FlowFile parses give."""
     if service.comment_marker is not None or service.separator_expression:
         return False
+    if service.header_derived:
+        return False  # every column text, named by each content's own header line
     if service.encoding.upper().replace("-", "") != "UTF8":
         return False
     return not service.schema_source.varies  # else the schema may differ per FlowFile

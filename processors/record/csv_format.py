@@ -6,6 +6,7 @@ import io
 import itertools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -62,6 +63,7 @@ from processors.record.schema_write import (
     schema_attributes,
     write_strategy_problems,
 )
+from processors.record.temporal import converter, java_to_strptime
 from processors.record.temporal_text import is_date_time
 
 CSV_MIME_TYPE = "text/csv"
@@ -182,8 +184,39 @@ QUOTE_MODE = PropertyDescriptor(
     ],
 )
 
+HEADER_DERIVED = AllowableValue(
+    "csv-header-derived",
+    "Use String Fields From Header",
+    "The first non-comment line of the CSV file is a header line that contains the names of "
+    "the columns. The schema will be derived by using the column names in the header and "
+    "assuming that all columns are of type String.",
+)
+READER_DATE_FORMAT = PropertyDescriptor(
+    name="Date Format",
+    display_name="Date Format",
+    description="Specifies the format to use when reading Date fields of the given schema "
+    "(Java DateTimeFormatter pattern, for example MM/dd/yyyy). If not specified, ISO 8601 "
+    "text.",
+)
+READER_TIME_FORMAT = PropertyDescriptor(
+    name="Time Format",
+    display_name="Time Format",
+    description="Specifies the format to use when reading Time fields of the given schema "
+    "(Java DateTimeFormatter pattern, for example HH:mm:ss).",
+)
+READER_TIMESTAMP_FORMAT = PropertyDescriptor(
+    name="Timestamp Format",
+    display_name="Timestamp Format",
+    description="Specifies the format to use when reading Timestamp fields of the given "
+    "schema (Java DateTimeFormatter pattern, for example MM/dd/yyyy HH:mm:ss.SSS).",
+)
 READER_STRATEGY = common.schema_access_strategy(
-    [common.INFER_SCHEMA, common.SCHEMA_NAME_PROPERTY, common.SCHEMA_TEXT_PROPERTY],
+    [
+        common.INFER_SCHEMA,
+        common.SCHEMA_NAME_PROPERTY,
+        common.SCHEMA_TEXT_PROPERTY,
+        HEADER_DERIVED,
+    ],
     common.INFER_SCHEMA.value,
 )
 WRITER_STRATEGY = common.schema_access_strategy(
@@ -224,6 +257,9 @@ class CSVReader(ControllerService):
         NULL_STRING,
         TRIM_FIELDS,
         CHARSET,
+        READER_DATE_FORMAT,
+        READER_TIME_FORMAT,
+        READER_TIMESTAMP_FORMAT,
         common.BATCH_ROWS,
     )
 
@@ -233,6 +269,8 @@ class CSVReader(ControllerService):
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
         self.schema_source = common.schema_source(context, READER_STRATEGY)
+        self.header_derived = common.choice(context, READER_STRATEGY) == HEADER_DERIVED.value
+        """Every column text, named by the header line (Use String Fields From Header)."""
         self.text_columns: dict[str, pa.DataType] = {}
         """Columns whose text looked like dates or times in an earlier bulk parse: given
         as strings from the first parse of the next (``read_inferred``)."""
@@ -257,6 +295,13 @@ class CSVReader(ControllerService):
         self.null_values = [common.unescape(null)] if null is not None else [""]
         self.encoding = context.get_property(CHARSET).as_str()
         self.batch_rows = common.rows_per_batch(context)
+        date, time, timestamp = common.compiled_patterns(
+            context,
+            (READER_DATE_FORMAT, READER_TIME_FORMAT, READER_TIMESTAMP_FORMAT),
+            java_to_strptime,
+        )
+        self.temporal_formats: tuple[str | None, str | None, str | None] = (date, time, timestamp)
+        """The Date, Time and Timestamp Formats as strptime formats (None: unset)."""
         self.parse_options = pacsv.ParseOptions(
             delimiter=delimiter or ",",
             quote_char=quote or False,
@@ -464,30 +509,105 @@ class CSVReader(ControllerService):
                 ChunkInput(_uncommented(content, marker)), given, source, parse_options
             )
         rereadable = RereadableContent(content)
+        if self.header_derived:
+            return self._header_strings(
+                lambda: ChunkInput(_uncommented(rereadable.read(), marker)), source, parse_options
+            )
         return self._inferred(
             lambda: ChunkInput(_uncommented(rereadable.read(), marker)), source, parse_options
         )
 
+    def _header_strings(
+        self,
+        read_from_start: Callable[[], ChunkInput],
+        source: str,
+        parse_options: pacsv.ParseOptions,
+    ) -> RecordReader:
+        """The records with every column text, named by the header line (NiFi's Use String
+        Fields From Header; the names trimmed when Trim Fields is true)."""
+        stream = read_from_start()
+        if _blank(stream):
+            return _CSVRecordReader(None, pa.schema([]), None, source, stream, 0)
+        opened = self._open(
+            stream,
+            self._read_options(None, 0),
+            self._convert_options(None, None),
+            source,
+            parse_options,
+        )
+        names = opened.schema.names
+        opened.close()
+        schema = self._named(pa.schema([(name, pa.string()) for name in names]))
+        return self._given(read_from_start(), (schema, None), source, parse_options)
+
+    def create_text_reader(
+        self, content: Content, attributes: Mapping[str, str], source: str
+    ) -> tuple[pa.Schema, RecordReader] | None:
+        """The records as written: every column of the given schema read as text (trimmed
+        as Trim Fields says), with that schema; None without a given schema. NiFi's
+        ValidateRecord reads records without converting a value that does not fit its
+        field, which then makes its record invalid instead of failing the FlowFile."""
+        given = self.schema_source.resolve(attributes)
+        if given is None:
+            return None
+        schema, text = given
+        as_text = pa.schema([f.with_type(pa.string()) for f in schema], metadata=schema.metadata)
+        parse_options, marker = self.parse_options, self.comment_marker
+        if self.separator_expression:
+            parse_options, marker = self._format(attributes)
+        stream = ChunkInput(_uncommented(content, marker))
+        return schema, self._given(stream, (as_text, text), source, parse_options)
+
     def _given(
         self,
         stream: ChunkInput,
-        given: tuple[pa.Schema, str],
+        given: tuple[pa.Schema, str | None],
         source: str,
         parse_options: pacsv.ParseOptions,
     ) -> RecordReader:
         schema, text = given
         if _blank(stream):
             return _CSVRecordReader(None, schema, text, source, stream, 0)
+        formatted = self._formatted(schema)
+        read_as = schema
+        if formatted:
+            read_as = pa.schema(
+                [f.with_type(pa.string()) if i in formatted else f for i, f in enumerate(schema)]
+            )
         if self.header and not self.ignore_header:
             read = self._read_options(None, 0)
-            convert = self.given_columns(schema, stream.peek_bytes(_BLOCK), parse_options)
+            convert = self.given_columns(read_as, stream.peek_bytes(_BLOCK), parse_options)
         else:
             read = self._read_options(schema.names, 1 if self.header else 0)
-            convert = self._convert_options(schema, None)
+            convert = self._convert_options(read_as, None)
         reader = self._open(stream, read, convert, source, parse_options)
         return _CSVRecordReader(
-            reader, schema, text, source, stream, self.batch_rows, trim=self.trim
+            reader,
+            schema,
+            text,
+            source,
+            stream,
+            self.batch_rows,
+            trim=self.trim,
+            temporal=formatted,
         )
+
+    def _formatted(self, schema: pa.Schema) -> dict[int, Callable[[Any], Any]]:
+        """The columns of dates, times and timestamps whose Format is set: read as text and
+        converted with it (by position)."""
+        date, time, timestamp = self.temporal_formats
+        found: dict[int, Callable[[Any], Any]] = {}
+        for index, field in enumerate(schema):
+            t = field.type
+            if (
+                (pa.types.is_date(t) and date)
+                or (pa.types.is_time(t) and time)
+                or (pa.types.is_timestamp(t) and timestamp)
+            ):
+                convert = converter(t, date, time, timestamp)
+                if convert is not None:
+                    found[index] = convert
+        return found
 
     def _inferred(
         self,
@@ -752,7 +872,11 @@ class _CSVRecordReader:
         *,
         trim: bool = False,
         table: pa.Table | None = None,
+        temporal: Mapping[int, Callable[[Any], Any]] | None = None,
     ) -> None:
+        self._temporal = dict(temporal or {})
+        """Columns read as text and converted here with their Date, Time or Timestamp
+        Format (by position)."""
         self._reader = reader
         self._table = table
         self._schema = schema
@@ -763,7 +887,12 @@ class _CSVRecordReader:
         self._trim = [
             i
             for i, f in enumerate(schema)
-            if trim and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+            if trim
+            and (
+                pa.types.is_string(f.type)
+                or pa.types.is_large_string(f.type)
+                or i in self._temporal
+            )
         ]
         self._booleans = [i for i, f in enumerate(schema) if trim and pa.types.is_boolean(f.type)]
         """Boolean columns parsed as text (Trim Fields), converted once trimmed."""
@@ -805,6 +934,8 @@ class _CSVRecordReader:
                 raise _arrow_error(exc, self._source, records, self._stream.offset) from None
             if self._trim or self._booleans:
                 batch = self._trimmed(batch, records)
+            if self._temporal:
+                batch = self._converted(batch, records)
             records += batch.num_rows
             if (
                 self._renamed
@@ -815,6 +946,25 @@ class _CSVRecordReader:
             if not batch.schema.equals(self._schema):
                 batch = conform(batch, self._schema)
             yield batch
+
+    def _converted(self, batch: pa.RecordBatch, records: int) -> pa.RecordBatch:
+        """The batch with its formatted dates, times and timestamps (read as text)
+        converted; a value that does not match its format is a malformed record."""
+        columns = list(batch.columns)
+        fields = list(batch.schema)
+        for index, convert in self._temporal.items():
+            target = self._schema.field(index)
+            values = []
+            for row, value in enumerate(columns[index].to_pylist()):
+                try:
+                    values.append(None if value is None else convert(value))
+                except (ValueError, TypeError, ArithmeticError) as exc:
+                    position = f"record {records + row}"
+                    detail = f"field '{target.name}': {exc}"
+                    raise MalformedRecordError(self._source, position, detail) from None
+            columns[index] = pa.array(values, target.type)
+            fields[index] = fields[index].with_type(target.type)
+        return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields, batch.schema.metadata))
 
     def _trimmed(self, batch: pa.RecordBatch, records: int) -> pa.RecordBatch:
         """The batch with its texts trimmed and its Boolean columns, parsed as text,

@@ -31,6 +31,7 @@ from flowcore.processor import (
 from processors.record import _common as common
 from processors.record import compression, json_bulk
 from processors.record.api import (
+    RETYPED_METADATA,
     BinarySink,
     ChunkInput,
     Content,
@@ -292,18 +293,11 @@ class JsonTreeReader(ControllerService):
         timestamps (top-level fields), with the Date/Time/Timestamp Formats, and a value
         of another kind coerced into a text, number or Boolean field as NiFi coerces it
         (``temporal.coercer``)."""
+        formats = (self.formats["date"], self.formats["time"], self.formats["timestamp"])
         converters = {
             f.name: c
             for f in schema
-            if (
-                c := converter(
-                    f.type,
-                    self.formats["date"],
-                    self.formats["time"],
-                    self.formats["timestamp"],
-                )
-                or coercer(f.type)
-            )
+            if (c := converter(f.type, *formats) or coercer(f.type) or _nested(f.type, formats))
             is not None
         }
         for index, row in enumerate(rows):
@@ -337,12 +331,109 @@ class JsonTreeReader(ControllerService):
             schema = given[0] if given else pa.schema([])
             return _ListReader([], schema, given[1] if given else None, self.batch_rows)
         if head.startswith(b"["):
-            return self._array(stream, given, source)
-        if given is not None and not arrow_reads_json(given[0], self.formats["timestamp"]):
+            reader = self._array(stream, given, source)
+        elif given is not None and not arrow_reads_json(given[0], self.formats["timestamp"]):
             return self._decoded_lines(stream, given, source)
-        if rereadable is not None:
-            return self._inferred_lines(stream, lambda: ChunkInput(rereadable.read()), source)
-        return self._lines(stream, given, source)
+        elif rereadable is not None:
+            reader = self._inferred_lines(stream, lambda: ChunkInput(rereadable.read()), source)
+        else:
+            return self._lines(stream, given, source)
+        if given is None and any(self.formats.values()):
+            return self._temporal_inferred(reader, source)
+        return reader
+
+    def create_text_reader(
+        self, content: Content, attributes: Mapping[str, str], source: str
+    ) -> tuple[pa.Schema, RecordReader] | None:
+        """The records as written for the given schema: each top-level field that is not
+        a record, array or map read as text (a number or Boolean as its JSON text), with
+        that schema; None without a given schema. NiFi's ValidateRecord reads records
+        without converting a value that does not fit its field, which then makes its
+        record invalid instead of failing the FlowFile."""
+        given = self.schema_source.resolve(attributes)
+        if given is None:
+            return None
+        schema, text = given
+        data = ChunkInput(content).readall()
+        if data.lstrip().startswith(b"["):
+            try:
+                rows = msgspec.json.decode(data)
+            except msgspec.DecodeError as exc:
+                raise MalformedRecordError(source, "unknown position", str(exc)) from None
+            if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+                raise MalformedRecordError(source, "unknown position", "not an array of objects")
+        else:
+            rows = _decoded_lines(data, source) if data.strip() else []
+        nested = (pa.types.is_struct, pa.types.is_list, pa.types.is_large_list, pa.types.is_map)
+        texts = [f.name for f in schema if not any(kind(f.type) for kind in nested)]
+        coercers = {f.name: _deep_coercer(f.type) for f in schema if f.name not in texts}
+        retyped: list[list[str]] = []
+        for row in rows:
+            found = []
+            for field in schema:
+                value = row.get(field.name)
+                if value is None:
+                    continue
+                if field.name in coercers:
+                    try:
+                        row[field.name], changed = coercers[field.name](value)
+                    except (ValueError, TypeError, ArithmeticError) as exc:
+                        detail = f"field '{field.name}': {exc}"
+                        raise MalformedRecordError(source, "unknown position", detail) from None
+                else:
+                    changed = not _same_kind(value, field.type)
+                    if not isinstance(value, str):
+                        row[field.name] = _ENCODER.encode(value).decode()
+                if changed:
+                    found.append(field.name)
+            retyped.append(found)
+        as_text = pa.schema(
+            [f.with_type(pa.string()) if f.name in texts else f for f in schema],
+            metadata=schema.metadata,
+        )
+        return schema, _TextReader(rows, as_text, text, self.batch_rows, source, retyped)
+
+    def _temporal_inferred(self, reader: RecordReader, source: str) -> RecordReader:
+        """The inferred records with each top-level text field whose every value matches
+        the Date, Time or Timestamp Format (tried in that order, those set) made a date, a
+        time or a timestamp, as NiFi's inference does with a format set; the records are
+        read into memory to look at every value, as NiFi reads the content twice."""
+        try:
+            rows = [row for batch in reader.batches() for row in batch.to_pylist()]
+        finally:
+            reader.close()
+        schema = reader.schema
+        kinds = (
+            (self.formats["date"], pa.date32()),
+            (self.formats["time"], pa.time32("ms")),
+            (self.formats["timestamp"], pa.timestamp("ms", tz="UTC")),
+        )
+        fields = list(schema)
+        changed = False
+        for index, field in enumerate(schema):
+            if not (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)):
+                continue
+            values = [row.get(field.name) for row in rows]
+            present = [value for value in values if value is not None]
+            if not present:
+                continue
+            for pattern, kind in kinds:
+                if pattern is None:
+                    continue
+                convert = converter(kind, *self.formats.values())
+                assert convert is not None
+                try:
+                    converted = [None if v is None else convert(v) for v in values]
+                except (ValueError, TypeError, ArithmeticError):
+                    continue
+                for row, value in zip(rows, converted, strict=True):
+                    row[field.name] = value
+                fields[index] = field.with_type(kind)
+                changed = True
+                break
+        if changed:
+            schema = pa.schema(fields, metadata=schema.metadata)
+        return _ListReader(rows, schema, None, self.batch_rows, source)
 
     def _inferred_lines(
         self, stream: ChunkInput, read_from_start: Callable[[], ChunkInput], source: str
@@ -619,6 +710,47 @@ def _mixed_schema(rows: list[dict[str, Any]]) -> tuple[pa.Schema, list[dict[str,
     return pa.schema(fields), rows
 
 
+def _nested(
+    data_type: pa.DataType, formats: tuple[str | None, str | None, str | None]
+) -> Callable[[Any], Any] | None:
+    """How to convert the decimals, dates, times and timestamps inside a record, array or
+    map value (NiFi's reader converts them at any depth), or None when it holds none."""
+    t = pa.types
+    if t.is_struct(data_type):
+        fields = {}
+        for i in range(data_type.num_fields):
+            field = data_type.field(i)
+            convert = converter(field.type, *formats) or _nested(field.type, formats)
+            if convert is not None:
+                fields[field.name] = convert
+        if not fields:
+            return None
+
+        def record(value: Any) -> Any:
+            if not isinstance(value, dict):
+                return value
+            return {
+                k: (fields[k](v) if k in fields and v is not None else v) for k, v in value.items()
+            }
+
+        return record
+    if t.is_list(data_type) or t.is_large_list(data_type) or t.is_map(data_type):
+        inner = data_type.item_type if t.is_map(data_type) else data_type.value_type
+        item = converter(inner, *formats) or _nested(inner, formats)
+        if item is None:
+            return None
+        if t.is_map(data_type):
+            return lambda value: (
+                {k: None if v is None else item(v) for k, v in value.items()}
+                if isinstance(value, dict)
+                else value
+            )
+        return lambda value: (
+            [None if v is None else item(v) for v in value] if isinstance(value, list) else value
+        )
+    return None
+
+
 def _decoded_lines(data: bytes, source: str) -> list[dict[str, Any]]:
     """JSON lines decoded, each one an object, or a ``MalformedRecordError``."""
     try:
@@ -728,6 +860,109 @@ class _ListReader:
     def close(self) -> None:
         self._rows = []
         self._forms = None
+
+
+class _TextReader(_ListReader):
+    """``_ListReader`` whose batches name, in their metadata, the values written as
+    another kind than their field's (``RETYPED_METADATA``)."""
+
+    def __init__(
+        self,
+        rows: list[dict[str, Any]],
+        schema: pa.Schema,
+        text: str | None,
+        batch_rows: int,
+        source: str,
+        retyped: list[list[str]],
+    ) -> None:
+        super().__init__(rows, schema, text, batch_rows, source)
+        self._retyped = retyped
+
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        start = 0
+        for batch in super().batches():
+            fields: dict[str, list[int]] = {}
+            for row, names in enumerate(self._retyped[start : start + batch.num_rows]):
+                for name in names:
+                    fields.setdefault(name, []).append(row)
+            start += batch.num_rows
+            metadata = dict(batch.schema.metadata or {})
+            metadata[RETYPED_METADATA] = msgspec.json.encode(fields)
+            yield batch.replace_schema_metadata(metadata)
+
+
+def _same_kind(value: Any, data_type: pa.DataType) -> bool:
+    """Whether a decoded JSON value is of the kind of ``data_type`` (NiFi's strict type
+    check): text for text, an integer for an integer, a number for a float, a Boolean
+    for a Boolean; other types are not checked here."""
+    t = pa.types
+    if t.is_string(data_type) or t.is_large_string(data_type):
+        return isinstance(value, str)
+    if t.is_boolean(data_type):
+        return isinstance(value, bool)
+    if t.is_integer(data_type):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if t.is_floating(data_type):
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return True
+
+
+def _deep_coercer(data_type: pa.DataType) -> Callable[[Any], tuple[Any, bool]]:
+    """How a decoded value becomes ``data_type`` at any depth, as NiFi's reader coerces
+    it, and whether a value in it was of another kind than its type."""
+    t = pa.types
+    if t.is_struct(data_type):
+        fields = {
+            data_type.field(i).name: _deep_coercer(data_type.field(i).type)
+            for i in range(data_type.num_fields)
+        }
+
+        def record(value: Any) -> tuple[Any, bool]:
+            if not isinstance(value, dict):
+                return value, True
+            changed = False
+            out = {}
+            for key, item in value.items():
+                if key in fields and item is not None:
+                    item, differs = fields[key](item)
+                    changed = changed or differs
+                out[key] = item
+            return out, changed
+
+        return record
+    if t.is_list(data_type) or t.is_large_list(data_type) or t.is_map(data_type):
+        is_map = t.is_map(data_type)
+        inner = _deep_coercer(data_type.item_type if is_map else data_type.value_type)
+
+        def items(value: Any) -> tuple[Any, bool]:
+            changed = False
+            if is_map and isinstance(value, dict):
+                out_map = {}
+                for key, item in value.items():
+                    if item is not None:
+                        item, differs = inner(item)
+                        changed = changed or differs
+                    out_map[key] = item
+                return out_map, changed
+            if not is_map and isinstance(value, list):
+                out_list = []
+                for item in value:
+                    if item is not None:
+                        item, differs = inner(item)
+                        changed = changed or differs
+                    out_list.append(item)
+                return out_list, changed
+            return value, True
+
+        return items
+    coerce = coercer(data_type)
+
+    def scalar(value: Any) -> tuple[Any, bool]:
+        if _same_kind(value, data_type) or coerce is None:
+            return value, False
+        return coerce(value), True
+
+    return scalar
 
 
 class _LinesReader:

@@ -1,7 +1,8 @@
 """Lookup services: key/value tables that LookupRecord enriches records from.
 
 ``LookupService`` is the protocol (NiFi's LookupService): the coordinate names it needs
-(``required_keys``) and ``lookup(coordinates)``, the value found or None. Three services
+(``required_keys``) and ``lookup(coordinates, context)``, the value found or None (the
+context is the FlowFile's attributes, as NiFi's). Three services
 follow NiFi's nifi-lookup-services, each a string lookup on the coordinate ``key``:
 
 * SimpleKeyValueLookupService: the entries are the service's user-defined properties.
@@ -54,7 +55,12 @@ class LookupService(Protocol):
     @property
     def required_keys(self) -> frozenset[str]: ...
 
-    def lookup(self, coordinates: Mapping[str, Any]) -> Any | None: ...
+    def lookup(
+        self, coordinates: Mapping[str, Any], context: Mapping[str, str] | None = None
+    ) -> Any | None:
+        """The value found at ``coordinates``, or None; ``context`` is the FlowFile's
+        attributes (NiFi's lookup context), which a service may use or ignore."""
+        ...
 
 
 def _key(coordinates: Mapping[str, Any]) -> str | None:
@@ -93,7 +99,9 @@ class SimpleKeyValueLookupService(ControllerService):
     def required_keys(self) -> frozenset[str]:
         return frozenset({KEY})
 
-    def lookup(self, coordinates: Mapping[str, Any]) -> Any | None:
+    def lookup(
+        self, coordinates: Mapping[str, Any], context: Mapping[str, str] | None = None
+    ) -> Any | None:
         key = _key(coordinates)
         return None if key is None else self.entries.get(key)
 
@@ -132,7 +140,9 @@ class _FileLookup(ControllerService):
             msg = f"cannot load the lookup table from {self.path}: {exc}"
             raise ConfigurationError(msg) from exc
 
-    def lookup(self, coordinates: Mapping[str, Any]) -> Any | None:
+    def lookup(
+        self, coordinates: Mapping[str, Any], context: Mapping[str, str] | None = None
+    ) -> Any | None:
         key = _key(coordinates)
         if key is None:
             return None

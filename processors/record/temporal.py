@@ -45,6 +45,7 @@ _TOKENS: dict[str, str] = {
     "XXX": "%z",
     "XX": "%z",
     "X": "%z",
+    "ZZZZZ": "%z",
     "Z": "%z",
     "z": "%Z",
 }

@@ -213,19 +213,22 @@ def _matched_unmatched(properties: Mapping[str, str]) -> bool:
 class _Cache:
     """The most recent lookups of one FlowFile (NiFi's Cache Size); 0 keeps nothing."""
 
-    def __init__(self, service: LookupService, size: int) -> None:
+    def __init__(
+        self, service: LookupService, size: int, context: Mapping[str, str] | None = None
+    ) -> None:
         self.service = service
         self.size = size
+        self.context = context
         self._entries: OrderedDict[tuple[tuple[str, str], ...], Any] = OrderedDict()
 
     def lookup(self, coordinates: dict[str, Any]) -> Any | None:
         if self.size <= 0:
-            return self.service.lookup(coordinates)
+            return self.service.lookup(coordinates, self.context)
         key = tuple(sorted((k, repr(v)) for k, v in coordinates.items()))
         if key in self._entries:
             self._entries.move_to_end(key)
             return self._entries[key]
-        found = self.service.lookup(coordinates)
+        found = self.service.lookup(coordinates, self.context)
         self._entries[key] = found
         if len(self._entries) > self.size:
             self._entries.popitem(last=False)
@@ -342,7 +345,7 @@ class LookupRecord(Processor):
             msg = f"controller service {type(service).__name__} is not a lookup service"
             raise ConfigurationError(msg)
         # A cache per FlowFile, as NiFi: a reloaded lookup table is seen by the next one.
-        cache = _Cache(service, getattr(self, "_cache_size", 0))
+        cache = _Cache(service, getattr(self, "_cache_size", 0), flowfile.attributes)
         root = context.get_property(ROOT_RECORD_PATH).evaluate(flowfile).as_str()
         result = context.get_property(RESULT_RECORD_PATH).evaluate(flowfile).as_str()
         replace = (

@@ -173,6 +173,21 @@ def _result_schema(schema: pa.Schema, precision: int, scale: int) -> pa.Schema:
     return pa.schema(fields, metadata=schema.metadata)
 
 
+def _untyped_text(table: pa.Table) -> pa.Table:
+    """A table without records with its text columns typed NULL: a reader gives text to
+    columns it has no value to type (a CSV header line alone), and DuckDB refuses to
+    compare text with a number (``age > 23``), where Calcite converts; with no values,
+    there is nothing to compare, and the statement runs as in NiFi."""
+    fields = [
+        f.with_type(pa.null())
+        if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+        else f
+        for f in table.schema
+    ]
+    schema = pa.schema(fields, metadata=table.schema.metadata)
+    return schema.empty_table() if not schema.equals(table.schema) else table
+
+
 @processor("QueryRecord")
 class QueryRecord(Processor):
     description = (
@@ -298,6 +313,8 @@ class QueryRecord(Processor):
             self._fail(session, original, [])
             return
 
+        if table.num_rows == 0:
+            table = _untyped_text(table)
         unions = [f.name for f in table.schema if has_union(f.type)]
         if unions:
             # DuckDB takes no Arrow union: an Avro union of several types (NiFi's CHOICE).

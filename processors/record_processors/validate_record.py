@@ -27,6 +27,7 @@ values of a column whose type differs and that Strict Type Checking does not set
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -50,7 +51,10 @@ from flowcore.session import ProcessSession
 from flowcore.session.session import OpenContent
 from processors.record import _common as common
 from processors.record.api import (
+    RETYPED_METADATA,
     FlowFileContent,
+    MalformedRecordError,
+    RecordReader,
     RecordReaderFactory,
     RecordSetWriter,
     RecordSetWriterFactory,
@@ -61,7 +65,7 @@ from processors.record.api import (
     as_writer_factory,
     source_of,
 )
-from processors.record.schema import avro_to_arrow, conform
+from processors.record.schema import AVRO_DEFAULT_METADATA, avro_to_arrow, conform
 from processors.record.serialized import filtered
 from processors.record_processors._common import RECORD_FAILURES
 
@@ -207,29 +211,25 @@ class _Problems:
     invalid: dict[str, None] = field(default_factory=dict)
 
     def details(self) -> str:
-        """NiFi's explanation text (its ROUTE details and the details attribute)."""
-        parts = []
+        """NiFi's explanation text (its ROUTE details and the details attribute), word for
+        word: fields named by their paths (``/id``), and each part after the missing
+        fields' preceded by "; ", even when it is the first (NiFi's builder is never
+        empty by then)."""
+        text = "Records in this FlowFile were invalid for the following reasons: "
         if self.missing:
-            parts.append(
-                f"The following {len(self.missing)} fields were missing: {_listed(self.missing)}"
-            )
+            text += f"The following {len(self.missing)} fields were missing: "
+            text += _listed(self.missing)
         if self.extra:
-            parts.append(
-                f"The following {len(self.extra)} fields were present in the Record but not "
-                f"in the schema: {_listed(self.extra)}"
-            )
+            text += f"; The following {len(self.extra)} fields were present in the Record "
+            text += f"but not in the schema: {_listed(self.extra)}"
         if self.invalid:
-            parts.append(
-                f"The following {len(self.invalid)} fields had values whose type did not "
-                f"match the schema: {_listed(self.invalid)}"
-            )
-        return "Records in this FlowFile were invalid for the following reasons: " + "; ".join(
-            parts
-        )
+            text += f"; The following {len(self.invalid)} fields had values whose type did "
+            text += f"not match the schema: {_listed(self.invalid)}"
+        return text
 
 
 def _listed(names: Mapping[str, None]) -> str:
-    return "[" + ", ".join(names) + "]"
+    return "[" + ", ".join(f"/{name}" for name in names) + "]"
 
 
 @dataclass(slots=True)
@@ -285,6 +285,71 @@ def _convertible(values: pa.Array, target: pa.DataType) -> pa.Array:
     return pa.array(flags, pa.bool_())
 
 
+def _converted(
+    batch: pa.RecordBatch, typed: pa.Schema, problems: _Problems, strict: bool
+) -> tuple[pa.RecordBatch, pa.Array]:
+    """``batch`` (read as text) with each column of ``typed`` converted to its type, a
+    value that does not convert made null; and per record, whether one did not (the
+    field is then named among those whose values did not match the schema)."""
+    unconverted = pa.array([False] * batch.num_rows, pa.bool_())
+    if strict:
+        # values written as another kind (a number in a text map), converted by the
+        # reader: not of their field's type
+        metadata = batch.schema.metadata or {}
+        retyped = json.loads(metadata.get(RETYPED_METADATA, b"{}"))
+        for name, rows in retyped.items():
+            problems.invalid[name] = None
+            flags = [False] * batch.num_rows
+            for row in rows:
+                flags[row] = True
+            unconverted = pc.or_(unconverted, pa.array(flags, pa.bool_()))
+    columns = []
+    fields = []
+    for name, column in zip(batch.schema.names, batch.columns, strict=True):
+        index = typed.get_field_index(name)
+        target = typed.field(index) if index >= 0 else None
+        if target is None or target.type.equals(column.type):
+            columns.append(column)
+            fields.append(batch.schema.field(name))
+            continue
+        ok = _convertible(column, target.type)
+        failed = pc.and_(pc.invert(ok), pc.is_valid(column))
+        if pc.any(failed).as_py():
+            problems.invalid[name] = None
+            unconverted = pc.or_(unconverted, failed)
+        kept = pc.if_else(ok, column, pa.scalar(None, column.type))
+        columns.append(kept.cast(target.type))
+        fields.append(target)
+    return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields)), unconverted
+
+
+def _validate_converted(
+    batch: pa.RecordBatch,
+    unconverted: pa.Array,
+    schema: pa.Schema,
+    allow_extra: bool,
+    strict: bool,
+    problems: _Problems,
+) -> pa.Array:
+    """``validate_batch`` over the records whose values all converted; the others are
+    invalid already (their value is not of its field's type)."""
+    converted = pc.invert(unconverted)
+    rows = pc.indices_nonzero(converted)
+    valid = validate_batch(batch.filter(converted), schema, allow_extra, strict, problems)
+    flags = [False] * batch.num_rows
+    for row, ok in zip(rows.to_pylist(), valid.to_pylist(), strict=True):
+        flags[row] = bool(ok)
+    return pa.array(flags, pa.bool_())
+
+
+def _has_default(target: pa.Field) -> bool:
+    """Whether the field has an Avro default other than null: NiFi's validator does not
+    count such a field missing when it has no value (the default is its value)."""
+    metadata = target.metadata or {}
+    text = metadata.get(AVRO_DEFAULT_METADATA)
+    return text is not None and json.loads(text) is not None
+
+
 def validate_batch(
     batch: pa.RecordBatch,
     schema: pa.Schema,
@@ -298,14 +363,14 @@ def validate_batch(
     names = batch.schema.names
     for target in schema:
         if target.name not in names:
-            if not target.nullable:
+            if not target.nullable and not _has_default(target):
                 if batch.num_rows:
                     problems.missing[target.name] = None
                 valid = pa.array([False] * batch.num_rows, pa.bool_())
             continue
         column = batch.column(target.name)
         present = pc.is_valid(column)
-        if not target.nullable:
+        if not target.nullable and not _has_default(target):
             missing = pc.invert(present)
             if pc.any(missing).as_py():
                 problems.missing[target.name] = None
@@ -375,36 +440,37 @@ class ValidateRecord(Processor):
             if invalid_property.is_set
             else valid_writers
         )
-        allow_extra = context.get_property(ALLOW_EXTRA_FIELDS).as_bool()
-        strict = context.get_property(STRICT_TYPE_CHECKING).as_bool()
         outputs: dict[str, _Output] = {}
         problems = _Problems()
         counts = {"valid": 0, "invalid": 0}
+        writers = (valid_writers, invalid_writers)
         try:
-            reader = readers.create_reader(
-                FlowFileContent(session, flowfile), flowfile.attributes, source_of(flowfile)
-            )
             try:
-                schema = self._validation_schema(context, flowfile, reader.schema)
-                for batch in reader.batches():
-                    if batch.num_rows == 0:
-                        continue
-                    mask = validate_batch(batch, schema, allow_extra, strict, problems)
-                    good = filtered(batch, mask)
-                    bad = filtered(batch, pc.invert(mask))
-                    counts["valid"] += good.num_rows
-                    counts["invalid"] += bad.num_rows
-                    if good.num_rows:
-                        good = conform(good, schema)
-                        self._output(session, flowfile, outputs, "valid", valid_writers, schema)
-                        outputs["valid"].writer.write_batch(good)
-                    if bad.num_rows:
-                        self._output(
-                            session, flowfile, outputs, "invalid", invalid_writers, bad.schema
-                        )
-                        outputs["invalid"].writer.write_batch(bad)
-            finally:
-                reader.close()
+                reader = readers.create_reader(
+                    FlowFileContent(session, flowfile), flowfile.attributes, source_of(flowfile)
+                )
+                self._validate(
+                    context, flowfile, session, reader, None, writers, outputs, problems, counts
+                )
+            except MalformedRecordError:
+                # A value that does not convert to its field's type: NiFi reads it as it is
+                # written, and its record is invalid. Read again so, if the reader can.
+                text_reader = getattr(readers, "create_text_reader", None)
+                if text_reader is None:
+                    raise
+                read = text_reader(
+                    FlowFileContent(session, flowfile), flowfile.attributes, source_of(flowfile)
+                )
+                if read is None:
+                    raise
+                self._discard(session, outputs)
+                outputs.clear()
+                problems = _Problems()
+                counts = {"valid": 0, "invalid": 0}
+                typed, reader = read
+                self._validate(
+                    context, flowfile, session, reader, typed, writers, outputs, problems, counts
+                )
             finished = self._finish(context, session, outputs, problems)
         except VALIDATION_FAILURES as exc:
             if repository_fault(exc) is not None:
@@ -423,6 +489,56 @@ class ValidateRecord(Processor):
         session.adjust_counter("Records Found Valid", counts["valid"])
         session.adjust_counter("Records Found Invalid", counts["invalid"])
         session.remove(flowfile)
+
+    def _validate(
+        self,
+        context: ProcessContext,
+        flowfile: FlowFile,
+        session: ProcessSession,
+        reader: RecordReader,
+        typed: pa.Schema | None,
+        writers: tuple[RecordSetWriterFactory, RecordSetWriterFactory],
+        outputs: dict[str, _Output],
+        problems: _Problems,
+        counts: dict[str, int],
+    ) -> None:
+        """Validate the records of ``reader`` and write them out. ``typed``: the schema
+        the records are read as text for (``create_text_reader``), whose values are
+        converted where they convert; a record with one that does not is invalid and
+        written as read."""
+        valid_writers, invalid_writers = writers
+        allow_extra = context.get_property(ALLOW_EXTRA_FIELDS).as_bool()
+        strict = context.get_property(STRICT_TYPE_CHECKING).as_bool()
+        try:
+            schema = self._validation_schema(
+                context, flowfile, reader.schema if typed is None else typed
+            )
+            for batch in reader.batches():
+                if batch.num_rows == 0:
+                    continue
+                written = batch
+                unconverted = None
+                if typed is not None:
+                    batch, unconverted = _converted(batch, typed, problems, strict)
+                if unconverted is None:
+                    mask = validate_batch(batch, schema, allow_extra, strict, problems)
+                else:
+                    mask = _validate_converted(
+                        batch, unconverted, schema, allow_extra, strict, problems
+                    )
+                good = filtered(batch, mask)
+                bad = filtered(written, pc.invert(mask))
+                counts["valid"] += good.num_rows
+                counts["invalid"] += bad.num_rows
+                if good.num_rows:
+                    good = conform(good, schema)
+                    self._output(session, flowfile, outputs, "valid", valid_writers, schema)
+                    outputs["valid"].writer.write_batch(good)
+                if bad.num_rows:
+                    self._output(session, flowfile, outputs, "invalid", invalid_writers, bad.schema)
+                    outputs["invalid"].writer.write_batch(bad)
+        finally:
+            reader.close()
 
     def custom_validate(self, context: ProcessContext) -> list[ValidationResult]:
         strategy = context.get_property(SCHEMA_ACCESS_STRATEGY).as_str()

@@ -344,7 +344,7 @@ TYPE_MAPPINGS: Final[tuple[TypeMapping, ...]] = (
         "org.apache.nifi.csv",
         READER_API,
         ignored={
-            **_SCHEMA,
+            **_without(_SCHEMA, "Date Format", "Time Format", "Timestamp Format"),
             **_without(_CSV, "Comment Marker"),
             "csv-reader-csv-parser": "commons-csv",
             "Record Separator": "\\n",

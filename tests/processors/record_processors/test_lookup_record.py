@@ -168,7 +168,7 @@ def test_insert_record_fields(make_runner: RunnerFactory) -> None:
     class RecordLookup:
         required_keys = frozenset({KEY})
 
-        def lookup(self, coordinates: dict[str, object]) -> object | None:
+        def lookup(self, coordinates: dict[str, object], context: object = None) -> object | None:
             return {"city": "Paris", "zip": "75001"} if coordinates[KEY] == "a" else None
 
     from flowcore.processor import ControllerService
@@ -337,7 +337,7 @@ def test_cache_size_caches_within_a_flowfile(make_runner: RunnerFactory) -> None
         def __init__(self) -> None:
             self.calls = 0
 
-        def lookup(self, coordinates: dict[str, object]) -> object | None:
+        def lookup(self, coordinates: dict[str, object], context: object = None) -> object | None:
             self.calls += 1
             return "x"
 

@@ -114,8 +114,8 @@ def test_invalid_route_event_and_attribute_carry_the_reasons(make_runner: Runner
     invalid = runner.get_flowfiles_for_relationship("invalid")[0]
     details = (
         "Records in this FlowFile were invalid for the following reasons: The following 1 "
-        "fields were missing: [lastName]; The following 1 fields were present in the Record "
-        "but not in the schema: [extra]"
+        "fields were missing: [/lastName]; The following 1 fields were present in the Record "
+        "but not in the schema: [/extra]"
     )
     assert invalid.attributes["valDetails"] == details[:150]
     routes = [e for e in runner.get_provenance_events() if e.event_type == "ROUTE"]
@@ -152,7 +152,7 @@ def test_null_in_required_field_is_missing(make_runner: RunnerFactory) -> None:
     assert json.loads(valid.content) == records[:1]
     invalid = runner.get_flowfiles_for_relationship("invalid")[0]
     assert json.loads(invalid.content) == records[1:]
-    assert invalid.attributes["why"].endswith("missing: [firstName]")
+    assert invalid.attributes["why"].endswith("missing: [/firstName]")
 
 
 def test_zero_records_remove_the_original(make_runner: RunnerFactory) -> None:
