@@ -35,6 +35,8 @@ NIFI_NUMBER = r"^\s*-?([0-9]+(\.[0-9]+)?|\.[0-9]+)\s*$"
 """A value NiFi's CSV inference takes for a number (``NumberUtils.isParsable``; the
 blanks are pyarrow's, which reads a number with them)."""
 _BOOLEANS = pa.array(["true", "false"])
+_HEAD = 64
+"""Values a Boolean check looks at before the whole column."""
 _JAVA_BLANKS = "".join(chr(code) for code in range(0x21))
 """What Java's ``String.trim`` strips, as Commons CSV trims a field: every character up to
 and including a space (a no-break space is kept)."""
@@ -82,14 +84,46 @@ class Seen:
 
 
 def java_trim(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """The texts trimmed as Trim Fields trims them (Commons CSV: ``String.trim``)."""
+    """The texts trimmed as Trim Fields trims them (Commons CSV: ``String.trim``); the
+    same array when no value begins or ends with such a character (the usual case, found
+    over the bytes without a copy)."""
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    if not any(map(_has_blank_ends, chunks)):
+        return values
     return pc.utf8_trim(values, characters=_JAVA_BLANKS)
+
+
+def _has_blank_ends(values: pa.Array) -> bool:
+    """Whether a value of a string array begins or ends with a character up to a space
+    (one byte of UTF-8 each; no byte of a longer character is that low)."""
+    count = len(values)
+    if count == 0:
+        return False
+    offsets_buffer, data_buffer = values.buffers()[1:3]
+    if data_buffer is None:
+        return False
+    wide = pa.types.is_large_string(values.type)
+    offsets: npt.NDArray[np.int64] = np.frombuffer(
+        offsets_buffer, dtype=np.int64 if wide else np.int32
+    )[values.offset : values.offset + count + 1].astype(np.int64)
+    starts, ends = offsets[:-1], offsets[1:]
+    filled = ends > starts
+    data = np.frombuffer(data_buffer, dtype=np.uint8)
+    return bool(
+        (data[starts[filled]] <= ord(" ")).any() or (data[ends[filled] - 1] <= ord(" ")).any()
+    )
 
 
 def is_boolean_text(values: pa.Array | pa.ChunkedArray, *, trim: bool) -> bool:
     """Whether every value present is ``true`` or ``false`` in any case (trimmed first
     when ``trim``), and there is one: NiFi's inference takes such a column for a
-    Boolean."""
+    Boolean. The first values are looked at alone first: a text column fails there."""
+    head = values.slice(0, _HEAD)
+    head = head.drop_null() if head.null_count else head
+    if trim:
+        head = java_trim(head)
+    if len(head) and not _all(pc.is_in(pc.utf8_lower(head), _BOOLEANS)):
+        return False
     present = values.drop_null() if values.null_count else values
     if len(present) == 0:
         return False

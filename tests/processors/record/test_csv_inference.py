@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from processors.record.csv_inference import ColumnKinds, Kind, kind_of
+from processors.record.csv_inference import ColumnKinds, Kind, java_trim, kind_of
 
 
 @pytest.mark.parametrize(
@@ -96,3 +98,28 @@ def test_a_column_of_the_largest_longs_alone_is_integers() -> None:
     kinds = ColumnKinds(1)
     kinds.fold(pa.record_batch([pa.array(["9223372036854775807", "-1"])], names=["n"]))
     assert kinds.schema(["n"]) == pa.schema([("n", pa.int64())])
+
+
+@given(
+    st.lists(
+        st.one_of(st.none(), st.text(alphabet=st.sampled_from("ab \t\x00\x1f\x20\xa0é😀\n"))),
+        max_size=12,
+    ),
+    st.integers(0, 4),
+    st.integers(0, 12),
+    st.booleans(),
+)
+def test_java_trim_trims_as_string_trim_and_returns_untouched_text_as_is(
+    values: list[str | None], start: int, length: int, large: bool
+) -> None:
+    """What Trim Fields gives equals Java's ``String.trim`` (characters up to a space) of
+    every value, on slices and chunked arrays; text with nothing to trim is not copied."""
+    array = pa.array(values, pa.large_string() if large else pa.string()).slice(start, length)
+    expected = [
+        None if v is None else v.strip("".join(map(chr, range(0x21)))) for v in array.to_pylist()
+    ]
+    assert java_trim(array).to_pylist() == expected
+    chunked = pa.chunked_array([array, array])
+    assert java_trim(chunked).to_pylist() == expected * 2
+    if expected == array.to_pylist():
+        assert java_trim(array) is array
