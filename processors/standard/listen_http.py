@@ -26,7 +26,9 @@ Follows NiFi's ListenHTTP. Choices made here:
   FlowFile identifier ``urn:nifi:<uuid>`` from a ``uuid`` header (or the packaged FlowFile's uuid).
 * Headers larger than Request Header Maximum Size get 431. Requests are served by a
   pool of at most Maximum Thread Pool Size threads.
-* Max Data to Receive per Second is accepted for NiFi flows but not enforced.
+* Max Data to Receive per Second throttles the request bodies of all requests together
+  (NiFi's leaky bucket, ``ByteThrottle``): a body is read in chunks, each waiting until
+  the data before it has had its time at the rate. It paces the network in real time.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ from processors.record.api import (
     copy_records,
 )
 from processors.standard._support import integer_range
+from processors.standard._throttle import ByteThrottle
 from processors.standard.merge_content import FLOWFILE_V3_MIME, unpackage_v3
 
 # NiFi's answer to HEAD: what the listener accepts (FlowFile packages, gzip).
@@ -243,6 +246,8 @@ class ListenHTTP(SessionFactoryProcessor):
         return_code = context.get_property(RETURN_CODE).as_int() or 200
         max_header = context.get_property(REQUEST_HEADER_MAX_SIZE).as_data_size() or 0
         max_multipart = context.get_property(MULTIPART_REQUEST_MAX_SIZE).as_data_size() or 0
+        rate = context.get_property(MAX_DATA_RATE).as_data_size()
+        throttle = ByteThrottle(rate) if rate else None
         if context.get_property(RECORD_READER).value:
             self._records = (
                 as_reader_factory(context.get_property(RECORD_READER).as_controller_service()),
@@ -296,7 +301,12 @@ class ListenHTTP(SessionFactoryProcessor):
                     self._answer(404, "Not Found")
                     return
                 length = int(self.headers.get("Content-Length") or 0)
-                data = self.rfile.read(length) if length else b""
+                if not length:
+                    data = b""
+                elif throttle is not None:
+                    data = throttle.read(self.rfile, length)
+                else:
+                    data = self.rfile.read(length)
                 try:
                     data = _decoded(self.headers, data)
                 except (OSError, EOFError, zlib.error) as exc:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import httpx
+import pytest
 
 from flowcore.model import ProvenanceEventType
 from flowcore.testing import TestRunner
+from processors.standard import listen_http
+from processors.standard._throttle import ByteThrottle
 from processors.standard.listen_http import ListenHTTP
 from processors.standard.merge_content import package_v3_header
+from tests.processors.standard.fake_time import FakeTime
 
 RunnerFactory = Callable[..., TestRunner]
 
@@ -95,4 +100,24 @@ def test_put_is_not_allowed(make_runner: RunnerFactory) -> None:
     runner, base = _listen(make_runner)
     assert httpx.put(base + "/contentListener", content=b"x").status_code == 405
     runner.assert_transfer_count("success", 0)
+    runner.stop()
+
+
+def test_max_data_to_receive_per_second_throttles_the_body(
+    make_runner: RunnerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A body of 4,000 bytes at "1 KB" per second is read in chunks of 102 bytes, each
+    waiting for the ones before: 3.9 s of waits in all (on a fake clock, not slept)."""
+    clock = FakeTime()
+    monkeypatch.setattr(
+        listen_http,
+        "ByteThrottle",
+        functools.partial(ByteThrottle, monotonic=clock.monotonic, sleep=clock.sleep),
+    )
+    runner, base = _listen(make_runner, **{"Max Data to Receive per Second": "1 KB"})
+    response = httpx.post(base + "/contentListener", content=b"x" * 4000)
+    assert response.status_code == 200
+    runner.get_flowfiles_for_relationship("success")[0].assert_content_equals("x" * 4000)
+    assert len(clock.slept) == 39  # 40 chunks, the first at once
+    assert sum(clock.slept) == pytest.approx(39 * 102 / 1024)
     runner.stop()
