@@ -255,6 +255,13 @@ def validate(context: ProcessContext, descriptors: Sequence[PropertyDescriptor])
             choice(context, descriptor)
 
 
+def refuse(problems: Sequence[ValidationResult]) -> None:
+    """Raise the first of a service's validation problems, if any, as a
+    ConfigurationError with its message (enabling it fails, as NiFi's would)."""
+    if problems:
+        raise ConfigurationError(str(problems[0]))
+
+
 def character(context: ProcessContext, descriptor: PropertyDescriptor) -> str | None:
     """A one-character property, NiFi-unescaped (``\\t``, ``\\n``...); None when empty."""
     raw = context.get_property(descriptor).as_str()
@@ -372,9 +379,7 @@ def schema_source(context: ProcessContext, strategy: PropertyDescriptor) -> Sche
     with both Schema Branch and Schema Version) is a ConfigurationError with NiFi's
     validation message."""
     chosen = choice(context, strategy)
-    problems = schema_access_problems(context, strategy)
-    if problems:
-        raise ConfigurationError(str(problems[0]))
+    refuse(schema_access_problems(context, strategy))
     registry: SchemaRegistry | None = None
     if chosen == SCHEMA_NAME_PROPERTY.value:
         service = context.get_property(SCHEMA_REGISTRY).as_controller_service()

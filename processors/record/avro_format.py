@@ -335,9 +335,7 @@ class AvroRecordSetWriter(ControllerService):
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
-        problems = self.custom_validate(context)
-        if problems:
-            raise ConfigurationError(str(problems[0]))
+        common.refuse(self.custom_validate(context))
         self.schema_source = common.schema_source(context, WRITER_STRATEGY)
         self.codec = _CODECS[common.choice(context, COMPRESSION)]
         self.write_strategy = common.choice(context, WRITE_STRATEGY)

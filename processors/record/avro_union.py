@@ -14,7 +14,6 @@ from fastavro's values and gives each value's NiFi type and choice.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -23,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from processors.record.api import SchemaError
-from processors.record.json_numbers import java_text
+from processors.record.json_numbers import java_value_text
 
 # NiFi's RecordFieldType order, which a text's choice follows.
 BOOLEAN, INT, LONG, FLOAT, DOUBLE, DECIMAL, TIMESTAMP, DATE, TIME = (0, 3, 4, 6, 7, 8, 9, 10, 11)
@@ -197,15 +196,7 @@ def converted(value: Any, kind: pa.DataType) -> Any:
     NiFi's conversion to the chosen type (``"5"`` to 5, 5 to ``"5"``, 1 to 1.0)."""
     target = nifi_type(kind)
     if target == STRING:
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, float):
-            if math.isnan(value):
-                return "NaN"
-            if math.isinf(value):
-                return "Infinity" if value > 0 else "-Infinity"
-            return java_text(value, pa.types.is_float32(kind), scientific=True)
-        return value if isinstance(value, str) else str(value)
+        return java_value_text(value, kind)
     if not isinstance(value, str):
         if target in (FLOAT, DOUBLE) and not isinstance(value, bool):
             return float(value)

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from flowcore.errors import ConfigurationError, ProcessException
+from flowcore.errors import ProcessException
 from flowcore.processor import (
     AllowableValue,
     ControllerService,
@@ -528,6 +528,15 @@ class CSVReader(ControllerService):
         stream = read_from_start()
         if _blank(stream):
             return _CSVRecordReader(None, pa.schema([]), None, source, stream, 0)
+        names = self._stream_names(stream, source, parse_options)
+        schema = self._named(pa.schema([(name, pa.string()) for name in names]))
+        return self._given(read_from_start(), (schema, None), source, parse_options)
+
+    def _stream_names(
+        self, stream: ChunkInput, source: str, parse_options: pacsv.ParseOptions
+    ) -> list[str]:
+        """The column names of the header line at the start of ``stream`` (read as Arrow
+        reads them: its first block)."""
         opened = self._open(
             stream,
             self._read_options(None, 0),
@@ -535,10 +544,9 @@ class CSVReader(ControllerService):
             source,
             parse_options,
         )
-        names = opened.schema.names
+        names: list[str] = opened.schema.names
         opened.close()
-        schema = self._named(pa.schema([(name, pa.string()) for name in names]))
-        return self._given(read_from_start(), (schema, None), source, parse_options)
+        return names
 
     def create_text_reader(
         self, content: Content, attributes: Mapping[str, str], source: str
@@ -634,15 +642,7 @@ class CSVReader(ControllerService):
                 table=whole,
             )
         if head is None:  # the first block ends inside a value: names from the stream
-            opened = self._open(
-                stream,
-                self._read_options(None, 0),
-                self._convert_options(None, None),
-                source,
-                parse_options,
-            )
-            names = opened.schema.names
-            opened.close()
+            names = self._stream_names(stream, source, parse_options)
             stream = read_from_start()
         else:
             names = head.names
@@ -1031,9 +1031,7 @@ class CSVRecordSetWriter(ControllerService):
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
-        problems = write_strategy_problems(context, SCHEMA_WRITE_STRATEGY)
-        if problems:
-            raise ConfigurationError(str(problems[0]))
+        common.refuse(write_strategy_problems(context, SCHEMA_WRITE_STRATEGY))
         self.schema_source = common.schema_source(context, WRITER_STRATEGY)
         self.write_strategy = common.choice(context, SCHEMA_WRITE_STRATEGY)
         self.include_header = context.get_property(INCLUDE_HEADER).as_bool()

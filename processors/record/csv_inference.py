@@ -28,7 +28,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from processors.record._common import BEYOND_LONG
+from processors.record._common import BEYOND_LONG, JAVA_WHITESPACE
 
 INTEGER = r"^\s*-?[0-9]+\s*$"
 NIFI_NUMBER = r"^\s*-?([0-9]+(\.[0-9]+)?|\.[0-9]+)\s*$"
@@ -37,9 +37,6 @@ blanks are pyarrow's, which reads a number with them)."""
 _BOOLEANS = pa.array(["true", "false"])
 _HEAD = 64
 """Values a Boolean check looks at before the whole column."""
-_JAVA_BLANKS = "".join(chr(code) for code in range(0x21))
-"""What Java's ``String.trim`` strips, as Commons CSV trims a field: every character up to
-and including a space (a no-break space is kept)."""
 
 
 class Kind(enum.Enum):
@@ -90,7 +87,7 @@ def java_trim(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
     if not any(map(_has_blank_ends, chunks)):
         return values
-    return pc.utf8_trim(values, characters=_JAVA_BLANKS)
+    return pc.utf8_trim(values, characters=JAVA_WHITESPACE)
 
 
 def _has_blank_ends(values: pa.Array) -> bool:

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pajson
 
-from flowcore.errors import ConfigurationError, ProcessException
+from flowcore.errors import ProcessException
 from flowcore.processor import (
     AllowableValue,
     ControllerService,
@@ -1085,9 +1085,7 @@ class JsonRecordSetWriter(ControllerService):
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
-        problems = self.custom_validate(context)
-        if problems:
-            raise ConfigurationError(str(problems[0]))
+        common.refuse(self.custom_validate(context))
         self.schema_source = common.schema_source(context, WRITER_STRATEGY)
         self.one_line = common.choice(context, OUTPUT_GROUPING) == OUTPUT_ONELINE.value
         self.suppress_nulls = common.choice(context, SUPPRESS_NULLS) == ALWAYS_SUPPRESS.value

@@ -97,6 +97,21 @@ def java_text(value: float, single: bool, scientific: bool) -> str:
     return java if scientific else format(decimal.Decimal(java), "f")
 
 
+def java_value_text(value: object, kind: pa.DataType) -> str:
+    """A scalar of Arrow type ``kind`` as Java's ``String.valueOf`` prints it: a Boolean
+    ``true``/``false``, a float or double as ``Float``/``Double.toString`` (``NaN`` and
+    the infinities by name), anything else as its text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if np.isnan(value):
+            return "NaN"
+        if np.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return java_text(value, pa.types.is_float32(kind), scientific=True)
+    return value if isinstance(value, str) else str(value)
+
+
 def float_text(column: pa.Array, scientific: bool) -> NumberText:
     """A float32 or float64 column's text (see the module)."""
     single = column.type != pa.float64()

@@ -11,14 +11,13 @@ one at a time.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import msgspec
 import pyarrow as pa
 
 from processors.record.avro_union import child_of, rows_of
-from processors.record.json_numbers import java_text
+from processors.record.json_numbers import java_value_text
 
 _ENCODER = msgspec.json.Encoder()
 
@@ -90,12 +89,4 @@ def _element(value: Any, kind: pa.DataType) -> str:
         return "null"
     if is_nested(kind):
         return _text(value, kind)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        return java_text(value, pa.types.is_float32(kind), scientific=True)
-    return str(value)
+    return java_value_text(value, kind)

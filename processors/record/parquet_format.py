@@ -16,7 +16,6 @@ from typing import IO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from flowcore.errors import ConfigurationError
 from flowcore.processor import (
     AllowableValue,
     ControllerService,
@@ -165,9 +164,7 @@ class ParquetRecordSetWriter(ControllerService):
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
-        problems = write_strategy_problems(context, SCHEMA_WRITE_STRATEGY)
-        if problems:
-            raise ConfigurationError(str(problems[0]))
+        common.refuse(write_strategy_problems(context, SCHEMA_WRITE_STRATEGY))
         self.schema_source = common.schema_source(context, WRITER_STRATEGY)
         self.write_strategy = common.choice(context, SCHEMA_WRITE_STRATEGY)
         compression = common.choice(context, COMPRESSION)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flowcore.errors import ConfigurationError
 from flowcore.processor import (
     ControllerService,
     ExpressionLanguageScope,
@@ -92,9 +91,7 @@ class AvroSchemaRegistry(ControllerService):
 
     def on_enabled(self, context: ProcessContext) -> None:
         common.validate(context, self.property_descriptors)
-        problems = self.custom_validate(context)
-        if problems:
-            raise ConfigurationError(str(problems[0]))
+        common.refuse(self.custom_validate(context))
         self.schemas = {
             name: _registered(name, text, strict=False)
             for name, text in context.dynamic_properties().items()
